@@ -1,0 +1,208 @@
+//! The `crdgen` command line. Exit codes: 0 success, 1 drift found or a mistake in the
+//! input, 2 a usage error.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::diag::{render_all, Diagnostics};
+use crate::naming::ModulePath;
+use crate::options::{parse_plural_exceptions, Generator, GroupVersions, HeaderSource, Options};
+use crate::{generate, sink, Error};
+
+const USAGE_ERROR: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "crdgen",
+    version,
+    about = "Generate Kubernetes operator code for Rust API types, on the kube crate family",
+    long_about = None
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate code for API groups, like k8s.io/code-generator's generate-groups.sh.
+    GenerateGroups(GenerateGroups),
+}
+
+const GENERATE_GROUPS_HELP: &str = "\
+Reads the API types under APIS_PKG/<group>/<version>/ and writes generated Rust under
+OUTPUT_PKG, which crdgen owns: every run rewrites it to exactly what the selected
+generators produce and removes generated files that are no longer produced. Add one
+line to your crate to compile it, e.g. `pub mod client;` in pkg/mod.rs.
+
+Generators:
+  register   impl kube::Resource, GROUP/VERSION/API_VERSION constants and Kind::new
+             for marker-style kinds (kube-derive kinds already have them)
+  clone      impl Clone for API types that do not derive it (alias: deepcopy)
+  all        every generator above
+
+Examples:
+  crdgen generate-groups all pkg/client pkg/apis bcrds:v1alpha1
+  crdgen generate-groups register,clone pkg/client pkg/apis \"bcrds:v1alpha1,v1beta1 other:v1\" \\
+      --output-base . --boilerplate hack/boilerplate.rs.txt
+  crdgen generate-groups all pkg/client pkg/apis bcrds:v1alpha1 --verify-only
+
+Exit status: 0 on success, 1 when --verify-only finds drift or the input has mistakes,
+2 on a usage error.";
+
+#[derive(Args)]
+#[command(after_long_help = GENERATE_GROUPS_HELP, after_help = "Run with --help for generators, examples and exit codes.")]
+struct GenerateGroups {
+    /// Comma-separated generators: register, clone (alias deepcopy), or all.
+    #[arg(value_name = "GENERATORS", value_parser = Generator::parse_list)]
+    generators: BTreeSet<Generator>,
+
+    /// Directory crdgen writes into and owns, relative to --output-base (e.g. pkg/client).
+    #[arg(value_name = "OUTPUT_PKG")]
+    output_pkg: PathBuf,
+
+    /// Directory of the API types, relative to --output-base (e.g. pkg/apis).
+    #[arg(value_name = "APIS_PKG")]
+    apis_pkg: PathBuf,
+
+    /// Groups and versions: "group:v1alpha1,v1beta1 other:v1"; a group is a directory
+    /// under APIS_PKG.
+    #[arg(value_name = "GROUPS_VERSIONS", value_parser = parse_groups)]
+    groups: GroupsArg,
+
+    /// Directory OUTPUT_PKG and APIS_PKG are relative to.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    output_base: PathBuf,
+
+    /// File whose text (Rust comments) heads every generated file [default: crdgen's own].
+    #[arg(long, value_name = "FILE", alias = "go-header-file")]
+    boilerplate: Option<PathBuf>,
+
+    /// Replace YEAR in the boilerplate with this; without it YEAR stays as written, so
+    /// output does not change on New Year's day.
+    #[arg(long, value_name = "YEAR")]
+    year: Option<String>,
+
+    /// Write nothing; print a unified diff of every file that would change and exit 1
+    /// if there is any.
+    #[arg(long)]
+    verify_only: bool,
+
+    /// Plurals that the English rule gets wrong: Kind:plural,Kind:plural.
+    #[arg(long, value_name = "EXCEPTIONS", value_parser = parse_plural_exceptions)]
+    plural_exceptions: Option<BTreeMap<String, String>>,
+
+    /// Rust module path of APIS_PKG [default: from the directory, e.g. crate::pkg::apis].
+    #[arg(long, value_name = "PATH")]
+    apis_module: Option<String>,
+
+    /// Rust module path of OUTPUT_PKG [default: from the directory, e.g. crate::pkg::client].
+    #[arg(long, value_name = "PATH")]
+    output_module: Option<String>,
+}
+
+#[derive(Clone)]
+struct GroupsArg(Vec<GroupVersions>);
+
+fn parse_groups(spec: &str) -> Result<GroupsArg, String> {
+    GroupVersions::parse_all(spec).map(GroupsArg)
+}
+
+fn module_path(flag: Option<&str>, dir: &std::path::Path, name: &str) -> Result<ModulePath, String> {
+    match flag {
+        Some(path) => ModulePath::parse(path).map_err(|e| format!("--{name}: {e}")),
+        None => ModulePath::from_dir(dir).map_err(|e| format!("{e}; pass --{name}")),
+    }
+}
+
+impl GenerateGroups {
+    fn options(&self) -> Result<Options, String> {
+        Ok(Options {
+            generators: self.generators.clone(),
+            output_base: self.output_base.clone(),
+            output_pkg: self.output_pkg.clone(),
+            apis_pkg: self.apis_pkg.clone(),
+            groups: self.groups.0.clone(),
+            header: self.boilerplate.clone().map_or(HeaderSource::Default, HeaderSource::File),
+            year: self.year.clone(),
+            plural_exceptions: self.plural_exceptions.clone().unwrap_or_default(),
+            apis_module: module_path(self.apis_module.as_deref(), &self.apis_pkg, "apis-module")?,
+            output_module: module_path(self.output_module.as_deref(), &self.output_pkg, "output-module")?,
+        })
+    }
+}
+
+/// Runs the command line and returns the process's exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { USAGE_ERROR } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::GenerateGroups(args) => generate_groups(&args),
+    }
+}
+
+fn generate_groups(args: &GenerateGroups) -> ExitCode {
+    let opts = match args.options().and_then(|o| o.validate().map(|()| o)) {
+        Ok(opts) => opts,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+    };
+    let generation = match generate(&opts) {
+        Ok(generation) => generation,
+        Err(Error::Usage(msg)) => {
+            eprintln!("error: {msg}");
+            return ExitCode::from(USAGE_ERROR);
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprint!("{}", generation.render_warnings());
+    let output = match generation.files(&opts) {
+        Ok(output) => output,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut diags = Diagnostics::default();
+    let plan = sink::plan(&output, &opts.output_base, &mut diags);
+    if diags.has_errors() {
+        eprint!("{}", render_all(&diags.into_sorted(), &generation.sources));
+        return ExitCode::FAILURE;
+    }
+    if args.verify_only {
+        if plan.changes.is_empty() {
+            eprintln!("crdgen: {} generated files are up to date", plan.unchanged);
+            return ExitCode::SUCCESS;
+        }
+        print!("{}", sink::diff(&plan));
+        eprintln!(
+            "crdgen: {} of {} generated files differ; run the same command without --verify-only to update them",
+            plan.changes.len(),
+            plan.changes.len() + plan.unchanged
+        );
+        return ExitCode::FAILURE;
+    }
+    match sink::write(&plan, &opts.output_base, &output.owned_dir) {
+        Ok(w) => {
+            eprintln!("crdgen: {} written, {} unchanged, {} removed", w.written, w.unchanged, w.removed);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: writing generated files: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Generation from build.rs, on the model of prost-build's `Config`: the same pipeline
+//! as the command line, written as one includable file into `OUT_DIR`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::naming::{self, ModulePath};
+use crate::options::{Generator, GroupVersions, HeaderSource, Options};
+use crate::pipeline::{generate, Error};
+
+/// Builder for build.rs:
+///
+/// ```no_run
+/// // build.rs
+/// fn main() -> Result<(), crdgen::Error> {
+///     crdgen::Config::new()
+///         .apis_dir("src/apis")
+///         .apis_module("crate::apis")
+///         .groups_versions("bcrds:v1alpha1")
+///         .generate()?;
+///     Ok(())
+/// }
+/// ```
+/// and in the crate: `pub mod client { include!(concat!(env!("OUT_DIR"), "/crdgen.rs")); }`
+#[derive(Clone, Debug)]
+pub struct Config {
+    apis_dir: PathBuf,
+    groups_versions: String,
+    generators: String,
+    apis_module: Option<String>,
+    output_module: String,
+    boilerplate: Option<PathBuf>,
+    year: Option<String>,
+    plural_exceptions: BTreeMap<String, String>,
+    out_dir: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            apis_dir: PathBuf::from("src/apis"),
+            groups_versions: String::new(),
+            generators: "all".to_owned(),
+            apis_module: None,
+            output_module: "crate::client".to_owned(),
+            boilerplate: None,
+            year: None,
+            plural_exceptions: BTreeMap::new(),
+            out_dir: None,
+        }
+    }
+}
+
+impl Config {
+    pub fn new() -> Self {
+        Config::default()
+    }
+
+    /// The API types' directory, relative to the crate root (default `src/apis`).
+    pub fn apis_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.apis_dir = dir.into();
+        self
+    }
+
+    /// Groups and versions, as on the command line: `"bcrds:v1alpha1 other:v1"`.
+    pub fn groups_versions(&mut self, spec: &str) -> &mut Self {
+        self.groups_versions = spec.to_owned();
+        self
+    }
+
+    /// Comma-separated generators (default `all`).
+    pub fn generators(&mut self, list: &str) -> &mut Self {
+        self.generators = list.to_owned();
+        self
+    }
+
+    /// Rust module path of the API types (default: from `apis_dir`, `src/apis` →
+    /// `crate::apis`).
+    pub fn apis_module(&mut self, path: &str) -> &mut Self {
+        self.apis_module = Some(path.to_owned());
+        self
+    }
+
+    /// Rust module path the generated file is included at (default `crate::client`).
+    pub fn output_module(&mut self, path: &str) -> &mut Self {
+        self.output_module = path.to_owned();
+        self
+    }
+
+    /// Header file for the generated code, relative to the crate root.
+    pub fn boilerplate(&mut self, file: impl Into<PathBuf>) -> &mut Self {
+        self.boilerplate = Some(file.into());
+        self
+    }
+
+    /// Replaces `YEAR` in the boilerplate.
+    pub fn year(&mut self, year: &str) -> &mut Self {
+        self.year = Some(year.to_owned());
+        self
+    }
+
+    pub fn plural_exception(&mut self, kind: &str, plural: &str) -> &mut Self {
+        self.plural_exceptions.insert(kind.to_owned(), plural.to_owned());
+        self
+    }
+
+    /// Where to write `crdgen.rs` (default `$OUT_DIR`).
+    pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Generates `crdgen.rs` into the output directory, writing it only when its
+    /// content changed, and tells cargo what to watch. Returns the file's path.
+    pub fn generate(&self) -> Result<PathBuf, Error> {
+        let base = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+        let out_dir = match (&self.out_dir, std::env::var_os("OUT_DIR")) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(dir)) => PathBuf::from(dir),
+            (None, None) => return Err(Error::Usage("OUT_DIR is not set: run from build.rs, or call .out_dir(..)".into())),
+        };
+        let opts = self.options(&base)?;
+        let generation = generate(&opts);
+        // Watch the inputs even when they are wrong, so that fixing them reruns us.
+        println!("cargo:rerun-if-changed={}", base.join(&self.apis_dir).display());
+        if let Some(file) = &self.boilerplate {
+            println!("cargo:rerun-if-changed={}", base.join(file).display());
+        }
+        let generation = generation?;
+        for input in &generation.inputs {
+            println!("cargo:rerun-if-changed={}", input.display());
+        }
+        for line in generation.render_warnings().lines() {
+            println!("cargo:warning={line}");
+        }
+        let text = generation.single_file()?;
+        let path = out_dir.join(naming::BUILD_OUTPUT_FILE);
+        write_if_changed(&path, &text).map_err(Error::Io)?;
+        Ok(path)
+    }
+
+    fn options(&self, base: &Path) -> Result<Options, Error> {
+        let usage = Error::Usage;
+        let apis_module = match &self.apis_module {
+            Some(path) => ModulePath::parse(path),
+            None => ModulePath::from_dir(&self.apis_dir),
+        }
+        .map_err(usage)?;
+        Ok(Options {
+            generators: Generator::parse_list(&self.generators).map_err(usage)?,
+            output_base: base.to_owned(),
+            // Nothing is written there; it only keeps the options' shared checks true.
+            output_pkg: PathBuf::from("target/crdgen"),
+            apis_pkg: self.apis_dir.clone(),
+            groups: GroupVersions::parse_all(&self.groups_versions).map_err(usage)?,
+            header: self.boilerplate.clone().map_or(HeaderSource::Default, HeaderSource::File),
+            year: self.year.clone(),
+            plural_exceptions: self.plural_exceptions.clone(),
+            apis_module,
+            output_module: ModulePath::parse(&self.output_module).map_err(usage)?,
+        })
+    }
+}
+
+fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, text)
+}

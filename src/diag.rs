@@ -1,0 +1,318 @@
+//! Diagnostics: every user mistake is reported with where it is, a stable code and a
+//! hint, and a phase reports all of its mistakes at once.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+
+/// Stable diagnostic codes. The numbers never change meaning; the README lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Code {
+    /// A group or version directory named on the command line does not exist.
+    MissingDirectory,
+    /// A file could not be read.
+    Io,
+    /// A file is not valid Rust.
+    MalformedRust,
+    /// No `+groupName=` marker for a group.
+    MissingGroupName,
+    /// A kind has no `metadata: ObjectMeta` field.
+    KindWithoutMetadata,
+    /// A marker in crdgen's namespaces that crdgen does not know.
+    UnknownMarker,
+    /// A known marker with a malformed or wrong argument.
+    BadMarkerArgument,
+    /// A known marker in a place it does not apply to.
+    MisplacedMarker,
+    /// A marker in a plain `//` comment, which syn (and so crdgen) cannot see.
+    MarkerInPlainComment,
+    /// Two kinds of one name in one group version.
+    DuplicateKind,
+    /// A kind without the `TypeMeta` field that carries apiVersion and kind.
+    KindWithoutTypeMeta,
+    /// A type that generated code must name is not reachable from outside its module.
+    UnreachableType,
+    /// A group directory or version name that is not a valid identifier or version.
+    InvalidName,
+    /// Two sources disagree (group names, plurals, scopes, versions).
+    Conflict,
+    /// A malformed `#[kube(...)]` or `#[serde(...)]` attribute.
+    BadAttribute,
+    /// The boilerplate header file is unusable.
+    BadBoilerplate,
+    /// A generated file would overwrite a file that crdgen did not generate.
+    WouldOverwrite,
+    /// A kind or type shape crdgen cannot generate code for.
+    Unsupported,
+    /// A file declared nowhere in its version's `mod.rs`.
+    UndeclaredModule,
+    /// A generator produced invalid Rust: a bug in crdgen, never the user's fault.
+    Bug,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::MissingDirectory => "E0001",
+            Code::Io => "E0002",
+            Code::MalformedRust => "E0003",
+            Code::MissingGroupName => "E0004",
+            Code::KindWithoutMetadata => "E0005",
+            Code::UnknownMarker => "E0006",
+            Code::BadMarkerArgument => "E0007",
+            Code::MisplacedMarker => "E0008",
+            Code::MarkerInPlainComment => "E0009",
+            Code::DuplicateKind => "E0010",
+            Code::KindWithoutTypeMeta => "E0011",
+            Code::UnreachableType => "E0012",
+            Code::InvalidName => "E0013",
+            Code::Conflict => "E0014",
+            Code::BadAttribute => "E0015",
+            Code::BadBoilerplate => "E0016",
+            Code::WouldOverwrite => "E0017",
+            Code::Unsupported => "E0018",
+            Code::UndeclaredModule => "E0019",
+            Code::Bug => "E0999",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A position in a source file: 1-based line, 1-based column (in characters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Pos {
+    pub line: usize,
+    pub col: usize,
+}
+
+impl Pos {
+    pub fn of(span: proc_macro2::Span) -> Pos {
+        let start = span.start();
+        Pos {
+            line: start.line,
+            col: start.column + 1,
+        }
+    }
+}
+
+/// Where a diagnostic points: a place in a file, or a path with no line (a directory).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Location {
+    File { path: String, pos: Pos },
+    Path(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub location: Option<Location>,
+    pub code: Code,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            location: None,
+            code,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn warning(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, message)
+        }
+    }
+
+    pub fn at(mut self, path: &str, pos: Pos) -> Self {
+        self.location = Some(Location::File {
+            path: path.to_owned(),
+            pos,
+        });
+        self
+    }
+
+    pub fn at_path(mut self, path: impl Into<String>) -> Self {
+        self.location = Some(Location::Path(path.into()));
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// Renders the diagnostic the way rustc does, with the offending source line when
+    /// the file is known to `sources`.
+    pub fn render(&self, sources: &Sources) -> String {
+        let mut out = String::new();
+        let level = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let _ = writeln!(out, "{level}[{}]: {}", self.code.as_str(), self.message);
+        match &self.location {
+            Some(Location::File { path, pos }) => {
+                let line_text = sources.line(path, pos.line);
+                let gutter = " ".repeat(pos.line.to_string().len());
+                let _ = writeln!(out, "{gutter}--> {path}:{}:{}", pos.line, pos.col);
+                if let Some(text) = line_text {
+                    let caret_pad: String = text
+                        .chars()
+                        .take(pos.col.saturating_sub(1))
+                        .map(|c| if c == '\t' { '\t' } else { ' ' })
+                        .collect();
+                    let _ = writeln!(out, "{gutter} |");
+                    let _ = writeln!(out, "{} | {}", pos.line, text.trim_end());
+                    let _ = writeln!(out, "{gutter} | {caret_pad}^");
+                }
+                if let Some(hint) = &self.hint {
+                    let _ = writeln!(out, "{gutter} = hint: {hint}");
+                }
+            }
+            Some(Location::Path(path)) => {
+                let _ = writeln!(out, " --> {path}");
+                if let Some(hint) = &self.hint {
+                    let _ = writeln!(out, "  = hint: {hint}");
+                }
+            }
+            None => {
+                if let Some(hint) = &self.hint {
+                    let _ = writeln!(out, "  = hint: {hint}");
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The text of every source file read, keyed by the path diagnostics show.
+#[derive(Debug, Default)]
+pub struct Sources {
+    files: BTreeMap<String, String>,
+}
+
+impl Sources {
+    pub fn insert(&mut self, path: String, text: String) {
+        self.files.insert(path, text);
+    }
+
+    pub fn get(&self, path: &str) -> Option<&str> {
+        self.files.get(path).map(String::as_str)
+    }
+
+    fn line(&self, path: &str, line: usize) -> Option<&str> {
+        self.get(path)?.lines().nth(line.checked_sub(1)?)
+    }
+}
+
+/// A batch of diagnostics, sorted by place so that output never depends on the order
+/// in which files or checks ran.
+#[derive(Debug, Default)]
+pub struct Diagnostics(Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.0.push(diagnostic);
+    }
+
+    pub fn extend(&mut self, other: impl IntoIterator<Item = Diagnostic>) {
+        self.0.extend(other);
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(Diagnostic::is_error)
+    }
+
+    /// Sorted by location, then code and message; identical entries collapse.
+    pub fn into_sorted(mut self) -> Vec<Diagnostic> {
+        self.0.sort();
+        self.0.dedup();
+        self.0
+    }
+
+    /// Ends a phase: `Err` with everything found when any of it is an error.
+    pub fn check(self) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+        if self.has_errors() {
+            Err(self.into_sorted())
+        } else {
+            Ok(self.into_sorted())
+        }
+    }
+}
+
+/// Renders diagnostics one after another, with a closing count of errors.
+pub fn render_all(diagnostics: &[Diagnostic], sources: &Sources) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        out.push_str(&d.render(sources));
+        out.push('\n');
+    }
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    if errors > 0 {
+        let plural = if errors == 1 { "" } else { "s" };
+        let _ = writeln!(out, "crdgen: {errors} error{plural}; nothing was written");
+    }
+    out
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The closest of `candidates` to `word`, when it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(&word.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_source_line_with_caret_and_hint() {
+        let mut sources = Sources::default();
+        sources.insert("a.rs".into(), "fn x() {}\n    pub struct Y;\n".into());
+        let d = Diagnostic::error(Code::MalformedRust, "bad")
+            .at("a.rs", Pos { line: 2, col: 5 })
+            .hint("fix it");
+        assert_eq!(
+            d.render(&sources),
+            "error[E0003]: bad\n --> a.rs:2:5\n  |\n2 |     pub struct Y;\n  |     ^\n  = hint: fix it\n"
+        );
+    }
+
+    #[test]
+    fn suggestions_pick_the_closest_name() {
+        let names = ["genclient", "genclient:nonNamespaced", "groupName"];
+        assert_eq!(did_you_mean("genclinet", names), Some("genclient"));
+        assert_eq!(
+            did_you_mean("genclient:nonNamespace", names),
+            Some("genclient:nonNamespaced")
+        );
+        assert_eq!(did_you_mean("zzzz", names), None);
+    }
+}

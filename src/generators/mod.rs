@@ -1,0 +1,101 @@
+//! Generators: each reads the model and adds modules to the output tree. They share
+//! one way of naming the user's types, so they can never disagree about a path.
+
+mod clone;
+mod register;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::diag::Diagnostics;
+use crate::emit::RustModule;
+use crate::model::{Model, Target, TypeKey, TypeRef, Version};
+use crate::naming::{self, ModulePath};
+use crate::options::{Generator, Options};
+
+/// What every generator gets to read.
+pub struct Context<'a> {
+    pub model: &'a Model,
+    pub opts: &'a Options,
+}
+
+/// Runs the selected generators, in a fixed order, into one module tree.
+pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> RustModule {
+    let ctx = Context { model, opts };
+    let mut root = RustModule::default();
+    for generator in &opts.generators {
+        match generator {
+            Generator::Register => register::generate(&ctx, &mut root, diags),
+            Generator::Clone => clone::generate(&ctx, &mut root, diags),
+        }
+    }
+    root
+}
+
+impl Context<'_> {
+    /// Every group version, in (group, version) order.
+    pub fn versions(&self) -> impl Iterator<Item = (&str, &Version)> {
+        self.model
+            .groups
+            .values()
+            .flat_map(|g| g.versions.values().map(move |v| (g.name.as_str(), v)))
+    }
+
+    /// The output module for per-version API code: `apis::<group>::<version>`.
+    pub fn apis_module<'t>(&self, tree: &'t mut RustModule, key: &TypeKey) -> &'t mut RustModule {
+        tree.child(naming::modules::APIS, || {
+            "Generated code for the API types: `kube::Resource` impls and constructors \
+             (register), `Clone` impls (clone)."
+                .to_owned()
+        })
+        .child(&key.group, || format!("The `{}` API group.", key.group))
+        .child(&key.version, || format!("Version `{}` of the group.", key.version))
+    }
+
+    /// The Rust path of a type in the user's crate, reached through `via` (a module path
+    /// relative to the version module).
+    pub fn type_path(&self, key: &TypeKey, via: &[String]) -> TokenStream {
+        let mut module = self.opts.apis_module.join(&key.group).join(&key.version);
+        for segment in via {
+            module = module.join(segment);
+        }
+        module.item(&key.name)
+    }
+
+    /// Tokens for a field type as generated code must write it, or the name of the
+    /// type that generated code cannot reach.
+    pub fn type_tokens(&self, ty: &TypeRef) -> Result<TokenStream, String> {
+        match ty {
+            TypeRef::Other(text) => text.parse().map_err(|_| text.clone()),
+            TypeRef::Path { segments, args, target } => {
+                let base = match target {
+                    Some(Target::Local(key)) => {
+                        let def = self.model.groups.get(&key.group)
+                            .and_then(|g| g.versions.get(&key.version))
+                            .and_then(|v| v.types.get(&key.id()));
+                        let via = def.and_then(|d| d.reachable_via.as_deref()).ok_or_else(|| key.name.clone())?;
+                        self.type_path(key, via)
+                    }
+                    Some(Target::Absolute(path)) => {
+                        let anchored = match path.split("::").next() {
+                            Some("crate" | "self" | "super" | "") => path.clone(),
+                            _ => format!("::{path}"),
+                        };
+                        let module = ModulePath::parse(&anchored).map_err(|_| path.clone())?;
+                        module.tokens()
+                    }
+                    None if segments.len() == 1 => {
+                        let ident = naming::ident(&segments[0]);
+                        quote!(#ident)
+                    }
+                    None => return Err(segments.join("::")),
+                };
+                if args.is_empty() {
+                    return Ok(base);
+                }
+                let args = args.iter().map(|a| self.type_tokens(a)).collect::<Result<Vec<_>, _>>()?;
+                Ok(quote!(#base<#(#args),*>))
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! crdgen: the Rust `generate-groups`. It reads Kubernetes API types written in Rust
+//! under `<apis>/<group>/<version>/` and generates what an operator needs around them,
+//! on the `kube` crate family.
+//!
+//! Three front ends share one pipeline: the `crdgen` command line, [`Config`] for
+//! build.rs, and `--verify-only` for CI drift checks.
+//!
+//! ```text
+//! source::discover → parse → markers → model → gen → emit (OutputSet) → sink
+//! ```
+//! Everything up to `emit` is pure; only `sink` (and `Config`, for `OUT_DIR`) writes.
+
+pub mod cli;
+mod config;
+pub mod diag;
+pub mod emit;
+mod generators;
+pub mod markers;
+pub mod model;
+pub mod naming;
+pub mod options;
+mod parse;
+mod pipeline;
+pub mod sink;
+mod source;
+
+pub use config::Config;
+pub use options::{Generator, GroupVersions, HeaderSource, Options};
+pub use pipeline::{generate, Error, Generation};

@@ -1,0 +1,361 @@
+//! The intermediate representation every generator reads: plain, ordered data with no
+//! syn types in it, serializable for snapshots.
+//!
+//! `parse` fills in the types as written; `markers` turns their doc comments into docs
+//! and typed markers; `build` resolves type references, finds kinds and checks them.
+
+mod build;
+mod resolve;
+
+pub use build::build;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::diag::Pos;
+use crate::markers::Marker;
+use crate::naming::RenameRule;
+
+#[derive(Debug, Default, Serialize)]
+pub struct Model {
+    /// Keyed by group directory.
+    pub groups: BTreeMap<String, Group>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Group {
+    /// Directory and Rust module name, e.g. `bcrds`.
+    pub dir: String,
+    /// The API group's DNS name, e.g. `bcrds.example.com`.
+    pub name: String,
+    pub versions: BTreeMap<String, Version>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Version {
+    pub name: String,
+    /// Package-level markers (`//!` in the version's or group's module file).
+    pub markers: Vec<Marker>,
+    /// Keyed by kind name.
+    pub kinds: BTreeMap<String, Kind>,
+    /// Every struct and enum of the version, keyed by `TypeKey::id`.
+    pub types: BTreeMap<String, TypeDef>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KindStyle {
+    /// A struct with `metadata: ObjectMeta`, marked `+genclient` or
+    /// `+kubebuilder:object:root=true`. crdgen generates its `Resource` impl.
+    Markers,
+    /// A `#[derive(CustomResource)]` spec struct; kube-derive generates the root type.
+    KubeDerive,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Kind {
+    pub name: String,
+    pub style: KindStyle,
+    /// The type that implements `kube::Resource`: the marked struct, or the root
+    /// type kube-derive generates next to the spec struct.
+    pub root: TypeKey,
+    /// The module path generated code names the root type by, relative to the
+    /// version module (see `TypeDef::reachable_via`).
+    pub path: Vec<String>,
+    /// The spec type, when the kind has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec: Option<TypeRef>,
+    /// The status type (without `Option`), when the kind has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<TypeRef>,
+    pub plural: String,
+    pub singular: String,
+    pub namespaced: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub short_names: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    /// For marker-style kinds, the Rust name of the flattened `Option<TypeMeta>` field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub type_meta_field: Option<String>,
+    /// Where the kind is declared.
+    pub file: String,
+    pub pos: Pos,
+}
+
+/// Identifies a type of the model: its group, version, and the file module it is
+/// declared in (`None` for the version's module file).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct TypeKey {
+    pub group: String,
+    pub version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    pub name: String,
+}
+
+impl TypeKey {
+    /// The key within its version's `types` map: `example_types::ExampleSpec`.
+    pub fn id(&self) -> String {
+        match &self.module {
+            Some(m) => format!("{m}::{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct TypeDef {
+    pub key: TypeKey,
+    pub file: String,
+    pub pos: Pos,
+    pub visibility: Visibility,
+    /// The path generated code names the type by, relative to the version module:
+    /// `[]` when the version module declares or re-exports it, `[file]` otherwise.
+    /// `None` when generated code cannot name it at all.
+    pub reachable_via: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub docs: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
+    /// Last segments of the `#[derive(..)]` paths.
+    pub derives: Vec<String>,
+    /// An `impl Clone for` this type was written by hand.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub manual_clone: bool,
+    /// Type parameters.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub generics: Vec<String>,
+    /// Lifetime or const parameters, or a where clause: crdgen generates nothing that
+    /// would have to repeat them.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unsupported_generics: bool,
+    pub serde: SerdeContainer,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kube: Option<KubeAttrs>,
+    pub body: Body,
+    #[serde(skip)]
+    pub raw_docs: Vec<DocLine>,
+}
+
+impl TypeDef {
+    pub fn derives(&self, name: &str) -> bool {
+        self.derives.iter().any(|d| d == name)
+    }
+
+    /// The named fields of a struct; empty for enums and tuple or unit structs.
+    pub fn named_fields(&self) -> &[Field] {
+        match &self.body {
+            Body::Struct(Fields::Named(fields)) => fields,
+            _ => &[],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Visibility {
+    /// `pub`
+    Public,
+    /// `pub(crate)`
+    Crate,
+    /// `pub(super)`, `pub(in path)`, `pub(self)`
+    Restricted,
+    /// no `pub`
+    Private,
+}
+
+impl Visibility {
+    /// Whether code elsewhere in the crate (the generated modules) can use the item.
+    pub fn crate_visible(self) -> bool {
+        matches!(self, Visibility::Public | Visibility::Crate)
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Body {
+    Struct(Fields),
+    Enum(Vec<Variant>),
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fields {
+    Named(Vec<Field>),
+    Tuple(Vec<Field>),
+    Unit,
+}
+
+impl Fields {
+    pub fn all(&self) -> &[Field] {
+        match self {
+            Fields::Named(f) | Fields::Tuple(f) => f,
+            Fields::Unit => &[],
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Variant {
+    pub name: String,
+    /// The name on the wire, after serde's `rename` and `rename_all`.
+    pub wire_name: String,
+    pub pos: Pos,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub docs: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
+    pub serde: SerdeVariant,
+    pub fields: Fields,
+    #[serde(skip)]
+    pub raw_docs: Vec<DocLine>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Field {
+    /// The Rust name (`r#type` keeps its prefix); `0`, `1`… for tuple fields.
+    pub name: String,
+    /// The JSON name, after serde's `rename` and `rename_all`; `None` for tuple fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wire_name: Option<String>,
+    pub pos: Pos,
+    pub visibility: Visibility,
+    pub ty: TypeRef,
+    /// Whether the field may be absent on the wire: an `Option`, a serde default,
+    /// or a `skip_serializing_if`.
+    pub optional: bool,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub docs: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
+    pub serde: SerdeField,
+    #[serde(skip)]
+    pub raw_docs: Vec<DocLine>,
+}
+
+/// A type as written in a field, with the generic arguments of its last segment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TypeRef {
+    Path {
+        /// Segments as written; a leading `""` stands for a leading `::`.
+        segments: Vec<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        args: Vec<TypeRef>,
+        /// What the path names, once resolved through the file's `use` items.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        target: Option<Target>,
+    },
+    /// Tuples, arrays, references and the like, as written.
+    Other(String),
+}
+
+impl TypeRef {
+    /// The last path segment (`Option`, `ObjectMeta`), if the type is a path.
+    pub fn last_segment(&self) -> Option<&str> {
+        match self {
+            TypeRef::Path { segments, .. } => segments.last().map(String::as_str),
+            TypeRef::Other(_) => None,
+        }
+    }
+
+    /// `T` when the type is `Option<T>`.
+    pub fn option_inner(&self) -> Option<&TypeRef> {
+        match self {
+            TypeRef::Path { args, .. } if self.last_segment() == Some("Option") => {
+                args.first()
+            }
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    /// A struct or enum of the model.
+    Local(TypeKey),
+    /// A path that is valid anywhere in the crate: `crate::…` or `some_crate::…`.
+    Absolute(String),
+}
+
+/// One line of a doc comment, with the position of its first character.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocLine {
+    pub text: String,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct SerdeContainer {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rename_all: Option<RenameRule>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rename: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untagged: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub transparent: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deny_unknown_fields: bool,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct SerdeField {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rename: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub flatten: bool,
+    /// `skip`, or both `skip_serializing` and `skip_deserializing`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skip: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skip_serializing_if: bool,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct SerdeVariant {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rename: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rename_all: Option<RenameRule>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skip: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub other: bool,
+}
+
+/// The `#[kube(...)]` attributes of a `#[derive(CustomResource)]` spec struct that
+/// crdgen reads.
+#[derive(Debug, Default, Serialize)]
+pub struct KubeAttrs {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    /// `root = ".."`: the name of the generated root type, when not the kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    pub namespaced: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plural: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub singular: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub short_names: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    #[serde(skip)]
+    pub pos: Pos,
+}

@@ -1,0 +1,143 @@
+//! Resolves the type paths written in API files to what they name, following Rust's
+//! path rules as far as a single crate's API tree needs: `crate::`, `self::`,
+//! `super::`, `use` items (renames and globs included) and child modules.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Target, TypeKey, TypeRef};
+use crate::naming::ModulePath;
+use crate::parse::UseEntry;
+
+/// Every model type by the module paths (relative to the apis module) it can be
+/// named through: where it is declared and where it is re-exported.
+#[derive(Debug, Default)]
+pub struct TypeIndex {
+    by_path: BTreeMap<(Vec<String>, String), TypeKey>,
+}
+
+impl TypeIndex {
+    pub fn insert(&mut self, module: Vec<String>, key: &TypeKey) {
+        self.by_path
+            .entry((module, key.name.clone()))
+            .or_insert_with(|| key.clone());
+    }
+
+    fn get(&self, module: &[String], name: &str) -> Option<&TypeKey> {
+        self.by_path.get(&(module.to_vec(), name.to_owned()))
+    }
+}
+
+/// What a file can see: its own module, its `use` items, its types, its child modules.
+pub struct Scope<'a> {
+    /// The file's module, relative to the apis module: `[group, version, file?]`.
+    pub module: Vec<String>,
+    pub uses: &'a [UseEntry],
+    pub local_types: BTreeSet<&'a str>,
+    pub child_modules: BTreeSet<&'a str>,
+}
+
+pub struct Resolver<'a> {
+    pub index: &'a TypeIndex,
+    pub apis_module: &'a ModulePath,
+}
+
+/// A path resolved to a place: inside the apis tree (relative to it) or elsewhere.
+enum Place {
+    Apis(Vec<String>),
+    Elsewhere(Vec<String>),
+}
+
+impl Resolver<'_> {
+    /// Fills in `target` on every path in `ty`.
+    pub fn resolve(&self, ty: &mut TypeRef, scope: &Scope<'_>) {
+        if let TypeRef::Path { segments, args, target } = ty {
+            *target = self.path(segments, scope);
+            for arg in args {
+                self.resolve(arg, scope);
+            }
+        }
+    }
+
+    fn path(&self, segments: &[String], scope: &Scope<'_>) -> Option<Target> {
+        let first = segments.first()?;
+        let via_use = scope.uses.iter().find(|u| u.name() == Some(first.as_str()));
+        let place = match (via_use, segments.len()) {
+            (Some(entry), _) => {
+                let mut full = entry.path.clone();
+                if full.last().is_some_and(|s| s == "self") {
+                    full.pop();
+                }
+                full.extend_from_slice(&segments[1..]);
+                self.place(&full, scope)?
+            }
+            (None, 1) if scope.local_types.contains(first.as_str()) => {
+                Place::Apis(join(&scope.module, segments))
+            }
+            (None, 1) => return self.glob(first, scope),
+            (None, _) => self.place(segments, scope)?,
+        };
+        self.target(place)
+    }
+
+    /// Resolves a path that does not start with a `use` alias.
+    fn place(&self, segments: &[String], scope: &Scope<'_>) -> Option<Place> {
+        let (first, rest) = segments.split_first()?;
+        let apis = self.apis_segments();
+        Some(match first.as_str() {
+            "crate" => match segments.strip_prefix(apis.as_slice()) {
+                Some(inside) => Place::Apis(inside.to_vec()),
+                None => Place::Elsewhere(segments.to_vec()),
+            },
+            "" => Place::Elsewhere(segments.to_vec()),
+            "self" => Place::Apis(join(&scope.module, rest)),
+            "super" => {
+                let mut module = scope.module.clone();
+                let mut rest = segments;
+                while let Some(("super", tail)) = rest.split_first().map(|(h, t)| (h.as_str(), t)) {
+                    module.pop()?;
+                    rest = tail;
+                }
+                Place::Apis(join(&module, rest))
+            }
+            child if scope.child_modules.contains(child) => Place::Apis(join(&scope.module, segments)),
+            _ => Place::Elsewhere(segments.to_vec()),
+        })
+    }
+
+    /// A single name not declared in the file: look through its glob imports.
+    fn glob(&self, name: &str, scope: &Scope<'_>) -> Option<Target> {
+        scope
+            .uses
+            .iter()
+            .filter(|u| u.glob)
+            .filter_map(|u| match self.place(&u.path, scope)? {
+                Place::Apis(module) => self.index.get(&module, name).cloned(),
+                Place::Elsewhere(_) => None,
+            })
+            .next()
+            .map(Target::Local)
+    }
+
+    fn target(&self, place: Place) -> Option<Target> {
+        Some(match place {
+            Place::Apis(path) => {
+                let (name, module) = path.split_last()?;
+                match self.index.get(module, name) {
+                    Some(key) => Target::Local(key.clone()),
+                    None => {
+                        Target::Absolute(format!("{}::{}", self.apis_module, path.join("::")))
+                    }
+                }
+            }
+            Place::Elsewhere(path) => Target::Absolute(path.join("::")),
+        })
+    }
+
+    fn apis_segments(&self) -> Vec<String> {
+        self.apis_module.to_string().split("::").map(str::to_owned).collect()
+    }
+}
+
+fn join(module: &[String], rest: &[String]) -> Vec<String> {
+    module.iter().chain(rest).cloned().collect()
+}

@@ -1,0 +1,265 @@
+//! One set of options behind all three front ends: the CLI, the build.rs `Config`, and
+//! the CLI's `--verify-only` drift check.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use crate::naming::ModulePath;
+
+/// A generator crdgen can run. The order here is the order `all` lists them in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Generator {
+    /// `impl kube::Resource`, group/version constants and typed constructors.
+    Register,
+    /// `impl Clone` for API types that do not derive it (Rust's deepcopy-gen).
+    Clone,
+}
+
+impl Generator {
+    pub const ALL: [Generator; 2] = [Generator::Register, Generator::Clone];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Generator::Register => "register",
+            Generator::Clone => "clone",
+        }
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Generator::Clone => &["deepcopy"],
+            Generator::Register => &[],
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Generator> {
+        Generator::ALL
+            .into_iter()
+            .find(|g| g.name() == name || g.aliases().contains(&name))
+    }
+
+    /// Every accepted name, for help texts and error messages.
+    pub fn valid_names() -> String {
+        let mut names = vec!["all".to_owned()];
+        for g in Generator::ALL {
+            names.push(g.name().to_owned());
+            names.extend(g.aliases().iter().map(|a| format!("{a} (= {})", g.name())));
+        }
+        names.join(", ")
+    }
+
+    /// Parses `register,clone` or `all`.
+    pub fn parse_list(list: &str) -> Result<BTreeSet<Generator>, String> {
+        let mut out = BTreeSet::new();
+        for name in list.split(',').map(str::trim) {
+            if name == "all" {
+                out.extend(Generator::ALL);
+            } else if let Some(g) = Generator::from_name(name) {
+                out.insert(g);
+            } else if name.is_empty() {
+                return Err(format!(
+                    "empty generator name in `{list}`; valid names: {}",
+                    Generator::valid_names()
+                ));
+            } else {
+                return Err(format!(
+                    "unknown generator `{name}`; valid names: {}",
+                    Generator::valid_names()
+                ));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// One group directory and the versions to generate for it: `bcrds:v1alpha1,v1beta1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupVersions {
+    pub group: String,
+    pub versions: Vec<String>,
+}
+
+impl GroupVersions {
+    /// Parses `"bcrds:v1alpha1,v1beta1 other:v1"`: groups separated by white space, each
+    /// `dir:version[,version…]`.
+    pub fn parse_all(spec: &str) -> Result<Vec<GroupVersions>, String> {
+        let mut out: Vec<GroupVersions> = Vec::new();
+        for item in spec.split_whitespace() {
+            let Some((group, versions)) = item.split_once(':') else {
+                return Err(format!(
+                    "`{item}` has no versions; write it as `{item}:v1` (group directory, a colon, versions separated by commas)"
+                ));
+            };
+            if group.is_empty() {
+                return Err(format!("`{item}` names no group directory before the colon"));
+            }
+            let versions: Vec<String> = versions.split(',').map(str::to_owned).collect();
+            if versions.iter().any(String::is_empty) {
+                return Err(format!("`{item}` has an empty version"));
+            }
+            match out.iter_mut().find(|gv| gv.group == group) {
+                Some(existing) => existing.versions.extend(versions),
+                None => out.push(GroupVersions {
+                    group: group.to_owned(),
+                    versions,
+                }),
+            }
+        }
+        if out.is_empty() {
+            return Err("no groups given; write them as `group:v1alpha1,v1beta1 other:v1`".into());
+        }
+        Ok(out)
+    }
+}
+
+/// Parses `Kind:plural,Kind2:plural2`.
+pub fn parse_plural_exceptions(spec: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match item.split_once(':') {
+            Some((kind, plural)) if !kind.is_empty() && !plural.is_empty() => {
+                out.insert(kind.to_owned(), plural.to_owned());
+            }
+            _ => {
+                return Err(format!(
+                    "`{item}` is not `Kind:plural` (for example `Endpoints:endpoints`)"
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Where the header of every generated file comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeaderSource {
+    /// `boilerplate/boilerplate.rs.txt`, built into crdgen.
+    Default,
+    File(PathBuf),
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub generators: BTreeSet<Generator>,
+    /// Directory that OUTPUT_PKG and APIS_PKG are relative to.
+    pub output_base: PathBuf,
+    /// Directory crdgen owns and writes generated Rust into, relative to `output_base`.
+    pub output_pkg: PathBuf,
+    /// Directory of the API types, relative to `output_base`.
+    pub apis_pkg: PathBuf,
+    pub groups: Vec<GroupVersions>,
+    pub header: HeaderSource,
+    /// Replaces `YEAR` in the header; left as written when unset, so output does not
+    /// change when the calendar does.
+    pub year: Option<String>,
+    /// Kind → plural, on top of `naming::default_plural_exceptions`.
+    pub plural_exceptions: BTreeMap<String, String>,
+    /// Rust module path of APIS_PKG, e.g. `crate::pkg::apis`.
+    pub apis_module: ModulePath,
+    /// Rust module path of OUTPUT_PKG, e.g. `crate::pkg::client`.
+    pub output_module: ModulePath,
+}
+
+impl Options {
+    /// Checks what the types alone cannot: both trees are plain relative paths below
+    /// the output base, and neither contains the other.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, dir) in [("OUTPUT_PKG", &self.output_pkg), ("APIS_PKG", &self.apis_pkg)] {
+            let plain = dir.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+            if !plain || dir.as_os_str().is_empty() {
+                return Err(format!(
+                    "{name} `{}` must be a relative path below the output base, without `..`",
+                    dir.display()
+                ));
+            }
+        }
+        let (out, apis) = (normalize(&self.output_pkg), normalize(&self.apis_pkg));
+        if out.starts_with(&apis) || apis.starts_with(&out) {
+            return Err(format!(
+                "OUTPUT_PKG `{}` and APIS_PKG `{}` overlap; crdgen owns OUTPUT_PKG and prunes stale files in it",
+                self.output_pkg.display(),
+                self.apis_pkg.display()
+            ));
+        }
+        if self.generators.is_empty() {
+            return Err(format!("no generators selected; valid names: {}", Generator::valid_names()));
+        }
+        Ok(())
+    }
+}
+
+fn normalize(path: &std::path::Path) -> PathBuf {
+    path.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(out: &str, apis: &str) -> Options {
+        Options {
+            generators: BTreeSet::from(Generator::ALL),
+            output_base: ".".into(),
+            output_pkg: out.into(),
+            apis_pkg: apis.into(),
+            groups: GroupVersions::parse_all("g:v1").unwrap(),
+            header: HeaderSource::Default,
+            year: None,
+            plural_exceptions: BTreeMap::new(),
+            apis_module: ModulePath::parse("crate::apis").unwrap(),
+            output_module: ModulePath::parse("crate::client").unwrap(),
+        }
+    }
+
+    #[test]
+    fn validates_output_and_apis_directories() {
+        assert!(options("pkg/client", "pkg/apis").validate().is_ok());
+        assert!(options("pkg/apis/client", "pkg/apis").validate().unwrap_err().contains("overlap"));
+        assert!(options("./pkg", "pkg/apis").validate().unwrap_err().contains("overlap"));
+        assert!(options("../elsewhere", "pkg/apis").validate().unwrap_err().contains("without `..`"));
+        assert!(options("/abs", "pkg/apis").validate().is_err());
+    }
+
+    #[test]
+    fn parses_groups_and_versions() {
+        let gvs = GroupVersions::parse_all("bcrds:v1alpha1,v1beta1  other:v1 bcrds:v1").unwrap();
+        assert_eq!(
+            gvs,
+            vec![
+                GroupVersions {
+                    group: "bcrds".into(),
+                    versions: vec!["v1alpha1".into(), "v1beta1".into(), "v1".into()]
+                },
+                GroupVersions {
+                    group: "other".into(),
+                    versions: vec!["v1".into()]
+                },
+            ]
+        );
+        assert!(GroupVersions::parse_all("bcrds").unwrap_err().contains("bcrds:v1"));
+        assert!(GroupVersions::parse_all("bcrds:v1,").is_err());
+        assert!(GroupVersions::parse_all("  ").is_err());
+    }
+
+    #[test]
+    fn parses_generator_lists() {
+        assert_eq!(
+            Generator::parse_list("deepcopy").unwrap(),
+            BTreeSet::from([Generator::Clone])
+        );
+        assert_eq!(
+            Generator::parse_list("all").unwrap(),
+            BTreeSet::from(Generator::ALL)
+        );
+        let err = Generator::parse_list("register,lsiter").unwrap_err();
+        assert!(err.contains("unknown generator `lsiter`"), "{err}");
+        assert!(err.contains("register"), "{err}");
+    }
+
+    #[test]
+    fn parses_plural_exceptions() {
+        let p = parse_plural_exceptions("Endpoints:endpoints, Mouse:mice").unwrap();
+        assert_eq!(p["Mouse"], "mice");
+        assert!(parse_plural_exceptions("Mouse").is_err());
+    }
+}

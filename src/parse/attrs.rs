@@ -1,0 +1,210 @@
+//! `#[derive]`, `#[serde]` and `#[kube]` attributes, read as serde_derive and
+//! kube-derive read them. Keys crdgen has no use for are skipped, not rejected: the
+//! compiler already checks them.
+
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+
+use super::Ctx;
+use crate::diag::Pos;
+use crate::model::{KubeAttrs, SerdeContainer, SerdeField, SerdeVariant};
+use crate::naming::RenameRule;
+
+/// Last segments of every `#[derive(..)]` path: `serde::Serialize` → `Serialize`.
+pub(super) fn derives(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            if let Some(last) = meta.path.segments.last() {
+                out.push(last.ident.to_string());
+            }
+            Ok(())
+        });
+        if let Err(e) = parsed {
+            ctx.error(e.span(), format!("malformed #[derive]: {e}"), "write derives as `#[derive(Clone, Debug)]`");
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+pub(super) fn serde_container(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> SerdeContainer {
+    let mut out = SerdeContainer::default();
+    each_serde(attrs, ctx, |meta, ctx| {
+        let key = key(&meta);
+        match key.as_str() {
+            "rename_all" => out.rename_all = rename_rule(&meta, ctx)?,
+            "rename" => out.rename = serialize_name(&meta)?,
+            "tag" => out.tag = Some(string_value(&meta)?),
+            "content" => out.content = Some(string_value(&meta)?),
+            "untagged" => out.untagged = true,
+            "default" => {
+                skip_value(&meta)?;
+                out.default = true;
+            }
+            "transparent" => out.transparent = true,
+            "deny_unknown_fields" => out.deny_unknown_fields = true,
+            _ => skip_value(&meta)?,
+        }
+        Ok(())
+    });
+    out
+}
+
+pub(super) fn serde_field(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> SerdeField {
+    let mut out = SerdeField::default();
+    let (mut skip_ser, mut skip_de) = (false, false);
+    each_serde(attrs, ctx, |meta, _| {
+        match key(&meta).as_str() {
+            "rename" => out.rename = serialize_name(&meta)?,
+            "default" => {
+                skip_value(&meta)?;
+                out.default = true;
+            }
+            "flatten" => out.flatten = true,
+            "skip" => out.skip = true,
+            "skip_serializing" => skip_ser = true,
+            "skip_deserializing" => skip_de = true,
+            "skip_serializing_if" => {
+                skip_value(&meta)?;
+                out.skip_serializing_if = true;
+            }
+            _ => skip_value(&meta)?,
+        }
+        Ok(())
+    });
+    out.skip |= skip_ser && skip_de;
+    out
+}
+
+pub(super) fn serde_variant(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> SerdeVariant {
+    let mut out = SerdeVariant::default();
+    each_serde(attrs, ctx, |meta, ctx| {
+        match key(&meta).as_str() {
+            "rename" => out.rename = serialize_name(&meta)?,
+            "rename_all" => out.rename_all = rename_rule(&meta, ctx)?,
+            "skip" | "skip_serializing" => out.skip = true,
+            "other" => out.other = true,
+            _ => skip_value(&meta)?,
+        }
+        Ok(())
+    });
+    out
+}
+
+/// The `#[kube(...)]` attributes of a `#[derive(CustomResource)]` struct, or `None`
+/// when the struct has no such derive.
+pub(super) fn kube_attrs(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Option<KubeAttrs> {
+    let derives_cr = attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|m| {
+            found |= m.path.segments.last().is_some_and(|s| s.ident == "CustomResource");
+            Ok(())
+        });
+        found
+    });
+    if !derives_cr {
+        return None;
+    }
+    let mut out = KubeAttrs::default();
+    let mut first_pos = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("kube")) {
+        first_pos.get_or_insert(Pos::of(attr.span()));
+        let parsed = attr.parse_nested_meta(|meta| {
+            match key(&meta).as_str() {
+                "group" => out.group = string_value(&meta)?,
+                "version" => out.version = string_value(&meta)?,
+                "kind" => out.kind = string_value(&meta)?,
+                "root" => out.root = Some(string_value(&meta)?),
+                "namespaced" => out.namespaced = true,
+                "status" => out.status = Some(string_value(&meta)?),
+                "plural" => out.plural = Some(string_value(&meta)?),
+                "singular" => out.singular = Some(string_value(&meta)?),
+                "shortname" => out.short_names.push(string_value(&meta)?),
+                "category" => out.categories.push(string_value(&meta)?),
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+        if let Err(e) = parsed {
+            ctx.error(
+                e.span(),
+                format!("malformed #[kube(...)] attribute: {e}"),
+                "kube-derive attributes look like `#[kube(group = \"example.com\", version = \"v1\", kind = \"Foo\", namespaced)]`",
+            );
+        }
+    }
+    out.pos = first_pos.unwrap_or_default();
+    Some(out)
+}
+
+fn each_serde(
+    attrs: &[syn::Attribute],
+    ctx: &mut Ctx<'_>,
+    mut f: impl FnMut(ParseNestedMeta<'_>, &mut Ctx<'_>) -> syn::Result<()>,
+) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let mut failed: Option<(proc_macro2::Span, String)> = None;
+        let parsed = attr.parse_nested_meta(|meta| {
+            let span = meta.path.span();
+            f(meta, ctx).inspect_err(|e| failed = Some((span, e.to_string())))
+        });
+        if let Err(e) = parsed {
+            let (span, msg) = failed.unwrap_or_else(|| (e.span(), e.to_string()));
+            ctx.error(span, format!("malformed #[serde(...)] attribute: {msg}"), "crdgen reads serde attributes as serde_derive does; see https://serde.rs/attributes.html");
+        }
+    }
+}
+
+fn key(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}
+
+fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<String> {
+    let lit: syn::LitStr = meta.value()?.parse()?;
+    Ok(lit.value())
+}
+
+/// `rename = "x"` or `rename(serialize = "x", deserialize = "y")`: the serialized name.
+fn serialize_name(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
+    if meta.input.peek(syn::Token![=]) {
+        return string_value(meta).map(Some);
+    }
+    let mut out = None;
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("serialize") {
+            out = Some(string_value(&inner)?);
+        } else {
+            skip_value(&inner)?;
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn rename_rule(meta: &ParseNestedMeta<'_>, _ctx: &mut Ctx<'_>) -> syn::Result<Option<RenameRule>> {
+    let Some(name) = serialize_name(meta)? else {
+        return Ok(None);
+    };
+    RenameRule::from_name(&name).map(Some).ok_or_else(|| {
+        let valid: Vec<&str> = RenameRule::ALL.iter().map(|(n, _)| *n).collect();
+        meta.error(format!(
+            "unknown rename rule `{name}`; serde knows {}",
+            valid.join(", ")
+        ))
+    })
+}
+
+/// Consumes whatever follows a key crdgen does not read: `= expr` or `(...)`.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _: proc_macro2::TokenTree = meta.input.parse()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,386 @@
+//! Reads one Rust source file with syn and turns what crdgen needs of it into model
+//! data: types with their fields and attributes, doc comments, module declarations and
+//! `use` items. Nothing of syn outlives this module.
+
+mod attrs;
+mod comments;
+
+use std::str::FromStr;
+
+use proc_macro2::{Span, TokenStream};
+use syn::spanned::Spanned;
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
+use crate::model::{
+    Body, DocLine, Field, Fields, TypeDef, TypeKey, TypeRef, Variant, Visibility,
+};
+use crate::naming;
+use crate::source::SourceFile;
+
+/// A `mod name;` declaration.
+#[derive(Debug)]
+pub struct ModDecl {
+    pub name: String,
+    pub visibility: Visibility,
+}
+
+/// One leaf of a `use` tree: `use a::b::C as D;` is `{ path: [a, b, C], alias: D }`;
+/// `use a::b::*;` is `{ path: [a, b], glob: true }`.
+#[derive(Debug, Clone)]
+pub struct UseEntry {
+    pub path: Vec<String>,
+    pub alias: Option<String>,
+    pub glob: bool,
+    pub visibility: Visibility,
+}
+
+#[derive(Debug)]
+pub struct ParsedFile {
+    pub path: String,
+    /// `None` for the version's module file; the file stem otherwise.
+    pub module: Option<String>,
+    /// `//!` lines: package-level markers and docs.
+    pub inner_docs: Vec<DocLine>,
+    pub mods: Vec<ModDecl>,
+    pub uses: Vec<UseEntry>,
+    pub types: Vec<TypeDef>,
+    /// Names of types with a hand-written `impl Clone`.
+    pub manual_clones: Vec<String>,
+    /// Marker-like text found in plain `//` or `/* */` comments, with its position.
+    pub comment_markers: Vec<(Pos, String)>,
+}
+
+/// Parses `file` of `group`/`version`. Errors go to `diags`; `None` when the file is
+/// not valid Rust.
+pub fn parse_file(
+    group: &str,
+    version: &str,
+    file: &SourceFile,
+    diags: &mut Diagnostics,
+) -> Option<ParsedFile> {
+    let text = file.text.strip_prefix('\u{feff}').unwrap_or(&file.text);
+    let parsed = TokenStream::from_str(text)
+        .map_err(|e| (Pos::of(e.span()), e.to_string()))
+        .and_then(|tokens| {
+            let comment_markers = comments::markers_in_plain_comments(text, &tokens);
+            syn::parse2::<syn::File>(tokens)
+                .map(|ast| (ast, comment_markers))
+                .map_err(|e| (Pos::of(e.span()), e.to_string()))
+        });
+    let (ast, comment_markers) = match parsed {
+        Ok(ok) => ok,
+        Err((pos, message)) => {
+            diags.push(
+                Diagnostic::error(Code::MalformedRust, format!("this file is not valid Rust: {message}"))
+                    .at(&file.path, pos)
+                    .hint("crdgen reads API types with syn; `cargo check` shows the same mistake"),
+            );
+            return None;
+        }
+    };
+
+    let mut ctx = Ctx {
+        text,
+        path: &file.path,
+        diags,
+    };
+    let mut out = ParsedFile {
+        path: file.path.clone(),
+        module: file.module.clone(),
+        inner_docs: ctx.doc_lines(&ast.attrs, true),
+        mods: Vec::new(),
+        uses: Vec::new(),
+        types: Vec::new(),
+        manual_clones: Vec::new(),
+        comment_markers,
+    };
+    for item in &ast.items {
+        match item {
+            syn::Item::Struct(s) => {
+                let body = Body::Struct(ctx.fields(&s.fields));
+                out.types.push(ctx.type_def(group, version, file, TypeParts {
+                    ident: &s.ident,
+                    attrs: &s.attrs,
+                    vis: &s.vis,
+                    generics: &s.generics,
+                    body,
+                }));
+            }
+            syn::Item::Enum(e) => {
+                let variants = e.variants.iter().map(|v| ctx.variant(v)).collect();
+                out.types.push(ctx.type_def(group, version, file, TypeParts {
+                    ident: &e.ident,
+                    attrs: &e.attrs,
+                    vis: &e.vis,
+                    generics: &e.generics,
+                    body: Body::Enum(variants),
+                }));
+            }
+            syn::Item::Mod(m) if m.content.is_none() => out.mods.push(ModDecl {
+                name: naming::unraw(&m.ident.to_string()).to_owned(),
+                visibility: visibility(&m.vis),
+            }),
+            syn::Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), visibility(&u.vis), &mut out.uses),
+            syn::Item::Impl(i) => {
+                let is_clone = i
+                    .trait_
+                    .as_ref()
+                    .and_then(|(path, _)| path.segments.last())
+                    .is_some_and(|s| s.ident == "Clone");
+                if let (true, syn::Type::Path(p)) = (is_clone, &*i.self_ty)
+                    && let Some(last) = p.path.segments.last()
+                {
+                    out.manual_clones.push(last.ident.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
+struct TypeParts<'a> {
+    ident: &'a syn::Ident,
+    attrs: &'a [syn::Attribute],
+    vis: &'a syn::Visibility,
+    generics: &'a syn::Generics,
+    body: Body,
+}
+
+struct Ctx<'a> {
+    text: &'a str,
+    path: &'a str,
+    diags: &'a mut Diagnostics,
+}
+
+impl Ctx<'_> {
+    fn type_def(&mut self, group: &str, version: &str, file: &SourceFile, parts: TypeParts<'_>) -> TypeDef {
+        let name = parts.ident.to_string();
+        let pos = Pos::of(parts.ident.span());
+        TypeDef {
+            key: TypeKey {
+                group: group.to_owned(),
+                version: version.to_owned(),
+                module: file.module.clone(),
+                name,
+            },
+            file: self.path.to_owned(),
+            pos,
+            visibility: visibility(parts.vis),
+            reachable_via: None,
+            docs: String::new(),
+            markers: Vec::new(),
+            derives: attrs::derives(parts.attrs, self),
+            manual_clone: false,
+            generics: parts.generics.type_params().map(|p| p.ident.to_string()).collect(),
+            unsupported_generics: parts.generics.where_clause.is_some()
+                || parts.generics.lifetimes().next().is_some()
+                || parts.generics.const_params().next().is_some(),
+            serde: attrs::serde_container(parts.attrs, self),
+            kube: attrs::kube_attrs(parts.attrs, self),
+            body: parts.body,
+            raw_docs: self.doc_lines(parts.attrs, false),
+        }
+    }
+
+    fn variant(&mut self, v: &syn::Variant) -> Variant {
+        let name = v.ident.to_string();
+        Variant {
+            wire_name: name.clone(),
+            pos: Pos::of(v.ident.span()),
+            docs: String::new(),
+            markers: Vec::new(),
+            serde: attrs::serde_variant(&v.attrs, self),
+            fields: self.fields(&v.fields),
+            raw_docs: self.doc_lines(&v.attrs, false),
+            name,
+        }
+    }
+
+    fn fields(&mut self, fields: &syn::Fields) -> Fields {
+        let convert = |ctx: &mut Self, (i, f): (usize, &syn::Field)| {
+            let (name, pos) = match &f.ident {
+                Some(id) => (id.to_string(), Pos::of(id.span())),
+                None => (i.to_string(), Pos::of(f.ty.span())),
+            };
+            Field {
+                wire_name: f.ident.as_ref().map(|_| naming::unraw(&name).to_owned()),
+                name,
+                pos,
+                visibility: visibility(&f.vis),
+                ty: type_ref(&f.ty),
+                optional: false,
+                docs: String::new(),
+                markers: Vec::new(),
+                serde: attrs::serde_field(&f.attrs, ctx),
+                raw_docs: ctx.doc_lines(&f.attrs, false),
+            }
+        };
+        match fields {
+            syn::Fields::Named(n) => Fields::Named(n.named.iter().enumerate().map(|f| convert(self, f)).collect()),
+            syn::Fields::Unnamed(u) => Fields::Tuple(u.unnamed.iter().enumerate().map(|f| convert(self, f)).collect()),
+            syn::Fields::Unit => Fields::Unit,
+        }
+    }
+
+    /// The lines of the `///` (or, with `inner`, `//!`) doc comments among `attrs`, each with the position of its
+    /// first character in the source.
+    fn doc_lines(&self, attrs: &[syn::Attribute], inner: bool) -> Vec<DocLine> {
+        let mut lines = Vec::new();
+        for attr in attrs {
+            if matches!(attr.style, syn::AttrStyle::Inner(_)) != inner || !attr.path().is_ident("doc") {
+                continue;
+            }
+            let syn::Meta::NameValue(nv) = &attr.meta else { continue };
+            let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value else { continue };
+            let value = s.value();
+            let span = attr.span();
+            let start = Pos::of(span);
+            let source = self.text.get(span.byte_range().start..).unwrap_or_default();
+            if source.starts_with("///") || source.starts_with("//!") {
+                lines.push(DocLine {
+                    text: value,
+                    pos: Pos { line: start.line, col: start.col + 3 },
+                });
+            } else if source.starts_with("/**") || source.starts_with("/*!") {
+                for (i, line) in value.lines().enumerate() {
+                    let col = if i == 0 { start.col + 3 } else { 1 };
+                    lines.push(DocLine {
+                        text: line.to_owned(),
+                        pos: Pos { line: start.line + i, col },
+                    });
+                }
+            } else {
+                // `#[doc = "..."]` written out: point just inside the string literal.
+                let lit = Pos::of(s.span());
+                for (i, line) in value.lines().enumerate() {
+                    lines.push(DocLine {
+                        text: line.to_owned(),
+                        pos: Pos { line: lit.line + i, col: if i == 0 { lit.col + 1 } else { 1 } },
+                    });
+                }
+            }
+        }
+        lines
+    }
+
+    fn error(&mut self, span: Span, message: String, hint: &str) {
+        self.diags.push(
+            Diagnostic::error(Code::BadAttribute, message)
+                .at(self.path, Pos::of(span))
+                .hint(hint),
+        );
+    }
+}
+
+fn visibility(vis: &syn::Visibility) -> Visibility {
+    match vis {
+        syn::Visibility::Public(_) => Visibility::Public,
+        syn::Visibility::Restricted(r) if r.in_token.is_none() && r.path.is_ident("crate") => Visibility::Crate,
+        syn::Visibility::Restricted(_) => Visibility::Restricted,
+        _ => Visibility::Private,
+    }
+}
+
+fn type_ref(ty: &syn::Type) -> TypeRef {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let mut segments: Vec<String> = Vec::new();
+            if p.path.leading_colon.is_some() {
+                segments.push(String::new());
+            }
+            segments.extend(p.path.segments.iter().map(|s| s.ident.to_string()));
+            let args = match p.path.segments.last().map(|s| &s.arguments) {
+                Some(syn::PathArguments::AngleBracketed(a)) => a
+                    .args
+                    .iter()
+                    .filter_map(|arg| match arg {
+                        syn::GenericArgument::Type(t) => Some(type_ref(t)),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            TypeRef::Path { segments, args, target: None }
+        }
+        syn::Type::Paren(p) => type_ref(&p.elem),
+        syn::Type::Group(g) => type_ref(&g.elem),
+        other => TypeRef::Other(quote::ToTokens::to_token_stream(other).to_string()),
+    }
+}
+
+fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, visibility: Visibility, out: &mut Vec<UseEntry>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            flatten_use(&p.tree, prefix, visibility, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let mut path = prefix.clone();
+            path.push(n.ident.to_string());
+            out.push(UseEntry { path, alias: None, glob: false, visibility });
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            path.push(r.ident.to_string());
+            out.push(UseEntry { path, alias: Some(r.rename.to_string()), glob: false, visibility });
+        }
+        syn::UseTree::Glob(_) => out.push(UseEntry { path: prefix.clone(), alias: None, glob: true, visibility }),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                flatten_use(t, prefix, visibility, out);
+            }
+        }
+    }
+}
+
+impl UseEntry {
+    /// The name this entry brings into scope (`None` for globs and `self` renames).
+    pub fn name(&self) -> Option<&str> {
+        if self.glob {
+            return None;
+        }
+        self.alias.as_deref().or(self.path.last().map(String::as_str))
+    }
+}
+
+/// A group's parsed files.
+#[derive(Debug)]
+pub struct ParsedGroup {
+    pub dir: String,
+    pub module_file: Option<ParsedFile>,
+    pub versions: Vec<ParsedVersion>,
+}
+
+/// A version's parsed files: its module file first, if it could be parsed.
+#[derive(Debug)]
+pub struct ParsedVersion {
+    pub name: String,
+    pub files: Vec<ParsedFile>,
+}
+
+/// Parses every discovered file, reporting every malformed file at once.
+pub fn parse_all(discovered: &crate::source::Discovered, diags: &mut Diagnostics) -> Vec<ParsedGroup> {
+    let mut groups = Vec::new();
+    for group in &discovered.groups {
+        let module_file = group
+            .module_file
+            .as_ref()
+            .and_then(|f| parse_file(&group.dir, "", f, diags));
+        let versions = group
+            .versions
+            .iter()
+            .map(|v| ParsedVersion {
+                name: v.version.clone(),
+                files: v
+                    .files
+                    .iter()
+                    .filter_map(|f| parse_file(&group.dir, &v.version, f, diags))
+                    .collect(),
+            })
+            .collect();
+        groups.push(ParsedGroup { dir: group.dir.clone(), module_file, versions });
+    }
+    groups
+}

@@ -1,0 +1,119 @@
+//! The pipeline, end to end, without touching the disk beyond reading the input.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::diag::{render_all, Diagnostic, Diagnostics, Sources};
+use crate::emit::{self, header::Header, OutputSet, RustModule};
+use crate::model::{self, Model};
+use crate::options::Options;
+use crate::{generators, parse, source};
+
+/// A successful generation: the model, the generated module tree, and what was read.
+#[derive(Debug)]
+pub struct Generation {
+    pub model: Model,
+    pub tree: RustModule,
+    pub header: Header,
+    /// Every file and directory read, for `cargo:rerun-if-changed`.
+    pub inputs: Vec<PathBuf>,
+    /// Warnings; errors end the run instead.
+    pub warnings: Vec<Diagnostic>,
+    pub sources: Sources,
+}
+
+impl Generation {
+    /// The generated files under OUTPUT_PKG, as the command line writes them.
+    pub fn files(&self, opts: &Options) -> Result<OutputSet, Error> {
+        emit::to_files(&self.tree, &self.header, &opts.output_pkg).map_err(|d| self.fail(d))
+    }
+
+    /// Everything in one file of inline modules, as build.rs includes it.
+    pub fn single_file(&self) -> Result<String, Error> {
+        emit::to_single_file(&self.tree, &self.header).map_err(|d| self.fail(d))
+    }
+
+    fn fail(&self, d: Diagnostic) -> Error {
+        Error::Diagnostics(render_all(&[d], &self.sources))
+    }
+
+    /// The warnings, rendered.
+    pub fn render_warnings(&self) -> String {
+        let mut out = String::new();
+        for w in &self.warnings {
+            out.push_str(&w.render(&self.sources));
+        }
+        out
+    }
+}
+
+/// Why a run failed, ready to show to a person.
+pub enum Error {
+    /// The options themselves are wrong.
+    Usage(String),
+    /// Rendered diagnostics: every error (and warning) of the phase that failed.
+    Diagnostics(String),
+    Io(std::io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Usage(msg) => write!(f, "error: {msg}"),
+            Error::Diagnostics(text) => f.write_str(text.trim_end()),
+            Error::Io(e) => write!(f, "error: {e}"),
+        }
+    }
+}
+
+// Debug shows the rendered text, so that `fn main() -> Result<..>` in build.rs prints
+// diagnostics a person can read.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Runs discovery, parsing, the model and the generators. Each phase reports all of
+/// its errors; the first phase with any ends the run.
+pub fn generate(opts: &Options) -> Result<Generation, Error> {
+    opts.validate().map_err(Error::Usage)?;
+    let mut sources = Sources::default();
+    let mut diags = Diagnostics::default();
+    let stop = |diags: Diagnostics, sources: &Sources| Error::Diagnostics(render_all(&diags.into_sorted(), sources));
+
+    let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base);
+    let discovered = source::discover(opts, &mut sources, &mut diags);
+    let header = match header {
+        Ok(h) => h,
+        Err(d) => {
+            diags.push(d);
+            return Err(stop(diags, &sources));
+        }
+    };
+    if diags.has_errors() {
+        return Err(stop(diags, &sources));
+    }
+    let parsed = parse::parse_all(&discovered, &mut diags);
+    if diags.has_errors() {
+        return Err(stop(diags, &sources));
+    }
+    let model = model::build(parsed, opts, &mut diags);
+    if diags.has_errors() {
+        return Err(stop(diags, &sources));
+    }
+    let tree = generators::run(&model, opts, &mut diags);
+    if diags.has_errors() {
+        return Err(stop(diags, &sources));
+    }
+    Ok(Generation {
+        model,
+        tree,
+        header,
+        inputs: discovered.inputs,
+        warnings: diags.into_sorted(),
+        sources,
+    })
+}

@@ -1,0 +1,188 @@
+//! Finds and reads the input: `<apis>/<group>/<version>/*.rs`, in sorted order, with
+//! paths shown relative to the output base so output never depends on where crdgen
+//! ran from.
+
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
+use crate::options::Options;
+
+#[derive(Debug)]
+pub struct SourceFile {
+    /// Path relative to the output base, with `/` separators: what diagnostics show.
+    pub path: String,
+    /// The module this file is within its version: `None` for the version's own module
+    /// file (`mod.rs` or `<version>.rs`), `Some(stem)` for `example_types.rs`.
+    pub module: Option<String>,
+    pub text: String,
+}
+
+#[derive(Debug)]
+pub struct VersionSource {
+    pub version: String,
+    /// The version's module file first, then its other files sorted by name.
+    pub files: Vec<SourceFile>,
+}
+
+#[derive(Debug)]
+pub struct GroupSource {
+    /// The group's directory name, which is also its Rust module name.
+    pub dir: String,
+    /// `<group>/mod.rs` or `<group>.rs`, where a group-wide `+groupName` may live.
+    pub module_file: Option<SourceFile>,
+    pub versions: Vec<VersionSource>,
+}
+
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub groups: Vec<GroupSource>,
+    /// Every file and directory read, for `cargo:rerun-if-changed`.
+    pub inputs: Vec<PathBuf>,
+}
+
+/// Reads every group and version the options name. Groups and versions are sorted
+/// and de-duplicated, so the order they were given in does not matter.
+pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) -> Discovered {
+    let mut found = Discovered::default();
+    let apis_dir = opts.output_base.join(&opts.apis_pkg);
+    let display = |p: &Path| display_path(&opts.output_base, p);
+
+    let mut groups: Vec<_> = opts.groups.iter().collect();
+    groups.sort_by(|a, b| a.group.cmp(&b.group));
+    groups.dedup_by(|a, b| a.group == b.group);
+
+    for gv in groups {
+        let group_dir = apis_dir.join(&gv.group);
+        if !group_dir.is_dir() {
+            diags.push(
+                Diagnostic::error(
+                    Code::MissingDirectory,
+                    format!("group directory `{}` does not exist", gv.group),
+                )
+                .at_path(display(&group_dir))
+                .hint(existing_hint(&apis_dir, &display(&apis_dir), "groups")),
+            );
+            continue;
+        }
+        found.inputs.push(group_dir.clone());
+        let module_file = [group_dir.join("mod.rs"), apis_dir.join(format!("{}.rs", gv.group))]
+            .into_iter()
+            .find(|p| p.is_file())
+            .and_then(|p| read(&p, None, &display, &mut found, sources, diags));
+
+        let mut versions = gv.versions.clone();
+        versions.sort();
+        versions.dedup();
+        let mut version_sources = Vec::new();
+        for version in versions {
+            let dir = group_dir.join(&version);
+            let sibling = group_dir.join(format!("{version}.rs"));
+            let module_path = [dir.join("mod.rs"), sibling.clone()]
+                .into_iter()
+                .find(|p| p.is_file());
+            let Some(module_path) = module_path else {
+                let (message, hint) = if dir.is_dir() {
+                    (
+                        format!("version directory `{}/{version}` has no mod.rs", gv.group),
+                        "add a mod.rs that declares the version's type files, e.g. `pub mod example_types;`".to_owned(),
+                    )
+                } else {
+                    (
+                        format!("version directory `{}/{version}` does not exist", gv.group),
+                        existing_hint(&group_dir, &display(&group_dir), "versions"),
+                    )
+                };
+                diags.push(
+                    Diagnostic::error(Code::MissingDirectory, message)
+                        .at_path(display(&dir))
+                        .hint(hint),
+                );
+                continue;
+            };
+            let mut files = Vec::new();
+            files.extend(read(&module_path, None, &display, &mut found, sources, diags));
+            if dir.is_dir() {
+                found.inputs.push(dir.clone());
+                for entry in walkdir::WalkDir::new(&dir)
+                    .min_depth(1)
+                    .max_depth(1)
+                    .sort_by_file_name()
+                    .into_iter()
+                    .filter_map(Result::ok)
+                {
+                    let path = entry.path();
+                    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+                    if entry.file_type().is_file()
+                        && path.extension().is_some_and(|e| e == "rs")
+                        && stem != "mod"
+                    {
+                        let module = Some(stem.to_owned());
+                        files.extend(read(path, module, &display, &mut found, sources, diags));
+                    }
+                }
+            }
+            version_sources.push(VersionSource { version, files });
+        }
+        found.groups.push(GroupSource {
+            dir: gv.group.clone(),
+            module_file,
+            versions: version_sources,
+        });
+    }
+    found
+}
+
+fn read(
+    path: &Path,
+    module: Option<String>,
+    display: &impl Fn(&Path) -> String,
+    found: &mut Discovered,
+    sources: &mut Sources,
+    diags: &mut Diagnostics,
+) -> Option<SourceFile> {
+    let shown = display(path);
+    found.inputs.push(path.to_owned());
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            sources.insert(shown.clone(), text.clone());
+            Some(SourceFile {
+                path: shown,
+                module,
+                text,
+            })
+        }
+        Err(err) => {
+            diags.push(
+                Diagnostic::error(Code::Io, format!("cannot read `{shown}`: {err}"))
+                    .at_path(shown)
+                    .hint("API type files must be readable UTF-8 text"),
+            );
+            None
+        }
+    }
+}
+
+/// `path` relative to `base` with `/` separators, or as given when outside it.
+pub fn display_path(base: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn existing_hint(dir: &Path, shown: &str, what: &str) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        format!("`{shown}` has no {what} directories")
+    } else {
+        format!("existing {what}: {}", names.join(", "))
+    }
+}
