@@ -48,7 +48,10 @@ impl Context<'_> {
              (register), `Clone` impls (clone)."
                 .to_owned()
         })
-        .child(&key.group, || format!("The `{}` API group.", key.group))
+        .child(&key.group, || {
+            let name = self.model.groups.get(&key.group).map_or(key.group.as_str(), |g| g.name.as_str());
+            format!("The `{name}` API group.")
+        })
         .child(&key.version, || format!("Version `{}` of the group.", key.version))
     }
 

@@ -116,8 +116,8 @@ fn constructor(ctx: &Context<'_>, kind: &Kind, def: &TypeDef, diags: &mut Diagno
         } else if wire == Some("spec") && !field.serde.flatten {
             match ctx.type_tokens(&field.ty) {
                 Ok(spec_ty) => {
-                    params.push(quote!(spec: #spec_ty));
-                    inits.push(quote!(#ident: spec));
+                    params.push(quote!(#ident: #spec_ty));
+                    inits.push(quote!(#ident));
                 }
                 Err(unreachable) => {
                     diags.push(

@@ -1,0 +1,2 @@
+pub mod bcrds;
+pub mod other;

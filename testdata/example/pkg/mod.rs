@@ -1,0 +1,2 @@
+pub mod apis;
+pub mod client;
