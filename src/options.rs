@@ -161,6 +161,29 @@ pub struct Options {
 }
 
 impl Options {
+    /// Options with every default: all generators, crdgen's header, module paths
+    /// derived from the directories.
+    pub fn new(
+        output_base: impl Into<PathBuf>,
+        output_pkg: impl Into<PathBuf>,
+        apis_pkg: impl Into<PathBuf>,
+        groups_versions: &str,
+    ) -> Result<Options, String> {
+        let (output_pkg, apis_pkg) = (output_pkg.into(), apis_pkg.into());
+        Ok(Options {
+            generators: Generator::ALL.into_iter().collect(),
+            output_base: output_base.into(),
+            groups: GroupVersions::parse_all(groups_versions)?,
+            header: HeaderSource::Default,
+            year: None,
+            plural_exceptions: BTreeMap::new(),
+            apis_module: ModulePath::from_dir(&apis_pkg)?,
+            output_module: ModulePath::from_dir(&output_pkg)?,
+            output_pkg,
+            apis_pkg,
+        })
+    }
+
     /// Checks what the types alone cannot: both trees are plain relative paths below
     /// the output base, and neither contains the other.
     pub fn validate(&self) -> Result<(), String> {
@@ -197,18 +220,10 @@ mod tests {
     use super::*;
 
     fn options(out: &str, apis: &str) -> Options {
-        Options {
-            generators: BTreeSet::from(Generator::ALL),
-            output_base: ".".into(),
-            output_pkg: out.into(),
-            apis_pkg: apis.into(),
-            groups: GroupVersions::parse_all("g:v1").unwrap(),
-            header: HeaderSource::Default,
-            year: None,
-            plural_exceptions: BTreeMap::new(),
-            apis_module: ModulePath::parse("crate::apis").unwrap(),
-            output_module: ModulePath::parse("crate::client").unwrap(),
-        }
+        let mut opts = Options::new(".", "client", "apis", "g:v1").unwrap();
+        opts.output_pkg = out.into();
+        opts.apis_pkg = apis.into();
+        opts
     }
 
     #[test]

@@ -1,0 +1,80 @@
+//! Test cases shared by the integration tests: the testdata trees crdgen generates for.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::path::{Path, PathBuf};
+
+use crdgen::{HeaderSource, Options};
+
+pub fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel)
+}
+
+/// A generation case: where its tree is, and how the command line would name it.
+pub struct Case {
+    pub name: &'static str,
+    pub base: PathBuf,
+    pub apis_pkg: &'static str,
+    pub output_pkg: &'static str,
+    pub groups: &'static str,
+    pub boilerplate: Option<&'static str>,
+}
+
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "example",
+            base: testdata("example"),
+            apis_pkg: "pkg/apis",
+            output_pkg: "pkg/client",
+            groups: "bcrds:v1alpha1",
+            boilerplate: Some("hack/boilerplate.rs.txt"),
+        },
+        Case {
+            name: "consumer",
+            base: testdata("consumer"),
+            apis_pkg: "src/apis",
+            output_pkg: "src/client",
+            groups: "bcrds:v1alpha1 other:v1",
+            boilerplate: None,
+        },
+    ]
+}
+
+impl Case {
+    pub fn options(&self) -> Options {
+        self.options_at(&self.base, self.groups)
+    }
+
+    pub fn options_at(&self, base: &Path, groups: &str) -> Options {
+        let mut opts = Options::new(base, self.output_pkg, self.apis_pkg, groups).unwrap();
+        if let Some(file) = self.boilerplate {
+            opts.header = HeaderSource::File(file.into());
+        }
+        opts
+    }
+}
+
+/// Every generated file of a run, by path.
+pub fn generate_files(opts: &Options) -> Vec<(String, String)> {
+    let generation = crdgen::generate(opts).unwrap_or_else(|e| panic!("{e}"));
+    generation
+        .files(opts)
+        .unwrap()
+        .files
+        .into_iter()
+        .map(|(path, text)| (path.display().to_string(), text))
+        .collect()
+}
+
+/// Copies a directory tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
