@@ -155,7 +155,11 @@ fn lookup(text: &str) -> Option<(&'static MarkerDef, bool, usize)> {
     let mut candidate = &text[..head_end];
     loop {
         if let Some((def, items)) = table::find(candidate) {
-            return Some((def, items, candidate.len()));
+            // Only markers with named arguments continue with `:key=value`; for the
+            // others a longer name is a different (unknown) marker.
+            let shortened = candidate.len() < head_end;
+            let takes_args = matches!(def.arg, Arg::Named(_));
+            return (!shortened || takes_args).then_some((def, items, candidate.len()));
         }
         candidate = &candidate[..candidate.rfind(':')?];
     }
@@ -281,6 +285,10 @@ mod tests {
 
         let err = parse("genclient=yes", Target::Type).unwrap_err();
         assert_eq!(err.code, Code::BadMarkerArgument);
+
+        let err = parse("genclient:nonNamespacedd", Target::Type).unwrap_err();
+        assert_eq!(err.code, Code::UnknownMarker);
+        assert_eq!(err.hint, "did you mean `+genclient:nonNamespaced`?");
     }
 
     #[test]
