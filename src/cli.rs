@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::diag::{render_all, Diagnostics};
+use crate::diag::{Diagnostics, render_all};
 use crate::naming::ModulePath;
-use crate::options::{parse_plural_exceptions, Generator, GroupVersions, HeaderSource, Options};
-use crate::{generate, sink, Error};
+use crate::options::{Generator, GroupVersions, HeaderSource, Options, parse_plural_exceptions};
+use crate::{Error, generate, sink};
 
 const USAGE_ERROR: u8 = 2;
 
@@ -78,7 +78,7 @@ struct GenerateGroups {
     output_base: PathBuf,
 
     /// File whose text (Rust comments) heads every generated file [default: crdgen's own].
-    #[arg(long, value_name = "FILE", alias = "go-header-file")]
+    #[arg(long, value_name = "FILE", visible_alias = "go-header-file")]
     boilerplate: Option<PathBuf>,
 
     /// Replace YEAR in the boilerplate with this; without it YEAR stays as written, so
@@ -111,7 +111,11 @@ fn parse_groups(spec: &str) -> Result<GroupsArg, String> {
     GroupVersions::parse_all(spec).map(GroupsArg)
 }
 
-fn module_path(flag: Option<&str>, dir: &std::path::Path, name: &str) -> Result<ModulePath, String> {
+fn module_path(
+    flag: Option<&str>,
+    dir: &std::path::Path,
+    name: &str,
+) -> Result<ModulePath, String> {
     match flag {
         Some(path) => ModulePath::parse(path).map_err(|e| format!("--{name}: {e}")),
         None => ModulePath::from_dir(dir).map_err(|e| format!("{e}; pass --{name}")),
@@ -126,11 +130,18 @@ impl GenerateGroups {
             output_pkg: self.output_pkg.clone(),
             apis_pkg: self.apis_pkg.clone(),
             groups: self.groups.0.clone(),
-            header: self.boilerplate.clone().map_or(HeaderSource::Default, HeaderSource::File),
+            header: self
+                .boilerplate
+                .clone()
+                .map_or(HeaderSource::Default, HeaderSource::File),
             year: self.year.clone(),
             plural_exceptions: self.plural_exceptions.clone().unwrap_or_default(),
             apis_module: module_path(self.apis_module.as_deref(), &self.apis_pkg, "apis-module")?,
-            output_module: module_path(self.output_module.as_deref(), &self.output_pkg, "output-module")?,
+            output_module: module_path(
+                self.output_module.as_deref(),
+                &self.output_pkg,
+                "output-module",
+            )?,
         })
     }
 }
@@ -197,7 +208,10 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
     }
     match sink::write(&plan, &opts.output_base, &output.owned_dir) {
         Ok(w) => {
-            eprintln!("crdgen: {} written, {} unchanged, {} removed", w.written, w.unchanged, w.removed);
+            eprintln!(
+                "crdgen: {} written, {} unchanged, {} removed",
+                w.written, w.unchanged, w.removed
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::naming::{self, ModulePath};
 use crate::options::{Generator, GroupVersions, HeaderSource, Options};
-use crate::pipeline::{generate, Error};
+use crate::pipeline::{Error, generate};
 
 /// Builder for build.rs:
 ///
@@ -100,7 +100,8 @@ impl Config {
     }
 
     pub fn plural_exception(&mut self, kind: &str, plural: &str) -> &mut Self {
-        self.plural_exceptions.insert(kind.to_owned(), plural.to_owned());
+        self.plural_exceptions
+            .insert(kind.to_owned(), plural.to_owned());
         self
     }
 
@@ -113,16 +114,24 @@ impl Config {
     /// Generates `crdgen.rs` into the output directory, writing it only when its
     /// content changed, and tells cargo what to watch. Returns the file's path.
     pub fn generate(&self) -> Result<PathBuf, Error> {
-        let base = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+        let base = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map_or_else(|| PathBuf::from("."), PathBuf::from);
         let out_dir = match (&self.out_dir, std::env::var_os("OUT_DIR")) {
             (Some(dir), _) => dir.clone(),
             (None, Some(dir)) => PathBuf::from(dir),
-            (None, None) => return Err(Error::Usage("OUT_DIR is not set: run from build.rs, or call .out_dir(..)".into())),
+            (None, None) => {
+                return Err(Error::Usage(
+                    "OUT_DIR is not set: run from build.rs, or call .out_dir(..)".into(),
+                ));
+            }
         };
         let opts = self.options(&base)?;
         let generation = generate(&opts);
         // Watch the inputs even when they are wrong, so that fixing them reruns us.
-        println!("cargo:rerun-if-changed={}", base.join(&self.apis_dir).display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            base.join(&self.apis_dir).display()
+        );
         if let Some(file) = &self.boilerplate {
             println!("cargo:rerun-if-changed={}", base.join(file).display());
         }
@@ -153,7 +162,10 @@ impl Config {
             output_pkg: PathBuf::from("target/crdgen"),
             apis_pkg: self.apis_dir.clone(),
             groups: GroupVersions::parse_all(&self.groups_versions).map_err(usage)?,
-            header: self.boilerplate.clone().map_or(HeaderSource::Default, HeaderSource::File),
+            header: self
+                .boilerplate
+                .clone()
+                .map_or(HeaderSource::Default, HeaderSource::File),
             year: self.year.clone(),
             plural_exceptions: self.plural_exceptions.clone(),
             apis_module,

@@ -282,7 +282,12 @@ pub fn did_you_mean<'a>(
 ) -> Option<&'a str> {
     candidates
         .into_iter()
-        .map(|c| (strsim::jaro_winkler(&word.to_lowercase(), &c.to_lowercase()), c))
+        .map(|c| {
+            (
+                strsim::jaro_winkler(&word.to_lowercase(), &c.to_lowercase()),
+                c,
+            )
+        })
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
         .map(|(_, c)| c)

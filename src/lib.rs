@@ -26,4 +26,4 @@ mod source;
 
 pub use config::Config;
 pub use options::{Generator, GroupVersions, HeaderSource, Options};
-pub use pipeline::{generate, Error, Generation};
+pub use pipeline::{Error, Generation, generate};

@@ -48,7 +48,10 @@ pub fn plural(kind: &str, exceptions: &BTreeMap<String, String>) -> String {
 
 /// Pluralizes an already lower-cased word.
 pub fn pluralize(word: &str) -> String {
-    if ["s", "x", "z", "ch", "sh"].iter().any(|end| word.ends_with(end)) {
+    if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|end| word.ends_with(end))
+    {
         return format!("{word}es");
     }
     let mut chars = word.chars();
@@ -154,7 +157,9 @@ impl RenameRule {
             RenameRule::ScreamingSnake => RenameRule::Snake
                 .apply_to_variant(variant)
                 .to_ascii_uppercase(),
-            RenameRule::Kebab => RenameRule::Snake.apply_to_variant(variant).replace('_', "-"),
+            RenameRule::Kebab => RenameRule::Snake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
             RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
                 .apply_to_variant(variant)
                 .replace('_', "-"),
@@ -421,7 +426,10 @@ mod tests {
         assert_eq!(p.to_string(), "crate::apis");
         assert!(ModulePath::from_dir(std::path::Path::new("my-apis")).is_err());
         assert_eq!(
-            ModulePath::parse("crate::apis").unwrap().item("type").to_string(),
+            ModulePath::parse("crate::apis")
+                .unwrap()
+                .item("type")
+                .to_string(),
             "crate :: apis :: r#type"
         );
         assert!(ModulePath::parse("crate::a-b").is_err());

@@ -91,7 +91,9 @@ impl GroupVersions {
                 ));
             };
             if group.is_empty() {
-                return Err(format!("`{item}` names no group directory before the colon"));
+                return Err(format!(
+                    "`{item}` names no group directory before the colon"
+                ));
             }
             let versions: Vec<String> = versions.split(',').map(str::to_owned).collect();
             if versions.iter().any(String::is_empty) {
@@ -187,8 +189,16 @@ impl Options {
     /// Checks what the types alone cannot: both trees are plain relative paths below
     /// the output base, and neither contains the other.
     pub fn validate(&self) -> Result<(), String> {
-        for (name, dir) in [("OUTPUT_PKG", &self.output_pkg), ("APIS_PKG", &self.apis_pkg)] {
-            let plain = dir.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+        for (name, dir) in [
+            ("OUTPUT_PKG", &self.output_pkg),
+            ("APIS_PKG", &self.apis_pkg),
+        ] {
+            let plain = dir.components().all(|c| {
+                matches!(
+                    c,
+                    std::path::Component::Normal(_) | std::path::Component::CurDir
+                )
+            });
             if !plain || dir.as_os_str().is_empty() {
                 return Err(format!(
                     "{name} `{}` must be a relative path below the output base, without `..`",
@@ -205,14 +215,19 @@ impl Options {
             ));
         }
         if self.generators.is_empty() {
-            return Err(format!("no generators selected; valid names: {}", Generator::valid_names()));
+            return Err(format!(
+                "no generators selected; valid names: {}",
+                Generator::valid_names()
+            ));
         }
         Ok(())
     }
 }
 
 fn normalize(path: &std::path::Path) -> PathBuf {
-    path.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect()
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
 }
 
 #[cfg(test)]
@@ -229,9 +244,24 @@ mod tests {
     #[test]
     fn validates_output_and_apis_directories() {
         assert!(options("pkg/client", "pkg/apis").validate().is_ok());
-        assert!(options("pkg/apis/client", "pkg/apis").validate().unwrap_err().contains("overlap"));
-        assert!(options("./pkg", "pkg/apis").validate().unwrap_err().contains("overlap"));
-        assert!(options("../elsewhere", "pkg/apis").validate().unwrap_err().contains("without `..`"));
+        assert!(
+            options("pkg/apis/client", "pkg/apis")
+                .validate()
+                .unwrap_err()
+                .contains("overlap")
+        );
+        assert!(
+            options("./pkg", "pkg/apis")
+                .validate()
+                .unwrap_err()
+                .contains("overlap")
+        );
+        assert!(
+            options("../elsewhere", "pkg/apis")
+                .validate()
+                .unwrap_err()
+                .contains("without `..`")
+        );
         assert!(options("/abs", "pkg/apis").validate().is_err());
     }
 
@@ -251,7 +281,11 @@ mod tests {
                 },
             ]
         );
-        assert!(GroupVersions::parse_all("bcrds").unwrap_err().contains("bcrds:v1"));
+        assert!(
+            GroupVersions::parse_all("bcrds")
+                .unwrap_err()
+                .contains("bcrds:v1")
+        );
         assert!(GroupVersions::parse_all("bcrds:v1,").is_err());
         assert!(GroupVersions::parse_all("  ").is_err());
     }

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::diag::{render_all, Diagnostic, Diagnostics, Sources};
-use crate::emit::{self, header::Header, OutputSet, RustModule};
+use crate::diag::{Diagnostic, Diagnostics, Sources, render_all};
+use crate::emit::{self, OutputSet, RustModule, header::Header};
 use crate::model::{self, Model};
 use crate::options::Options;
 use crate::{generators, parse, source};
@@ -82,7 +82,9 @@ pub fn generate(opts: &Options) -> Result<Generation, Error> {
     opts.validate().map_err(Error::Usage)?;
     let mut sources = Sources::default();
     let mut diags = Diagnostics::default();
-    let stop = |diags: Diagnostics, sources: &Sources| Error::Diagnostics(render_all(&diags.into_sorted(), sources));
+    let stop = |diags: Diagnostics, sources: &Sources| {
+        Error::Diagnostics(render_all(&diags.into_sorted(), sources))
+    };
 
     let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base);
     let discovered = source::discover(opts, &mut sources, &mut diags);

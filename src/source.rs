@@ -65,10 +65,13 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
             continue;
         }
         found.inputs.push(group_dir.clone());
-        let module_file = [group_dir.join("mod.rs"), apis_dir.join(format!("{}.rs", gv.group))]
-            .into_iter()
-            .find(|p| p.is_file())
-            .and_then(|p| read(&p, None, &display, &mut found, sources, diags));
+        let module_file = [
+            group_dir.join("mod.rs"),
+            apis_dir.join(format!("{}.rs", gv.group)),
+        ]
+        .into_iter()
+        .find(|p| p.is_file())
+        .and_then(|p| read(&p, None, &display, &mut found, sources, diags));
 
         let mut versions = gv.versions.clone();
         versions.sort();
@@ -100,7 +103,14 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
                 continue;
             };
             let mut files = Vec::new();
-            files.extend(read(&module_path, None, &display, &mut found, sources, diags));
+            files.extend(read(
+                &module_path,
+                None,
+                &display,
+                &mut found,
+                sources,
+                diags,
+            ));
             if dir.is_dir() {
                 found.inputs.push(dir.clone());
                 for entry in walkdir::WalkDir::new(&dir)
@@ -111,7 +121,10 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
                     .filter_map(Result::ok)
                 {
                     let path = entry.path();
-                    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+                    let stem = path
+                        .file_stem()
+                        .and_then(|s| s.to_str())
+                        .unwrap_or_default();
                     if entry.file_type().is_file()
                         && path.extension().is_some_and(|e| e == "rs")
                         && stem != "mod"

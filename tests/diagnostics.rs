@@ -6,7 +6,10 @@ mod common;
 #[test]
 fn every_mistake_is_reported_with_place_code_and_hint() {
     let root = common::testdata("diagnostics");
-    let mut cases: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     cases.sort();
     assert!(cases.len() >= 13, "diagnostics cases went missing");
     for case in cases {
@@ -14,7 +17,10 @@ fn every_mistake_is_reported_with_place_code_and_hint() {
         let groups = std::fs::read_to_string(case.join("groups")).unwrap();
         let opts = crdgen::Options::new(&case, "client", "apis", groups.trim()).unwrap();
         let rendered = match crdgen::generate(&opts) {
-            Ok(generation) => panic!("{name}: expected an error, got {} warnings", generation.warnings.len()),
+            Ok(generation) => panic!(
+                "{name}: expected an error, got {} warnings",
+                generation.warnings.len()
+            ),
             Err(e) => e.to_string(),
         };
         insta::with_settings!({ prepend_module_to_snapshot => false, omit_expression => true }, {

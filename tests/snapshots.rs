@@ -15,7 +15,12 @@ fn model_and_generated_files() {
     for case in common::cases() {
         let opts = case.options();
         let generation = crdgen::generate(&opts).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-        assert!(generation.warnings.is_empty(), "{}: {}", case.name, generation.render_warnings());
+        assert!(
+            generation.warnings.is_empty(),
+            "{}: {}",
+            case.name,
+            generation.render_warnings()
+        );
         settings().bind(|| {
             insta::assert_yaml_snapshot!(format!("{}__model", case.name), generation.model);
             for (path, text) in common::generate_files(&opts) {
@@ -28,7 +33,11 @@ fn model_and_generated_files() {
 
 #[test]
 fn build_rs_single_file() {
-    let case = common::cases().into_iter().find(|c| c.name == "consumer").unwrap();
+    let case = common::cases()
+        .into_iter()
+        .find(|c| c.name == "consumer")
+        .unwrap();
     let generation = crdgen::generate(&case.options()).unwrap();
-    settings().bind(|| insta::assert_snapshot!("consumer__crdgen.rs", generation.single_file().unwrap()));
+    settings()
+        .bind(|| insta::assert_snapshot!("consumer__crdgen.rs", generation.single_file().unwrap()));
 }

@@ -25,10 +25,12 @@ pub struct RustModule {
 impl RustModule {
     /// The child module `name`, created (with `doc`) on first use.
     pub fn child(&mut self, name: &str, doc: impl FnOnce() -> String) -> &mut RustModule {
-        self.children.entry(name.to_owned()).or_insert_with(|| RustModule {
-            doc: doc(),
-            ..RustModule::default()
-        })
+        self.children
+            .entry(name.to_owned())
+            .or_insert_with(|| RustModule {
+                doc: doc(),
+                ..RustModule::default()
+            })
     }
 
     fn declarations(&self) -> TokenStream {
@@ -66,7 +68,11 @@ impl RustModule {
 pub fn doc(text: &str) -> TokenStream {
     text.lines()
         .map(|line| {
-            let line = if line.is_empty() { String::new() } else { format!(" {line}") };
+            let line = if line.is_empty() {
+                String::new()
+            } else {
+                format!(" {line}")
+            };
             quote!(#[doc = #line])
         })
         .collect()
@@ -84,17 +90,26 @@ pub struct OutputSet {
 /// Lays the tree out as files under `dir`: `dir/mod.rs` for the root, `name/mod.rs`
 /// for a module with children, `name.rs` for one without.
 pub fn to_files(tree: &RustModule, header: &Header, dir: &Path) -> Result<OutputSet, Diagnostic> {
-    let mut out = OutputSet { owned_dir: dir.to_owned(), files: BTreeMap::new() };
+    let mut out = OutputSet {
+        owned_dir: dir.to_owned(),
+        files: BTreeMap::new(),
+    };
     let mut root = tree.declarations();
     root.extend(tree.items.clone());
-    out.files.insert(dir.join("mod.rs"), header.rust_file(&format(root)?));
+    out.files
+        .insert(dir.join("mod.rs"), header.rust_file(&format(root)?));
     for (name, child) in &tree.children {
         add_files(child, header, &dir.join(name), &mut out)?;
     }
     Ok(out)
 }
 
-fn add_files(module: &RustModule, header: &Header, path: &Path, out: &mut OutputSet) -> Result<(), Diagnostic> {
+fn add_files(
+    module: &RustModule,
+    header: &Header,
+    path: &Path,
+    out: &mut OutputSet,
+) -> Result<(), Diagnostic> {
     let mut tokens = module.declarations();
     tokens.extend(module.items.clone());
     let file = if module.children.is_empty() {
@@ -116,8 +131,11 @@ pub fn to_single_file(tree: &RustModule, header: &Header) -> Result<String, Diag
 
 fn format(tokens: TokenStream) -> Result<String, Diagnostic> {
     let file: syn::File = syn::parse2(tokens.clone()).map_err(|e| {
-        Diagnostic::error(Code::Bug, format!("crdgen generated invalid Rust ({e}): {tokens}"))
-            .hint("this is a bug in crdgen; please report it with the input that caused it")
+        Diagnostic::error(
+            Code::Bug,
+            format!("crdgen generated invalid Rust ({e}): {tokens}"),
+        )
+        .hint("this is a bug in crdgen; please report it with the input that caused it")
     })?;
     Ok(prettyplease::unparse(&file))
 }
@@ -129,23 +147,36 @@ mod tests {
     fn tree() -> RustModule {
         let mut root = RustModule::default();
         let apis = root.child("apis", || "APIs.".into());
-        apis.child("leaf", || "A leaf.".into()).items = quote!(pub const X: u8 = 1;);
+        apis.child("leaf", || "A leaf.".into()).items = quote!(
+            pub const X: u8 = 1;
+        );
         root
     }
 
     #[test]
     fn lays_out_modules_as_files() {
-        let header = Header::load(&crate::options::HeaderSource::Default, None, Path::new(".")).unwrap();
+        let header =
+            Header::load(&crate::options::HeaderSource::Default, None, Path::new(".")).unwrap();
         let out = to_files(&tree(), &header, Path::new("pkg/client")).unwrap();
         let names: Vec<_> = out.files.keys().map(|p| p.display().to_string()).collect();
-        assert_eq!(names, ["pkg/client/apis/leaf.rs", "pkg/client/apis/mod.rs", "pkg/client/mod.rs"]);
+        assert_eq!(
+            names,
+            [
+                "pkg/client/apis/leaf.rs",
+                "pkg/client/apis/mod.rs",
+                "pkg/client/mod.rs"
+            ]
+        );
         assert!(out.files[Path::new("pkg/client/mod.rs")].ends_with("/// APIs.\npub mod apis;\n"));
-        assert!(out.files[Path::new("pkg/client/apis/leaf.rs")].ends_with("pub const X: u8 = 1;\n"));
+        assert!(
+            out.files[Path::new("pkg/client/apis/leaf.rs")].ends_with("pub const X: u8 = 1;\n")
+        );
     }
 
     #[test]
     fn inlines_modules_into_one_file() {
-        let header = Header::load(&crate::options::HeaderSource::Default, None, Path::new(".")).unwrap();
+        let header =
+            Header::load(&crate::options::HeaderSource::Default, None, Path::new(".")).unwrap();
         let text = to_single_file(&tree(), &header).unwrap();
         assert!(text.contains("/// APIs.\npub mod apis {\n    /// A leaf.\n    pub mod leaf {\n        pub const X: u8 = 1;\n    }\n}\n"), "{text}");
     }

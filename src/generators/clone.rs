@@ -39,10 +39,21 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
 fn clone_impl(ctx: &Context<'_>, def: &TypeDef, diags: &mut Diagnostics) -> Option<TokenStream> {
     let name = &def.key.name;
     let refuse = |diags: &mut Diagnostics, pos, message: String, hint: &str| {
-        diags.push(Diagnostic::error(Code::Unsupported, message).at(&def.file, pos).hint(hint));
+        diags.push(
+            Diagnostic::error(Code::Unsupported, message)
+                .at(&def.file, pos)
+                .hint(hint),
+        );
     };
     if def.unsupported_generics {
-        refuse(diags, def.pos, format!("cannot generate `Clone` for `{name}`: it has lifetime or const parameters or a where clause"), "derive `Clone` on it");
+        refuse(
+            diags,
+            def.pos,
+            format!(
+                "cannot generate `Clone` for `{name}`: it has lifetime or const parameters or a where clause"
+            ),
+            "derive `Clone` on it",
+        );
         return None;
     }
     let Some(via) = &def.reachable_via else {
@@ -52,9 +63,12 @@ fn clone_impl(ctx: &Context<'_>, def: &TypeDef, diags: &mut Diagnostics) -> Opti
             "make it `pub`, or derive `Clone` on it"
         };
         diags.push(
-            Diagnostic::error(Code::UnreachableType, format!("generated code cannot name `{name}` to implement `Clone` for it"))
-                .at(&def.file, def.pos)
-                .hint(hint),
+            Diagnostic::error(
+                Code::UnreachableType,
+                format!("generated code cannot name `{name}` to implement `Clone` for it"),
+            )
+            .at(&def.file, def.pos)
+            .hint(hint),
         );
         return None;
     };
@@ -64,18 +78,28 @@ fn clone_impl(ctx: &Context<'_>, def: &TypeDef, diags: &mut Diagnostics) -> Opti
         refuse(
             diags,
             private.pos,
-            format!("cannot generate `Clone` for `{name}`: field `{}` is private to its module", private.name),
+            format!(
+                "cannot generate `Clone` for `{name}`: field `{}` is private to its module",
+                private.name
+            ),
             "make the field `pub` or `pub(crate)`, or derive `Clone` on the type",
         );
         return None;
     }
 
     let path = ctx.type_path(&def.key, via);
-    let params: Vec<_> = def.generics.iter().map(|g| format_ident!("{}", g)).collect();
+    let params: Vec<_> = def
+        .generics
+        .iter()
+        .map(|g| format_ident!("{}", g))
+        .collect();
     let (impl_generics, ty_generics) = if params.is_empty() {
         (TokenStream::new(), TokenStream::new())
     } else {
-        (quote!(<#(#params: ::core::clone::Clone),*>), quote!(<#(#params),*>))
+        (
+            quote!(<#(#params: ::core::clone::Clone),*>),
+            quote!(<#(#params),*>),
+        )
     };
     let body = match &def.body {
         Body::Struct(Fields::Unit) => quote!(Self),
@@ -120,7 +144,10 @@ fn destructure(ctor: TokenStream, fields: &Fields) -> (TokenStream, TokenStream)
         }
         Fields::Tuple(fields) => {
             let bindings: Vec<_> = (0..fields.len()).map(|i| format_ident!("f{i}")).collect();
-            (quote!(#ctor(#(#bindings),*)), quote!(#ctor(#(#clone(#bindings)),*)))
+            (
+                quote!(#ctor(#(#bindings),*)),
+                quote!(#ctor(#(#clone(#bindings)),*)),
+            )
         }
         Fields::Unit => (ctor.clone(), ctor),
     }

@@ -49,10 +49,16 @@ impl Context<'_> {
                 .to_owned()
         })
         .child(&key.group, || {
-            let name = self.model.groups.get(&key.group).map_or(key.group.as_str(), |g| g.name.as_str());
+            let name = self
+                .model
+                .groups
+                .get(&key.group)
+                .map_or(key.group.as_str(), |g| g.name.as_str());
             format!("The `{name}` API group.")
         })
-        .child(&key.version, || format!("Version `{}` of the group.", key.version))
+        .child(&key.version, || {
+            format!("Version `{}` of the group.", key.version)
+        })
     }
 
     /// The Rust path of a type in the user's crate, reached through `via` (a module path
@@ -70,13 +76,22 @@ impl Context<'_> {
     pub fn type_tokens(&self, ty: &TypeRef) -> Result<TokenStream, String> {
         match ty {
             TypeRef::Other(text) => text.parse().map_err(|_| text.clone()),
-            TypeRef::Path { segments, args, target } => {
+            TypeRef::Path {
+                segments,
+                args,
+                target,
+            } => {
                 let base = match target {
                     Some(Target::Local(key)) => {
-                        let def = self.model.groups.get(&key.group)
+                        let def = self
+                            .model
+                            .groups
+                            .get(&key.group)
                             .and_then(|g| g.versions.get(&key.version))
                             .and_then(|v| v.types.get(&key.id()));
-                        let via = def.and_then(|d| d.reachable_via.as_deref()).ok_or_else(|| key.name.clone())?;
+                        let via = def
+                            .and_then(|d| d.reachable_via.as_deref())
+                            .ok_or_else(|| key.name.clone())?;
                         self.type_path(key, via)
                     }
                     Some(Target::Absolute(path)) => {
@@ -96,7 +111,10 @@ impl Context<'_> {
                 if args.is_empty() {
                     return Ok(base);
                 }
-                let args = args.iter().map(|a| self.type_tokens(a)).collect::<Result<Vec<_>, _>>()?;
+                let args = args
+                    .iter()
+                    .map(|a| self.type_tokens(a))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok(quote!(#base<#(#args),*>))
             }
         }

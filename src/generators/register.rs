@@ -7,13 +7,17 @@ use quote::quote;
 
 use super::Context;
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::emit::{doc, RustModule};
+use crate::emit::{RustModule, doc};
 use crate::model::{Kind, KindStyle, TypeDef};
 use crate::naming::{self, consts};
 
 pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
     for (group_name, version) in ctx.versions() {
-        let kinds: Vec<&Kind> = version.kinds.values().filter(|k| k.style == KindStyle::Markers).collect();
+        let kinds: Vec<&Kind> = version
+            .kinds
+            .values()
+            .filter(|k| k.style == KindStyle::Markers)
+            .collect();
         let Some(first) = kinds.first() else { continue };
         let group_const = naming::ident(consts::GROUP);
         let version_const = naming::ident(consts::VERSION);
@@ -21,8 +25,12 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
         let api_version = format!("{group_name}/{}", version.name);
         let version_name = &version.name;
         let group_doc = doc(&format!("The API group of this package: `{group_name}`."));
-        let version_doc = doc(&format!("The API version of this package: `{version_name}`."));
-        let api_version_doc = doc(&format!("The `apiVersion` of objects in this package: `{api_version}`."));
+        let version_doc = doc(&format!(
+            "The API version of this package: `{version_name}`."
+        ));
+        let api_version_doc = doc(&format!(
+            "The `apiVersion` of objects in this package: `{api_version}`."
+        ));
         let mut items = quote! {
             #group_doc
             pub const #group_const: &str = #group_name;
@@ -97,7 +105,12 @@ fn object_meta() -> TokenStream {
 /// `Kind::new(name, spec)`, which sets `apiVersion` and `kind` so that the object
 /// carries them on the wire. Skipped, with a warning, when a field has no obvious
 /// starting value.
-fn constructor(ctx: &Context<'_>, kind: &Kind, def: &TypeDef, diags: &mut Diagnostics) -> TokenStream {
+fn constructor(
+    ctx: &Context<'_>,
+    kind: &Kind,
+    def: &TypeDef,
+    diags: &mut Diagnostics,
+) -> TokenStream {
     let ty = ctx.type_path(&kind.root, &kind.path);
     let object_meta = object_meta();
     let mut params = Vec::new();
@@ -138,8 +151,14 @@ fn constructor(ctx: &Context<'_>, kind: &Kind, def: &TypeDef, diags: &mut Diagno
         None => None,
         Some(_) if def.derives("Default") => Some(quote!(..::std::default::Default::default())),
         Some(field) => {
-        diags.push(
-            Diagnostic::warning(Code::Unsupported, format!("no `{}::new`: field `{}` has no obvious starting value", kind.name, field.name))
+            diags.push(
+                Diagnostic::warning(
+                    Code::Unsupported,
+                    format!(
+                        "no `{}::new`: field `{}` has no obvious starting value",
+                        kind.name, field.name
+                    ),
+                )
                 .at(&def.file, field.pos)
                 .hint("make the field an `Option`, or derive `Default` on the kind"),
             );

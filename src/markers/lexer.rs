@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::table::{Arg, MarkerDef, NamedArg};
 use super::Value;
+use super::table::{Arg, MarkerDef, NamedArg};
 use crate::diag::did_you_mean;
 
 /// Reads `rest`, the text after the marker's name: empty, `=value` or `:key=value,…`.
@@ -80,7 +80,11 @@ fn named(args: &'static [NamedArg], rest: &str) -> Result<Value, String> {
         .or_else(|| rest.strip_prefix('='))
         .unwrap_or(rest);
     let mut out = BTreeMap::new();
-    let parts = if body.trim().is_empty() { Vec::new() } else { split_top(body, ',')? };
+    let parts = if body.trim().is_empty() {
+        Vec::new()
+    } else {
+        split_top(body, ',')?
+    };
     for (i, part) in parts.into_iter().enumerate() {
         let part = part.trim();
         let (key, text) = match split_key(part) {
@@ -107,7 +111,13 @@ fn named(args: &'static [NamedArg], rest: &str) -> Result<Value, String> {
     let missing: Vec<String> = args
         .iter()
         .filter(|a| a.required && !out.contains_key(a.name))
-        .map(|a| if a.name.is_empty() { "a leading name".to_owned() } else { format!("`{}`", a.name) })
+        .map(|a| {
+            if a.name.is_empty() {
+                "a leading name".to_owned()
+            } else {
+                format!("`{}`", a.name)
+            }
+        })
         .collect();
     if !missing.is_empty() {
         return Err(format!("missing {}", missing.join(", ")));
@@ -165,7 +175,11 @@ fn unquote(text: &str) -> Result<String, String> {
     if let Some(raw) = text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) {
         return Ok(raw.to_owned());
     }
-    let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).filter(|_| text.len() >= 2) else {
+    let Some(inner) = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .filter(|_| text.len() >= 2)
+    else {
         return Ok(text.to_owned());
     };
     let mut out = String::with_capacity(inner.len());

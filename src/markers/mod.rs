@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::diag::{did_you_mean, Code, Diagnostic, Diagnostics, Pos};
+use crate::diag::{Code, Diagnostic, Diagnostics, Pos, did_you_mean};
 use crate::model::DocLine;
 use table::{Arg, MarkerDef};
 
@@ -64,7 +64,12 @@ pub struct Extracted {
 
 /// Splits doc lines into prose and markers, type-checking every marker against the
 /// table. Problems go to `diags`, pointing into `file`.
-pub fn extract(lines: &[DocLine], target: Target, file: &str, diags: &mut Diagnostics) -> Extracted {
+pub fn extract(
+    lines: &[DocLine],
+    target: Target,
+    file: &str,
+    diags: &mut Diagnostics,
+) -> Extracted {
     let mut out = Extracted::default();
     let mut prose: Vec<&str> = Vec::new();
     for line in lines {
@@ -86,7 +91,10 @@ pub fn extract(lines: &[DocLine], target: Target, file: &str, diags: &mut Diagno
     while prose.last().is_some_and(|l| l.is_empty()) {
         prose.pop();
     }
-    let first = prose.iter().position(|l| !l.is_empty()).unwrap_or(prose.len());
+    let first = prose
+        .iter()
+        .position(|l| !l.is_empty())
+        .unwrap_or(prose.len());
     out.docs = prose[first..].join("\n");
     out
 }
@@ -113,11 +121,17 @@ pub struct Problem {
 
 impl Problem {
     fn new(code: Code, message: String, hint: impl Into<String>) -> Self {
-        Problem { code, message, hint: hint.into() }
+        Problem {
+            code,
+            message,
+            hint: hint.into(),
+        }
     }
 
     fn into_diagnostic(self, file: &str, pos: Pos) -> Diagnostic {
-        Diagnostic::error(self.code, self.message).at(file, pos).hint(self.hint)
+        Diagnostic::error(self.code, self.message)
+            .at(file, pos)
+            .hint(self.hint)
     }
 }
 
@@ -146,7 +160,11 @@ pub fn parse(text: &str, target: Target) -> Result<Option<Marker>, Problem> {
         )
     })?;
     debug_assert!(!items || def.items_form);
-    Ok(Some(Marker { name: name.to_owned(), value, pos: Pos::default() }))
+    Ok(Some(Marker {
+        name: name.to_owned(),
+        value,
+        pos: Pos::default(),
+    }))
 }
 
 /// The longest table name that `text` starts with, ending where a name can end.
@@ -177,7 +195,11 @@ fn unknown(text: &str) -> Problem {
         Some(best) => format!("did you mean `+{best}`?"),
         None => "see the README's marker table for the markers crdgen knows".to_owned(),
     };
-    Problem::new(Code::UnknownMarker, format!("unknown marker `+{head}`"), hint)
+    Problem::new(
+        Code::UnknownMarker,
+        format!("unknown marker `+{head}`"),
+        hint,
+    )
 }
 
 /// How the marker is written, for hints.
@@ -199,11 +221,23 @@ fn example(def: &MarkerDef, name: &str) -> String {
                 .filter(|a| a.required)
                 .map(|a| {
                     let value = sample(a.arg).trim_start_matches('=');
-                    if a.name.is_empty() { value.to_owned() } else { format!("{}={value}", a.name) }
+                    if a.name.is_empty() {
+                        value.to_owned()
+                    } else {
+                        format!("{}={value}", a.name)
+                    }
                 })
                 .collect();
-            let sep = if args.first().is_some_and(|a| a.name.is_empty()) { "=" } else { ":" };
-            let optional: Vec<&str> = args.iter().filter(|a| !a.required).map(|a| a.name).collect();
+            let sep = if args.first().is_some_and(|a| a.name.is_empty()) {
+                "="
+            } else {
+                ":"
+            };
+            let optional: Vec<&str> = args
+                .iter()
+                .filter(|a| !a.required)
+                .map(|a| a.name)
+                .collect();
             let mut hint = format!("write it as `+{name}{sep}{}`", parts.join(","));
             if !optional.is_empty() {
                 hint.push_str(&format!("; optional: {}", optional.join(", ")));
@@ -225,12 +259,27 @@ mod tests {
     #[test]
     fn parses_each_argument_shape() {
         assert_eq!(ok("genclient", Target::Type), Value::Bool(true));
-        assert_eq!(ok("kubebuilder:object:root=true", Target::Type), Value::Bool(true));
-        assert_eq!(ok("groupName=bcrds.example.com", Target::Package), Value::String("bcrds.example.com".into()));
-        assert_eq!(ok("kubebuilder:validation:Minimum=-1.5", Target::Field), Value::Number(-1.5));
-        assert_eq!(ok("kubebuilder:validation:MaxLength=63", Target::Field), Value::Int(63));
         assert_eq!(
-            ok("kubebuilder:validation:Enum=Ready;\"Not Ready\";Unknown", Target::Field),
+            ok("kubebuilder:object:root=true", Target::Type),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            ok("groupName=bcrds.example.com", Target::Package),
+            Value::String("bcrds.example.com".into())
+        );
+        assert_eq!(
+            ok("kubebuilder:validation:Minimum=-1.5", Target::Field),
+            Value::Number(-1.5)
+        );
+        assert_eq!(
+            ok("kubebuilder:validation:MaxLength=63", Target::Field),
+            Value::Int(63)
+        );
+        assert_eq!(
+            ok(
+                "kubebuilder:validation:Enum=Ready;\"Not Ready\";Unknown",
+                Target::Field
+            ),
             Value::List(vec!["Ready".into(), "Not Ready".into(), "Unknown".into()])
         );
         assert_eq!(
@@ -244,24 +293,45 @@ mod tests {
             panic!("expected named args")
         };
         assert_eq!(args["name"], Value::String("Ready".into()));
-        assert_eq!(args["JSONPath"], Value::String(r#".status.conditions[?(@.type=="Ready")].status"#.into()));
+        assert_eq!(
+            args["JSONPath"],
+            Value::String(r#".status.conditions[?(@.type=="Ready")].status"#.into())
+        );
         assert_eq!(args["priority"], Value::Int(1));
-        let Value::Args(args) = ok("genclient:method=GetScale,verb=get,subresource=scale", Target::Type) else {
+        let Value::Args(args) = ok(
+            "genclient:method=GetScale,verb=get,subresource=scale",
+            Target::Type,
+        ) else {
             panic!("expected named args")
         };
         assert_eq!(args[""], Value::String("GetScale".into()));
         assert_eq!(args["verb"], Value::String("get".into()));
-        let Value::Args(args) = ok("kubebuilder:resource:path=examples,shortName=ex;exa,scope=Cluster", Target::Type) else {
+        let Value::Args(args) = ok(
+            "kubebuilder:resource:path=examples,shortName=ex;exa,scope=Cluster",
+            Target::Type,
+        ) else {
             panic!("expected named args")
         };
-        assert_eq!(args["shortName"], Value::List(vec!["ex".into(), "exa".into()]));
-        assert_eq!(ok("kubebuilder:default={a: 1}", Target::Field), Value::String("{a: 1}".into()));
+        assert_eq!(
+            args["shortName"],
+            Value::List(vec!["ex".into(), "exa".into()])
+        );
+        assert_eq!(
+            ok("kubebuilder:default={a: 1}", Target::Field),
+            Value::String("{a: 1}".into())
+        );
     }
 
     #[test]
     fn other_tools_markers_are_ignored() {
         assert_eq!(parse("k8s:deepcopy-gen=package", Target::Package), Ok(None));
-        assert_eq!(parse("operator-sdk:csv:customresourcedefinitions:type=spec", Target::Field), Ok(None));
+        assert_eq!(
+            parse(
+                "operator-sdk:csv:customresourcedefinitions:type=spec",
+                Target::Field
+            ),
+            Ok(None)
+        );
     }
 
     #[test]
@@ -281,7 +351,11 @@ mod tests {
         assert!(err.message.contains("`type`"), "{}", err.message);
 
         let err = parse("kubebuilder:resource:scpoe=Cluster", Target::Type).unwrap_err();
-        assert!(err.message.contains("did you mean `scope`"), "{}", err.message);
+        assert!(
+            err.message.contains("did you mean `scope`"),
+            "{}",
+            err.message
+        );
 
         let err = parse("genclient=yes", Target::Type).unwrap_err();
         assert_eq!(err.code, Code::BadMarkerArgument);
@@ -293,11 +367,24 @@ mod tests {
 
     #[test]
     fn extract_separates_prose_and_markers() {
-        let lines: Vec<DocLine> = [" Example is a kind.", "", " +genclient", " +k8s:deepcopy-gen:interfaces=x", " More text.", ""]
-            .iter()
-            .enumerate()
-            .map(|(i, t)| DocLine { text: (*t).to_owned(), pos: Pos { line: i + 1, col: 4 } })
-            .collect();
+        let lines: Vec<DocLine> = [
+            " Example is a kind.",
+            "",
+            " +genclient",
+            " +k8s:deepcopy-gen:interfaces=x",
+            " More text.",
+            "",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| DocLine {
+            text: (*t).to_owned(),
+            pos: Pos {
+                line: i + 1,
+                col: 4,
+            },
+        })
+        .collect();
         let mut diags = Diagnostics::default();
         let out = extract(&lines, Target::Type, "f.rs", &mut diags);
         assert!(!diags.has_errors());

@@ -45,20 +45,38 @@ pub const OWNED_NAMESPACES: &[&str] = &["genclient", "kubebuilder", "groupName",
 pub const ITEMS_PREFIX: &str = "kubebuilder:validation:items:";
 
 const fn req(name: &'static str, arg: Arg) -> NamedArg {
-    NamedArg { name, arg, required: true }
+    NamedArg {
+        name,
+        arg,
+        required: true,
+    }
 }
 
 const fn opt(name: &'static str, arg: Arg) -> NamedArg {
-    NamedArg { name, arg, required: false }
+    NamedArg {
+        name,
+        arg,
+        required: false,
+    }
 }
 
 const fn m(name: &'static str, targets: &'static [Target], arg: Arg) -> MarkerDef {
-    MarkerDef { name, targets, arg, items_form: false }
+    MarkerDef {
+        name,
+        targets,
+        arg,
+        items_form: false,
+    }
 }
 
 /// A validation marker, also valid in its `items:` form.
 const fn v(name: &'static str, arg: Arg) -> MarkerDef {
-    MarkerDef { name, targets: &[Field, Type], arg, items_form: true }
+    MarkerDef {
+        name,
+        targets: &[Field, Type],
+        arg,
+        items_form: true,
+    }
 }
 
 const XVALIDATION: &[NamedArg] = &[
@@ -75,8 +93,16 @@ pub static MARKERS: &[MarkerDef] = &[
     m("groupName", &[Package], Arg::String),
     m("kubebuilder:skip", &[Package], Arg::Flag),
     m("kubebuilder:object:generate", &[Package, Type], Arg::Bool),
-    m("kubebuilder:validation:Optional", &[Package, Field], Arg::Flag),
-    m("kubebuilder:validation:Required", &[Package, Field], Arg::Flag),
+    m(
+        "kubebuilder:validation:Optional",
+        &[Package, Field],
+        Arg::Flag,
+    ),
+    m(
+        "kubebuilder:validation:Required",
+        &[Package, Field],
+        Arg::Flag,
+    ),
     // Client generation (client-gen).
     m("genclient", &[Type], Arg::Flag),
     m("genclient:nonNamespaced", &[Type], Arg::Flag),
@@ -134,9 +160,17 @@ pub static MARKERS: &[MarkerDef] = &[
     ),
     m("kubebuilder:storageversion", &[Type], Arg::Flag),
     m("kubebuilder:unservedversion", &[Type], Arg::Flag),
-    m("kubebuilder:deprecatedversion", &[Type], Arg::Named(&[opt("warning", Arg::String)])),
+    m(
+        "kubebuilder:deprecatedversion",
+        &[Type],
+        Arg::Named(&[opt("warning", Arg::String)]),
+    ),
     m("kubebuilder:skipversion", &[Type], Arg::Flag),
-    m("kubebuilder:selectablefield", &[Type], Arg::Named(&[req("JSONPath", Arg::String)])),
+    m(
+        "kubebuilder:selectablefield",
+        &[Type],
+        Arg::Named(&[req("JSONPath", Arg::String)]),
+    ),
     m(
         "kubebuilder:metadata",
         &[Type],
@@ -163,13 +197,24 @@ pub static MARKERS: &[MarkerDef] = &[
     v("kubebuilder:validation:XPreserveUnknownFields", Arg::Flag),
     v("kubebuilder:validation:XEmbeddedResource", Arg::Flag),
     v("kubebuilder:validation:XIntOrString", Arg::Flag),
-    v("kubebuilder:validation:XValidation", Arg::Named(XVALIDATION)),
+    v(
+        "kubebuilder:validation:XValidation",
+        Arg::Named(XVALIDATION),
+    ),
     m("kubebuilder:validation:Schemaless", &[Field], Arg::Flag),
-    m("kubebuilder:validation:EmbeddedResource", &[Field, Type], Arg::Flag),
+    m(
+        "kubebuilder:validation:EmbeddedResource",
+        &[Field, Type],
+        Arg::Flag,
+    ),
     m("kubebuilder:default", &[Field, Type], Arg::Raw),
     m("kubebuilder:example", &[Field, Type], Arg::Raw),
     m("kubebuilder:title", &[Field, Type], Arg::String),
-    m("kubebuilder:pruning:PreserveUnknownFields", &[Field, Type], Arg::Flag),
+    m(
+        "kubebuilder:pruning:PreserveUnknownFields",
+        &[Field, Type],
+        Arg::Flag,
+    ),
     // Kubernetes API conventions shared by the Go tools.
     m("optional", &[Field], Arg::Flag),
     m("required", &[Field], Arg::Flag),
@@ -215,8 +260,21 @@ mod tests {
         assert_eq!(names.len(), count, "a marker is declared twice");
         for def in MARKERS {
             let ns = def.name.split(':').next().unwrap();
-            let convention = ["optional", "required", "nullable", "listType", "listMapKey", "mapType", "structType", "resourceName"];
-            assert!(OWNED_NAMESPACES.contains(&ns) || convention.contains(&def.name), "{}", def.name);
+            let convention = [
+                "optional",
+                "required",
+                "nullable",
+                "listType",
+                "listMapKey",
+                "mapType",
+                "structType",
+                "resourceName",
+            ];
+            assert!(
+                OWNED_NAMESPACES.contains(&ns) || convention.contains(&def.name),
+                "{}",
+                def.name
+            );
         }
     }
 

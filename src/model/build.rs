@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::resolve::{Resolver, Scope, TypeIndex};
 use super::{
-    Body, Field, Fields, Group, Kind, KindStyle, Model, Target, TypeDef, TypeKey, TypeRef,
-    Version, Visibility,
+    Body, Field, Fields, Group, Kind, KindStyle, Model, Target, TypeDef, TypeKey, TypeRef, Version,
+    Visibility,
 };
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::markers::{self, Marker, Value};
@@ -23,7 +23,8 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
     let mut group_markers: BTreeMap<String, (String, Vec<Marker>)> = BTreeMap::new();
 
     for group in groups {
-        let apis_dir = crate::source::display_path(&opts.output_base, &opts.output_base.join(&opts.apis_pkg));
+        let apis_dir =
+            crate::source::display_path(&opts.output_base, &opts.output_base.join(&opts.apis_pkg));
         if !naming::is_identifier(&group.dir) {
             diags.push(
                 Diagnostic::error(Code::InvalidName, format!("group directory `{}` is not a Rust module name", group.dir))
@@ -33,32 +34,57 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
         }
         if let Some(file) = &group.module_file {
             report_comment_markers(file, diags);
-            let package = markers::extract(&file.inner_docs, markers::Target::Package, &file.path, diags).markers;
+            let package = markers::extract(
+                &file.inner_docs,
+                markers::Target::Package,
+                &file.path,
+                diags,
+            )
+            .markers;
             group_markers.insert(group.dir.clone(), (file.path.clone(), package));
         }
         let mut versions = BTreeMap::new();
         for version in group.versions {
             if !naming::is_api_version(&version.name) {
                 diags.push(
-                    Diagnostic::error(Code::InvalidName, format!("`{}` is not a Kubernetes API version", version.name))
-                        .at_path(format!("{apis_dir}/{}/{}", group.dir, version.name))
-                        .hint("versions look like `v1`, `v1alpha1` or `v2beta3`"),
+                    Diagnostic::error(
+                        Code::InvalidName,
+                        format!("`{}` is not a Kubernetes API version", version.name),
+                    )
+                    .at_path(format!("{apis_dir}/{}/{}", group.dir, version.name))
+                    .hint("versions look like `v1`, `v1alpha1` or `v2beta3`"),
                 );
             }
-            let built = build_version(&group.dir, &version.name, version.files, &mut index, &mut scopes, diags);
+            let built = build_version(
+                &group.dir,
+                &version.name,
+                version.files,
+                &mut index,
+                &mut scopes,
+                diags,
+            );
             versions.insert(version.name, built);
         }
         model.groups.insert(
             group.dir.clone(),
-            Group { dir: group.dir, name: String::new(), versions },
+            Group {
+                dir: group.dir,
+                name: String::new(),
+                versions,
+            },
         );
     }
 
-    let resolver = Resolver { index: &index, apis_module: &opts.apis_module };
+    let resolver = Resolver {
+        index: &index,
+        apis_module: &opts.apis_module,
+    };
     for group in model.groups.values_mut() {
         for version in group.versions.values_mut() {
             for ty in version.types.values_mut() {
-                let Some(scope) = scopes.iter().find(|s| s.owns(&ty.key)) else { continue };
+                let Some(scope) = scopes.iter().find(|s| s.owns(&ty.key)) else {
+                    continue;
+                };
                 let scope = scope.scope();
                 for field in fields_mut(&mut ty.body) {
                     resolver.resolve(&mut field.ty, &scope);
@@ -125,15 +151,31 @@ fn build_version(
     let module_file = files.iter().find(|f| f.module.is_none());
     let module_file_path = module_file.map(|f| f.path.clone());
     let declared: BTreeMap<String, Visibility> = module_file
-        .map(|f| f.mods.iter().map(|m| (m.name.clone(), m.visibility)).collect())
+        .map(|f| {
+            f.mods
+                .iter()
+                .map(|m| (m.name.clone(), m.visibility))
+                .collect()
+        })
         .unwrap_or_default();
     // `pub use file::*` / `pub use file::Name` in the version's module file.
     let reexports: Vec<UseEntry> = module_file
-        .map(|f| f.uses.iter().filter(|u| u.visibility.crate_visible()).cloned().collect())
+        .map(|f| {
+            f.uses
+                .iter()
+                .filter(|u| u.visibility.crate_visible())
+                .cloned()
+                .collect()
+        })
         .unwrap_or_default();
     let reexported = |file: &str, name: &str| {
         reexports.iter().any(|u| {
-            let path: Vec<&str> = u.path.iter().map(String::as_str).skip_while(|s| *s == "self").collect();
+            let path: Vec<&str> = u
+                .path
+                .iter()
+                .map(String::as_str)
+                .skip_while(|s| *s == "self")
+                .collect();
             match (u.glob, path.as_slice()) {
                 (true, [m]) => *m == file,
                 (false, [m, n]) => *m == file && *n == name && u.alias.is_none(),
@@ -141,33 +183,49 @@ fn build_version(
             }
         })
     };
-    let manual_clones: BTreeSet<String> = files.iter().flat_map(|f| f.manual_clones.iter().cloned()).collect();
+    let manual_clones: BTreeSet<String> = files
+        .iter()
+        .flat_map(|f| f.manual_clones.iter().cloned())
+        .collect();
 
     for file in files {
         report_comment_markers(&file, diags);
-        out.markers.extend(markers::extract(&file.inner_docs, markers::Target::Package, &file.path, diags).markers);
+        out.markers.extend(
+            markers::extract(
+                &file.inner_docs,
+                markers::Target::Package,
+                &file.path,
+                diags,
+            )
+            .markers,
+        );
         let module_visibility = match &file.module {
             None => Some(Visibility::Public),
-            Some(stem) => match declared.get(stem) {
-                Some(vis) => Some(*vis),
-                None => {
-                    let hint = match &module_file_path {
-                        Some(m) => format!("add `pub mod {stem};` to {m}"),
-                        None => format!("declare it with `pub mod {stem};` in the version's mod.rs"),
-                    };
-                    diags.push(
+            Some(stem) => {
+                match declared.get(stem) {
+                    Some(vis) => Some(*vis),
+                    None => {
+                        let hint = match &module_file_path {
+                            Some(m) => format!("add `pub mod {stem};` to {m}"),
+                            None => {
+                                format!("declare it with `pub mod {stem};` in the version's mod.rs")
+                            }
+                        };
+                        diags.push(
                         Diagnostic::error(Code::UndeclaredModule, format!("`{stem}` is not declared as a module, so Rust never compiles it"))
                             .at(&file.path, Pos { line: 1, col: 1 })
                             .hint(hint),
                     );
-                    None
+                        None
+                    }
                 }
-            },
+            }
         };
         let mut local_types = BTreeSet::new();
         for mut ty in file.types {
             local_types.insert(ty.key.name.clone());
-            let extracted = markers::extract(&ty.raw_docs, markers::Target::Type, &file.path, diags);
+            let extracted =
+                markers::extract(&ty.raw_docs, markers::Target::Type, &file.path, diags);
             ty.docs = extracted.docs;
             ty.markers = extracted.markers;
             ty.manual_clone = manual_clones.contains(&ty.key.name);
@@ -216,12 +274,19 @@ fn report_comment_markers(file: &ParsedFile, diags: &mut Diagnostics) {
 }
 
 /// Markers and docs of fields and variants, wire names and optionality.
-fn finish_body(body: &mut Body, rule: Option<RenameRule>, container_default: bool, file: &str, diags: &mut Diagnostics) {
+fn finish_body(
+    body: &mut Body,
+    rule: Option<RenameRule>,
+    container_default: bool,
+    file: &str,
+    diags: &mut Diagnostics,
+) {
     match body {
         Body::Struct(fields) => finish_fields(fields, rule, container_default, file, diags),
         Body::Enum(variants) => {
             for variant in variants {
-                let extracted = markers::extract(&variant.raw_docs, markers::Target::Field, file, diags);
+                let extracted =
+                    markers::extract(&variant.raw_docs, markers::Target::Field, file, diags);
                 variant.docs = extracted.docs;
                 variant.markers = extracted.markers;
                 variant.wire_name = match (&variant.serde.rename, rule) {
@@ -229,13 +294,25 @@ fn finish_body(body: &mut Body, rule: Option<RenameRule>, container_default: boo
                     (None, Some(rule)) => rule.apply_to_variant(&variant.name),
                     (None, None) => variant.name.clone(),
                 };
-                finish_fields(&mut variant.fields, variant.serde.rename_all, false, file, diags);
+                finish_fields(
+                    &mut variant.fields,
+                    variant.serde.rename_all,
+                    false,
+                    file,
+                    diags,
+                );
             }
         }
     }
 }
 
-fn finish_fields(fields: &mut Fields, rule: Option<RenameRule>, container_default: bool, file: &str, diags: &mut Diagnostics) {
+fn finish_fields(
+    fields: &mut Fields,
+    rule: Option<RenameRule>,
+    container_default: bool,
+    file: &str,
+    diags: &mut Diagnostics,
+) {
     let named = matches!(fields, Fields::Named(_));
     let fields = match fields {
         Fields::Named(f) | Fields::Tuple(f) => f,
@@ -278,7 +355,11 @@ fn fields_mut(body: &mut Body) -> Vec<&mut Field> {
 }
 
 fn marker<'a>(markers: &'a [Marker], name: &str) -> Option<&'a Value> {
-    markers.iter().rev().find(|m| m.name == name).map(|m| &m.value)
+    markers
+        .iter()
+        .rev()
+        .find(|m| m.name == name)
+        .map(|m| &m.value)
 }
 
 fn flag(markers: &[Marker], name: &str) -> bool {
@@ -335,9 +416,15 @@ fn find_kinds(
     for kind in kinds {
         if let Some(first) = version.kinds.get(&kind.name) {
             diags.push(
-                Diagnostic::error(Code::DuplicateKind, format!("kind `{}` is declared twice in {}", kind.name, version.name))
-                    .at(&kind.file, kind.pos)
-                    .hint(format!("the first is at {}:{}:{}; a group version holds each kind once", first.file, first.pos.line, first.pos.col)),
+                Diagnostic::error(
+                    Code::DuplicateKind,
+                    format!("kind `{}` is declared twice in {}", kind.name, version.name),
+                )
+                .at(&kind.file, kind.pos)
+                .hint(format!(
+                    "the first is at {}:{}:{}; a group version holds each kind once",
+                    first.file, first.pos.line, first.pos.col
+                )),
             );
             continue;
         }
@@ -345,20 +432,34 @@ fn find_kinds(
     }
 }
 
-fn marker_kind(ty: &TypeDef, exceptions: &BTreeMap<String, String>, diags: &mut Diagnostics) -> Option<Kind> {
+fn marker_kind(
+    ty: &TypeDef,
+    exceptions: &BTreeMap<String, String>,
+    diags: &mut Diagnostics,
+) -> Option<Kind> {
     let name = &ty.key.name;
     let error = |code: Code, message: String, hint: String| {
-        Diagnostic::error(code, message).at(&ty.file, ty.pos).hint(hint)
+        Diagnostic::error(code, message)
+            .at(&ty.file, ty.pos)
+            .hint(hint)
     };
     let Body::Struct(Fields::Named(fields)) = &ty.body else {
         diags.push(error(Code::Unsupported, format!("kind `{name}` must be a struct with named fields"), "a kind looks like `pub struct Example { pub metadata: ObjectMeta, pub spec: ExampleSpec, .. }`".into()));
         return None;
     };
     if !ty.generics.is_empty() {
-        diags.push(error(Code::Unsupported, format!("kind `{name}` has type parameters"), "a kind is a concrete type; move the generic part into a field".into()));
+        diags.push(error(
+            Code::Unsupported,
+            format!("kind `{name}` has type parameters"),
+            "a kind is a concrete type; move the generic part into a field".into(),
+        ));
         return None;
     }
-    let by_wire = |wire: &str| fields.iter().find(|f| f.wire_name.as_deref() == Some(wire) && !f.serde.flatten);
+    let by_wire = |wire: &str| {
+        fields
+            .iter()
+            .find(|f| f.wire_name.as_deref() == Some(wire) && !f.serde.flatten)
+    };
     let Some(metadata) = by_wire("metadata") else {
         diags.push(error(
             Code::KindWithoutMetadata,
@@ -373,9 +474,12 @@ fn marker_kind(ty: &TypeDef, exceptions: &BTreeMap<String, String>, diags: &mut 
         Some("ListMeta") => return None,
         _ => {
             diags.push(
-                Diagnostic::error(Code::KindWithoutMetadata, format!("`metadata` of kind `{name}` must be `ObjectMeta`"))
-                    .at(&ty.file, metadata.pos)
-                    .hint("use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta"),
+                Diagnostic::error(
+                    Code::KindWithoutMetadata,
+                    format!("`metadata` of kind `{name}` must be `ObjectMeta`"),
+                )
+                .at(&ty.file, metadata.pos)
+                .hint("use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta"),
             );
             return None;
         }
@@ -408,9 +512,17 @@ fn marker_kind(ty: &TypeDef, exceptions: &BTreeMap<String, String>, diags: &mut 
     for field in [Some(metadata), type_meta].into_iter().flatten() {
         if !field.visibility.crate_visible() {
             diags.push(
-                Diagnostic::error(Code::UnreachableType, format!("field `{}` of kind `{name}` is private to its module", field.name))
-                    .at(&ty.file, field.pos)
-                    .hint("generated code lives in another module: make the field `pub` or `pub(crate)`"),
+                Diagnostic::error(
+                    Code::UnreachableType,
+                    format!(
+                        "field `{}` of kind `{name}` is private to its module",
+                        field.name
+                    ),
+                )
+                .at(&ty.file, field.pos)
+                .hint(
+                    "generated code lives in another module: make the field `pub` or `pub(crate)`",
+                ),
             );
         }
     }
@@ -422,12 +534,22 @@ fn marker_kind(ty: &TypeDef, exceptions: &BTreeMap<String, String>, diags: &mut 
         None => !non_namespaced,
         Some("Cluster") => false,
         Some("Namespaced") if non_namespaced => {
-            diags.push(error(Code::Conflict, format!("kind `{name}` is marked both `+genclient:nonNamespaced` and `scope=Namespaced`"), "keep one of the two".into()));
+            diags.push(error(
+                Code::Conflict,
+                format!(
+                    "kind `{name}` is marked both `+genclient:nonNamespaced` and `scope=Namespaced`"
+                ),
+                "keep one of the two".into(),
+            ));
             true
         }
         Some("Namespaced") => true,
         Some(other) => {
-            diags.push(error(Code::BadMarkerArgument, format!("`scope={other}` on kind `{name}` is neither `Namespaced` nor `Cluster`"), "write `+kubebuilder:resource:scope=Cluster` or `scope=Namespaced`".into()));
+            diags.push(error(
+                Code::BadMarkerArgument,
+                format!("`scope={other}` on kind `{name}` is neither `Namespaced` nor `Cluster`"),
+                "write `+kubebuilder:resource:scope=Cluster` or `scope=Namespaced`".into(),
+            ));
             true
         }
     };
@@ -435,7 +557,11 @@ fn marker_kind(ty: &TypeDef, exceptions: &BTreeMap<String, String>, diags: &mut 
     let path_marker = string(arg(&ty.markers, "kubebuilder:resource", "path"));
     let plural = match (resource_name, path_marker) {
         (Some(a), Some(b)) if a != b => {
-            diags.push(error(Code::Conflict, format!("kind `{name}` has two plurals: `+resourceName={a}` and `path={b}`"), "keep one of the two".into()));
+            diags.push(error(
+                Code::Conflict,
+                format!("kind `{name}` has two plurals: `+resourceName={a}` and `path={b}`"),
+                "keep one of the two".into(),
+            ));
             a.to_owned()
         }
         (Some(p), _) | (None, Some(p)) => p.to_owned(),
@@ -470,11 +596,22 @@ fn derive_kind(
     exceptions: &BTreeMap<String, String>,
     diags: &mut Diagnostics,
 ) -> Option<Kind> {
-    let error = |message: String, hint: &str| Diagnostic::error(Code::BadAttribute, message).at(&ty.file, attrs.pos).hint(hint);
+    let error = |message: String, hint: &str| {
+        Diagnostic::error(Code::BadAttribute, message)
+            .at(&ty.file, attrs.pos)
+            .hint(hint)
+    };
     let mut ok = true;
-    for (key, value) in [("group", &attrs.group), ("version", &attrs.version), ("kind", &attrs.kind)] {
+    for (key, value) in [
+        ("group", &attrs.group),
+        ("version", &attrs.version),
+        ("kind", &attrs.kind),
+    ] {
         if value.is_empty() {
-            diags.push(error(format!("`#[kube(...)]` on `{}` has no `{key}`", ty.key.name), "kube-derive needs `group`, `version` and `kind`"));
+            diags.push(error(
+                format!("`#[kube(...)]` on `{}` has no `{key}`", ty.key.name),
+                "kube-derive needs `group`, `version` and `kind`",
+            ));
             ok = false;
         }
     }
@@ -483,15 +620,30 @@ fn derive_kind(
     }
     if attrs.version != version.name {
         diags.push(
-            Diagnostic::error(Code::Conflict, format!("`{}` declares version `{}` but lives in `{}`", ty.key.name, attrs.version, version.name))
-                .at(&ty.file, attrs.pos)
-                .hint(format!("move it to the `{}` directory or change `version`", attrs.version)),
+            Diagnostic::error(
+                Code::Conflict,
+                format!(
+                    "`{}` declares version `{}` but lives in `{}`",
+                    ty.key.name, attrs.version, version.name
+                ),
+            )
+            .at(&ty.file, attrs.pos)
+            .hint(format!(
+                "move it to the `{}` directory or change `version`",
+                attrs.version
+            )),
         );
         return None;
     }
     let kind = attrs.kind.clone();
-    let singular = attrs.singular.clone().unwrap_or_else(|| naming::singular(&kind));
-    let plural = attrs.plural.clone().unwrap_or_else(|| naming::pluralize(&singular));
+    let singular = attrs
+        .singular
+        .clone()
+        .unwrap_or_else(|| naming::singular(&kind));
+    let plural = attrs
+        .plural
+        .clone()
+        .unwrap_or_else(|| naming::pluralize(&singular));
     if let Some(exception) = exceptions.get(&kind).filter(|e| **e != plural) {
         diags.push(
             Diagnostic::error(Code::Conflict, format!("plural exception `{kind}:{exception}` cannot change kube-derive's plural `{plural}`"))
@@ -500,10 +652,17 @@ fn derive_kind(
         );
     }
     let root_name = attrs.root.clone().unwrap_or_else(|| kind.clone());
-    let root = TypeKey { name: root_name, ..ty.key.clone() };
+    let root = TypeKey {
+        name: root_name,
+        ..ty.key.clone()
+    };
     let path = reachable(ty, diags)?;
     let status = attrs.status.as_ref().map(|s| {
-        let mut status = TypeRef::Path { segments: s.split("::").map(str::to_owned).collect(), args: Vec::new(), target: None };
+        let mut status = TypeRef::Path {
+            segments: s.split("::").map(str::to_owned).collect(),
+            args: Vec::new(),
+            target: None,
+        };
         if let Some(scope) = scope {
             resolver.resolve(&mut status, scope);
         }
@@ -514,7 +673,11 @@ fn derive_kind(
         style: KindStyle::KubeDerive,
         root,
         path,
-        spec: Some(TypeRef::Path { segments: vec![ty.key.name.clone()], args: Vec::new(), target: Some(Target::Local(ty.key.clone())) }),
+        spec: Some(TypeRef::Path {
+            segments: vec![ty.key.name.clone()],
+            args: Vec::new(),
+            target: Some(Target::Local(ty.key.clone())),
+        }),
         status,
         plural,
         singular,
@@ -531,14 +694,23 @@ fn derive_kind(
 fn reachable(ty: &TypeDef, diags: &mut Diagnostics) -> Option<Vec<String>> {
     if ty.reachable_via.is_none() {
         let hint = if ty.visibility.crate_visible() {
-            format!("declare its module `pub`, or re-export it with `pub use {}::*;` in the version's mod.rs", ty.key.module.as_deref().unwrap_or("self"))
+            format!(
+                "declare its module `pub`, or re-export it with `pub use {}::*;` in the version's mod.rs",
+                ty.key.module.as_deref().unwrap_or("self")
+            )
         } else {
             format!("make `{}` `pub`", ty.key.name)
         };
         diags.push(
-            Diagnostic::error(Code::UnreachableType, format!("generated code cannot name `{}`: it is not visible outside its module", ty.key.name))
-                .at(&ty.file, ty.pos)
-                .hint(hint),
+            Diagnostic::error(
+                Code::UnreachableType,
+                format!(
+                    "generated code cannot name `{}`: it is not visible outside its module",
+                    ty.key.name
+                ),
+            )
+            .at(&ty.file, ty.pos)
+            .hint(hint),
         );
     }
     ty.reachable_via.clone()
@@ -566,7 +738,8 @@ fn group_name(
                     .filter_map(|k| version.types.get(&k.spec_key()?.id())?.kube.as_ref())
                     .map(|a| a.group.as_str())
                     .collect();
-                (groups.len() == 1).then(|| groups.into_iter().next().unwrap_or_default().to_owned())
+                (groups.len() == 1)
+                    .then(|| groups.into_iter().next().unwrap_or_default().to_owned())
             });
         match name {
             Some(name) => {
@@ -575,7 +748,9 @@ fn group_name(
             None => {
                 let module_file = scopes
                     .iter()
-                    .find(|s| s.group == group.dir && s.version == version.name && s.module.is_none())
+                    .find(|s| {
+                        s.group == group.dir && s.version == version.name && s.module.is_none()
+                    })
                     .map(|s| s.path.clone())
                     .unwrap_or_else(|| format!("{}/{}/mod.rs", group.dir, version.name));
                 diags.push(
@@ -590,9 +765,16 @@ fn group_name(
     if distinct.len() > 1 {
         let listed: Vec<String> = names.iter().map(|(v, n)| format!("{v}: {n}")).collect();
         diags.push(
-            Diagnostic::error(Code::Conflict, format!("versions of group `{}` disagree on its name ({})", group.dir, listed.join(", ")))
-                .at_path(group.dir.clone())
-                .hint("every version of a group directory belongs to one API group"),
+            Diagnostic::error(
+                Code::Conflict,
+                format!(
+                    "versions of group `{}` disagree on its name ({})",
+                    group.dir,
+                    listed.join(", ")
+                ),
+            )
+            .at_path(group.dir.clone())
+            .hint("every version of a group directory belongs to one API group"),
         );
     }
     names.into_values().next().unwrap_or_default()
@@ -600,13 +782,28 @@ fn group_name(
 
 /// kube-derive kinds must agree with the group name their directory declares.
 fn check_derive_groups(group_name: &str, version: &Version, diags: &mut Diagnostics) {
-    for kind in version.kinds.values().filter(|k| k.style == KindStyle::KubeDerive) {
-        let Some(attrs) = kind.spec_key().and_then(|k| version.types.get(&k.id())?.kube.as_ref()) else { continue };
+    for kind in version
+        .kinds
+        .values()
+        .filter(|k| k.style == KindStyle::KubeDerive)
+    {
+        let Some(attrs) = kind
+            .spec_key()
+            .and_then(|k| version.types.get(&k.id())?.kube.as_ref())
+        else {
+            continue;
+        };
         if !group_name.is_empty() && attrs.group != group_name {
             diags.push(
-                Diagnostic::error(Code::Conflict, format!("kind `{}` declares group `{}` but its directory's group is `{group_name}`", kind.name, attrs.group))
-                    .at(&kind.file, attrs.pos)
-                    .hint("kinds of one group directory share one API group"),
+                Diagnostic::error(
+                    Code::Conflict,
+                    format!(
+                        "kind `{}` declares group `{}` but its directory's group is `{group_name}`",
+                        kind.name, attrs.group
+                    ),
+                )
+                .at(&kind.file, attrs.pos)
+                .hint("kinds of one group directory share one API group"),
             );
         }
     }
@@ -616,7 +813,10 @@ impl Kind {
     /// The model type of the spec, when it is one.
     pub fn spec_key(&self) -> Option<&TypeKey> {
         match self.spec.as_ref()? {
-            TypeRef::Path { target: Some(Target::Local(key)), .. } => Some(key),
+            TypeRef::Path {
+                target: Some(Target::Local(key)),
+                ..
+            } => Some(key),
             _ => None,
         }
     }

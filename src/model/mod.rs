@@ -264,9 +264,7 @@ impl TypeRef {
     /// `T` when the type is `Option<T>`.
     pub fn option_inner(&self) -> Option<&TypeRef> {
         match self {
-            TypeRef::Path { args, .. } if self.last_segment() == Some("Option") => {
-                args.first()
-            }
+            TypeRef::Path { args, .. } if self.last_segment() == Some("Option") => args.first(),
             _ => None,
         }
     }

@@ -50,7 +50,12 @@ enum Place {
 impl Resolver<'_> {
     /// Fills in `target` on every path in `ty`.
     pub fn resolve(&self, ty: &mut TypeRef, scope: &Scope<'_>) {
-        if let TypeRef::Path { segments, args, target } = ty {
+        if let TypeRef::Path {
+            segments,
+            args,
+            target,
+        } = ty
+        {
             *target = self.path(segments, scope);
             for arg in args {
                 self.resolve(arg, scope);
@@ -99,7 +104,9 @@ impl Resolver<'_> {
                 }
                 Place::Apis(join(&module, rest))
             }
-            child if scope.child_modules.contains(child) => Place::Apis(join(&scope.module, segments)),
+            child if scope.child_modules.contains(child) => {
+                Place::Apis(join(&scope.module, segments))
+            }
             _ => Place::Elsewhere(segments.to_vec()),
         })
     }
@@ -124,9 +131,7 @@ impl Resolver<'_> {
                 let (name, module) = path.split_last()?;
                 match self.index.get(module, name) {
                     Some(key) => Target::Local(key.clone()),
-                    None => {
-                        Target::Absolute(format!("{}::{}", self.apis_module, path.join("::")))
-                    }
+                    None => Target::Absolute(format!("{}::{}", self.apis_module, path.join("::"))),
                 }
             }
             Place::Elsewhere(path) => Target::Absolute(path.join("::")),
@@ -134,7 +139,11 @@ impl Resolver<'_> {
     }
 
     fn apis_segments(&self) -> Vec<String> {
-        self.apis_module.to_string().split("::").map(str::to_owned).collect()
+        self.apis_module
+            .to_string()
+            .split("::")
+            .map(str::to_owned)
+            .collect()
     }
 }
 

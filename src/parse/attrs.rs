@@ -21,7 +21,11 @@ pub(super) fn derives(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Vec<String
             Ok(())
         });
         if let Err(e) = parsed {
-            ctx.error(e.span(), format!("malformed #[derive]: {e}"), "write derives as `#[derive(Clone, Debug)]`");
+            ctx.error(
+                e.span(),
+                format!("malformed #[derive]: {e}"),
+                "write derives as `#[derive(Clone, Debug)]`",
+            );
         }
     }
     out.sort();
@@ -96,14 +100,21 @@ pub(super) fn serde_variant(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Serd
 /// The `#[kube(...)]` attributes of a `#[derive(CustomResource)]` struct, or `None`
 /// when the struct has no such derive.
 pub(super) fn kube_attrs(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Option<KubeAttrs> {
-    let derives_cr = attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
-        let mut found = false;
-        let _ = a.parse_nested_meta(|m| {
-            found |= m.path.segments.last().is_some_and(|s| s.ident == "CustomResource");
-            Ok(())
+    let derives_cr = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            let mut found = false;
+            let _ = a.parse_nested_meta(|m| {
+                found |= m
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "CustomResource");
+                Ok(())
+            });
+            found
         });
-        found
-    });
     if !derives_cr {
         return None;
     }

@@ -52,9 +52,10 @@ fn scan_gap(text: &str, from: usize, to: usize, out: &mut Vec<(Pos, String)>) {
     while let Some(rel) = gap[i..].find('/') {
         let at = i + rel;
         let rest = &gap[at..];
-        if rest.starts_with("//") {
+        if let Some(body) = rest.strip_prefix("//") {
             let end = rest.find('\n').map_or(gap.len(), |n| at + n);
-            let body_start = at + 2 + rest[2..].len() - rest[2..].trim_start_matches('/').len();
+            // `////…` is a plain comment too: skip every leading slash.
+            let body_start = at + 2 + body.len() - body.trim_start_matches('/').len();
             check_line(text, from + body_start, &gap[body_start..end], out);
             i = end;
         } else if rest.starts_with("/*") {

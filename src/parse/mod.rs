@@ -11,9 +11,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
-use crate::model::{
-    Body, DocLine, Field, Fields, TypeDef, TypeKey, TypeRef, Variant, Visibility,
-};
+use crate::model::{Body, DocLine, Field, Fields, TypeDef, TypeKey, TypeRef, Variant, Visibility};
 use crate::naming;
 use crate::source::SourceFile;
 
@@ -71,9 +69,12 @@ pub fn parse_file(
         Ok(ok) => ok,
         Err((pos, message)) => {
             diags.push(
-                Diagnostic::error(Code::MalformedRust, format!("this file is not valid Rust: {message}"))
-                    .at(&file.path, pos)
-                    .hint("crdgen reads API types with syn; `cargo check` shows the same mistake"),
+                Diagnostic::error(
+                    Code::MalformedRust,
+                    format!("this file is not valid Rust: {message}"),
+                )
+                .at(&file.path, pos)
+                .hint("crdgen reads API types with syn; `cargo check` shows the same mistake"),
             );
             return None;
         }
@@ -98,29 +99,41 @@ pub fn parse_file(
         match item {
             syn::Item::Struct(s) => {
                 let body = Body::Struct(ctx.fields(&s.fields));
-                out.types.push(ctx.type_def(group, version, file, TypeParts {
-                    ident: &s.ident,
-                    attrs: &s.attrs,
-                    vis: &s.vis,
-                    generics: &s.generics,
-                    body,
-                }));
+                out.types.push(ctx.type_def(
+                    group,
+                    version,
+                    file,
+                    TypeParts {
+                        ident: &s.ident,
+                        attrs: &s.attrs,
+                        vis: &s.vis,
+                        generics: &s.generics,
+                        body,
+                    },
+                ));
             }
             syn::Item::Enum(e) => {
                 let variants = e.variants.iter().map(|v| ctx.variant(v)).collect();
-                out.types.push(ctx.type_def(group, version, file, TypeParts {
-                    ident: &e.ident,
-                    attrs: &e.attrs,
-                    vis: &e.vis,
-                    generics: &e.generics,
-                    body: Body::Enum(variants),
-                }));
+                out.types.push(ctx.type_def(
+                    group,
+                    version,
+                    file,
+                    TypeParts {
+                        ident: &e.ident,
+                        attrs: &e.attrs,
+                        vis: &e.vis,
+                        generics: &e.generics,
+                        body: Body::Enum(variants),
+                    },
+                ));
             }
             syn::Item::Mod(m) if m.content.is_none() => out.mods.push(ModDecl {
                 name: naming::unraw(&m.ident.to_string()).to_owned(),
                 visibility: visibility(&m.vis),
             }),
-            syn::Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), visibility(&u.vis), &mut out.uses),
+            syn::Item::Use(u) => {
+                flatten_use(&u.tree, &mut Vec::new(), visibility(&u.vis), &mut out.uses)
+            }
             syn::Item::Impl(i) => {
                 let is_clone = i
                     .trait_
@@ -154,7 +167,13 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn type_def(&mut self, group: &str, version: &str, file: &SourceFile, parts: TypeParts<'_>) -> TypeDef {
+    fn type_def(
+        &mut self,
+        group: &str,
+        version: &str,
+        file: &SourceFile,
+        parts: TypeParts<'_>,
+    ) -> TypeDef {
         let name = parts.ident.to_string();
         let pos = Pos::of(parts.ident.span());
         TypeDef {
@@ -172,7 +191,11 @@ impl Ctx<'_> {
             markers: Vec::new(),
             derives: attrs::derives(parts.attrs, self),
             manual_clone: false,
-            generics: parts.generics.type_params().map(|p| p.ident.to_string()).collect(),
+            generics: parts
+                .generics
+                .type_params()
+                .map(|p| p.ident.to_string())
+                .collect(),
             unsupported_generics: parts.generics.where_clause.is_some()
                 || parts.generics.lifetimes().next().is_some()
                 || parts.generics.const_params().next().is_some(),
@@ -217,8 +240,20 @@ impl Ctx<'_> {
             }
         };
         match fields {
-            syn::Fields::Named(n) => Fields::Named(n.named.iter().enumerate().map(|f| convert(self, f)).collect()),
-            syn::Fields::Unnamed(u) => Fields::Tuple(u.unnamed.iter().enumerate().map(|f| convert(self, f)).collect()),
+            syn::Fields::Named(n) => Fields::Named(
+                n.named
+                    .iter()
+                    .enumerate()
+                    .map(|f| convert(self, f))
+                    .collect(),
+            ),
+            syn::Fields::Unnamed(u) => Fields::Tuple(
+                u.unnamed
+                    .iter()
+                    .enumerate()
+                    .map(|f| convert(self, f))
+                    .collect(),
+            ),
             syn::Fields::Unit => Fields::Unit,
         }
     }
@@ -228,11 +263,21 @@ impl Ctx<'_> {
     fn doc_lines(&self, attrs: &[syn::Attribute], inner: bool) -> Vec<DocLine> {
         let mut lines = Vec::new();
         for attr in attrs {
-            if matches!(attr.style, syn::AttrStyle::Inner(_)) != inner || !attr.path().is_ident("doc") {
+            if matches!(attr.style, syn::AttrStyle::Inner(_)) != inner
+                || !attr.path().is_ident("doc")
+            {
                 continue;
             }
-            let syn::Meta::NameValue(nv) = &attr.meta else { continue };
-            let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value else { continue };
+            let syn::Meta::NameValue(nv) = &attr.meta else {
+                continue;
+            };
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+            else {
+                continue;
+            };
             let value = s.value();
             let span = attr.span();
             let start = Pos::of(span);
@@ -240,14 +285,20 @@ impl Ctx<'_> {
             if source.starts_with("///") || source.starts_with("//!") {
                 lines.push(DocLine {
                     text: value,
-                    pos: Pos { line: start.line, col: start.col + 3 },
+                    pos: Pos {
+                        line: start.line,
+                        col: start.col + 3,
+                    },
                 });
             } else if source.starts_with("/**") || source.starts_with("/*!") {
                 for (i, line) in value.lines().enumerate() {
                     let col = if i == 0 { start.col + 3 } else { 1 };
                     lines.push(DocLine {
                         text: line.to_owned(),
-                        pos: Pos { line: start.line + i, col },
+                        pos: Pos {
+                            line: start.line + i,
+                            col,
+                        },
                     });
                 }
             } else {
@@ -256,7 +307,10 @@ impl Ctx<'_> {
                 for (i, line) in value.lines().enumerate() {
                     lines.push(DocLine {
                         text: line.to_owned(),
-                        pos: Pos { line: lit.line + i, col: if i == 0 { lit.col + 1 } else { 1 } },
+                        pos: Pos {
+                            line: lit.line + i,
+                            col: if i == 0 { lit.col + 1 } else { 1 },
+                        },
                     });
                 }
             }
@@ -276,7 +330,9 @@ impl Ctx<'_> {
 fn visibility(vis: &syn::Visibility) -> Visibility {
     match vis {
         syn::Visibility::Public(_) => Visibility::Public,
-        syn::Visibility::Restricted(r) if r.in_token.is_none() && r.path.is_ident("crate") => Visibility::Crate,
+        syn::Visibility::Restricted(r) if r.in_token.is_none() && r.path.is_ident("crate") => {
+            Visibility::Crate
+        }
         syn::Visibility::Restricted(_) => Visibility::Restricted,
         _ => Visibility::Private,
     }
@@ -301,7 +357,11 @@ fn type_ref(ty: &syn::Type) -> TypeRef {
                     .collect(),
                 _ => Vec::new(),
             };
-            TypeRef::Path { segments, args, target: None }
+            TypeRef::Path {
+                segments,
+                args,
+                target: None,
+            }
         }
         syn::Type::Paren(p) => type_ref(&p.elem),
         syn::Type::Group(g) => type_ref(&g.elem),
@@ -309,7 +369,12 @@ fn type_ref(ty: &syn::Type) -> TypeRef {
     }
 }
 
-fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, visibility: Visibility, out: &mut Vec<UseEntry>) {
+fn flatten_use(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    visibility: Visibility,
+    out: &mut Vec<UseEntry>,
+) {
     match tree {
         syn::UseTree::Path(p) => {
             prefix.push(p.ident.to_string());
@@ -319,14 +384,29 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, visibility: Visibi
         syn::UseTree::Name(n) => {
             let mut path = prefix.clone();
             path.push(n.ident.to_string());
-            out.push(UseEntry { path, alias: None, glob: false, visibility });
+            out.push(UseEntry {
+                path,
+                alias: None,
+                glob: false,
+                visibility,
+            });
         }
         syn::UseTree::Rename(r) => {
             let mut path = prefix.clone();
             path.push(r.ident.to_string());
-            out.push(UseEntry { path, alias: Some(r.rename.to_string()), glob: false, visibility });
+            out.push(UseEntry {
+                path,
+                alias: Some(r.rename.to_string()),
+                glob: false,
+                visibility,
+            });
         }
-        syn::UseTree::Glob(_) => out.push(UseEntry { path: prefix.clone(), alias: None, glob: true, visibility }),
+        syn::UseTree::Glob(_) => out.push(UseEntry {
+            path: prefix.clone(),
+            alias: None,
+            glob: true,
+            visibility,
+        }),
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 flatten_use(t, prefix, visibility, out);
@@ -341,7 +421,9 @@ impl UseEntry {
         if self.glob {
             return None;
         }
-        self.alias.as_deref().or(self.path.last().map(String::as_str))
+        self.alias
+            .as_deref()
+            .or(self.path.last().map(String::as_str))
     }
 }
 
@@ -361,7 +443,10 @@ pub struct ParsedVersion {
 }
 
 /// Parses every discovered file, reporting every malformed file at once.
-pub fn parse_all(discovered: &crate::source::Discovered, diags: &mut Diagnostics) -> Vec<ParsedGroup> {
+pub fn parse_all(
+    discovered: &crate::source::Discovered,
+    diags: &mut Diagnostics,
+) -> Vec<ParsedGroup> {
     let mut groups = Vec::new();
     for group in &discovered.groups {
         let module_file = group
@@ -380,7 +465,11 @@ pub fn parse_all(discovered: &crate::source::Discovered, diags: &mut Diagnostics
                     .collect(),
             })
             .collect();
-        groups.push(ParsedGroup { dir: group.dir.clone(), module_file, versions });
+        groups.push(ParsedGroup {
+            dir: group.dir.clone(),
+            module_file,
+            versions,
+        });
     }
     groups
 }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use crdgen::{HeaderSource, Options};
 
 pub fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(rel)
 }
 
 /// A generation case: where its tree is, and how the command line would name it.

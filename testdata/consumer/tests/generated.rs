@@ -12,22 +12,38 @@ use crdgen_consumer::client::apis::bcrds::v1alpha1::register::{API_VERSION, GROU
 use kube::api::{Api, ListParams, PostParams};
 use kube::client::Body;
 use kube::{Client, Resource};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 fn spec() -> ExampleSpec {
-    ExampleSpec { replicas: 3, worker_image: "busybox:1.36".into() }
+    ExampleSpec {
+        replicas: 3,
+        worker_image: "busybox:1.36".into(),
+    }
 }
 
 #[test]
 fn resource_impls_name_the_api_as_kube_derive_would() {
-    assert_eq!((GROUP, VERSION, API_VERSION), ("bcrds.example.com", "v1alpha1", "bcrds.example.com/v1alpha1"));
+    assert_eq!(
+        (GROUP, VERSION, API_VERSION),
+        (
+            "bcrds.example.com",
+            "v1alpha1",
+            "bcrds.example.com/v1alpha1"
+        )
+    );
     assert_eq!(Example::plural(&()), "examples");
     assert_eq!(Example::kind(&()), "Example");
     assert_eq!(Example::api_version(&()), API_VERSION);
-    assert_eq!(Example::url_path(&(), Some("ns")), "/apis/bcrds.example.com/v1alpha1/namespaces/ns/examples");
+    assert_eq!(
+        Example::url_path(&(), Some("ns")),
+        "/apis/bcrds.example.com/v1alpha1/namespaces/ns/examples"
+    );
     // Cluster-scoped, with the plural from +kubebuilder:resource:path.
     assert_eq!(Widget::plural(&()), "widgetz");
-    assert_eq!(Widget::url_path(&(), None), "/apis/bcrds.example.com/v1alpha1/widgetz");
+    assert_eq!(
+        Widget::url_path(&(), None),
+        "/apis/bcrds.example.com/v1alpha1/widgetz"
+    );
     // kube-derive's own impl, which crdgen leaves alone.
     assert_eq!(Gadget::plural(&()), "gadgets");
 }
@@ -38,7 +54,10 @@ fn constructors_carry_api_version_and_kind_and_list_items_without_them_deseriali
     assert_eq!(created["apiVersion"], "bcrds.example.com/v1alpha1");
     assert_eq!(created["kind"], "Example");
     assert_eq!(created["metadata"]["name"], "demo");
-    assert_eq!(created["spec"], json!({"replicas": 3, "workerImage": "busybox:1.36"}));
+    assert_eq!(
+        created["spec"],
+        json!({"replicas": 3, "workerImage": "busybox:1.36"})
+    );
 
     let item: Example = serde_json::from_value(json!({
         "metadata": {"name": "demo", "namespace": "ns"},
@@ -57,7 +76,10 @@ fn constructors_carry_api_version_and_kind_and_list_items_without_them_deseriali
 #[test]
 fn generated_clones_equal_their_originals() {
     let mut example = Example::new("demo", spec());
-    example.status = Some(ExampleStatus { observed_generation: Some(4), conditions: Vec::new() });
+    example.status = Some(ExampleStatus {
+        observed_generation: Some(4),
+        conditions: Vec::new(),
+    });
     assert_eq!(example.clone(), example);
 
     let widget = Widget::new(
@@ -70,20 +92,39 @@ fn generated_clones_equal_their_originals() {
     );
     let copy = widget.clone();
     // Token's hand-written Clone (upper-cases) is used, not replaced.
-    let WidgetSpec::Templated { r#type, bounds, template } = &copy.spec else { panic!("variant changed") };
-    assert_eq!((r#type, bounds, template), (&Token("T".into()), &Pair { left: -1, right: 1 }, &Some(spec())));
+    let WidgetSpec::Templated {
+        r#type,
+        bounds,
+        template,
+    } = &copy.spec
+    else {
+        panic!("variant changed")
+    };
+    assert_eq!(
+        (r#type, bounds, template),
+        (
+            &Token("T".into()),
+            &Pair { left: -1, right: 1 },
+            &Some(spec())
+        )
+    );
     assert_eq!(WidgetSpec::Idle.clone(), WidgetSpec::Idle);
 
     let gadget = Gadget {
         metadata: Default::default(),
-        spec: GadgetSpec { size: Size::Large, labels: BTreeMap::from([("a".into(), "b".into())]) },
+        spec: GadgetSpec {
+            size: Size::Large,
+            labels: BTreeMap::from([("a".into(), "b".into())]),
+        },
         status: Some(GadgetStatus { ready: true }),
     };
     assert_eq!(gadget.clone(), gadget);
 }
 
 /// A kube::Client whose HTTP service records each request and answers with `reply`.
-fn recording_client(reply: fn(&http::Request<Value>) -> Value) -> (Client, Arc<Mutex<Vec<http::Request<Value>>>>) {
+fn recording_client(
+    reply: fn(&http::Request<Value>) -> Value,
+) -> (Client, Arc<Mutex<Vec<http::Request<Value>>>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
     let service = tower::service_fn(move |req: http::Request<Body>| {
@@ -91,11 +132,17 @@ fn recording_client(reply: fn(&http::Request<Value>) -> Value) -> (Client, Arc<M
         async move {
             let (parts, body) = req.into_parts();
             let bytes = body.collect_bytes().await.unwrap();
-            let json: Value = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() };
+            let json: Value = if bytes.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_slice(&bytes).unwrap()
+            };
             let req = http::Request::from_parts(parts, json);
             let answer = reply(&req);
             log.lock().unwrap().push(req);
-            Ok::<_, Infallible>(http::Response::new(Body::from(serde_json::to_vec(&answer).unwrap())))
+            Ok::<_, Infallible>(http::Response::new(Body::from(
+                serde_json::to_vec(&answer).unwrap(),
+            )))
         }
     });
     (Client::new(service, "default"), seen)
@@ -118,7 +165,10 @@ async fn kube_api_creates_and_lists_generated_kinds() {
     });
     let api: Api<Example> = Api::namespaced(client, "ns");
 
-    let created = api.create(&PostParams::default(), &Example::new("a", spec())).await.unwrap();
+    let created = api
+        .create(&PostParams::default(), &Example::new("a", spec()))
+        .await
+        .unwrap();
     assert_eq!(created.metadata.resource_version.as_deref(), Some("1"));
     let list = api.list(&ListParams::default()).await.unwrap();
     assert_eq!(list.items.len(), 1);
@@ -127,8 +177,14 @@ async fn kube_api_creates_and_lists_generated_kinds() {
 
     let seen = seen.lock().unwrap();
     assert_eq!(seen[0].method(), "POST");
-    assert_eq!(seen[0].uri().path(), "/apis/bcrds.example.com/v1alpha1/namespaces/ns/examples");
+    assert_eq!(
+        seen[0].uri().path(),
+        "/apis/bcrds.example.com/v1alpha1/namespaces/ns/examples"
+    );
     assert_eq!(seen[0].body()["apiVersion"], "bcrds.example.com/v1alpha1");
     assert_eq!(seen[0].body()["kind"], "Example");
-    assert_eq!(seen[1].uri().path(), "/apis/bcrds.example.com/v1alpha1/namespaces/ns/examples");
+    assert_eq!(
+        seen[1].uri().path(),
+        "/apis/bcrds.example.com/v1alpha1/namespaces/ns/examples"
+    );
 }

@@ -6,10 +6,20 @@ use kube::Resource;
 
 #[test]
 fn generated_example_code_works() {
-    let example = Example::new("demo", ExampleSpec { replicas: 2, image: "nginx".into(), paused: None });
+    let example = Example::new(
+        "demo",
+        ExampleSpec {
+            replicas: 2,
+            image: "nginx".into(),
+            paused: None,
+        },
+    );
     let wire = serde_json::to_value(&example).unwrap();
     assert_eq!(wire["apiVersion"], "bcrds.example.com/v1alpha1");
     assert_eq!(wire["kind"], "Example");
-    assert_eq!(Example::url_path(&(), Some("ns")), "/apis/bcrds.example.com/v1alpha1/namespaces/ns/examples");
+    assert_eq!(
+        Example::url_path(&(), Some("ns")),
+        "/apis/bcrds.example.com/v1alpha1/namespaces/ns/examples"
+    );
     assert_eq!(example.clone(), example);
 }

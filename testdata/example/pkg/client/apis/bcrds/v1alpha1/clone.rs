@@ -15,7 +15,12 @@
 
 impl ::core::clone::Clone for crate::pkg::apis::bcrds::v1alpha1::Example {
     fn clone(&self) -> Self {
-        let Self { types: f0, metadata: f1, spec: f2, status: f3 } = self;
+        let Self {
+            types: f0,
+            metadata: f1,
+            spec: f2,
+            status: f3,
+        } = self;
         Self {
             types: ::core::clone::Clone::clone(f0),
             metadata: ::core::clone::Clone::clone(f1),
@@ -26,7 +31,11 @@ impl ::core::clone::Clone for crate::pkg::apis::bcrds::v1alpha1::Example {
 }
 impl ::core::clone::Clone for crate::pkg::apis::bcrds::v1alpha1::ExampleSpec {
     fn clone(&self) -> Self {
-        let Self { replicas: f0, image: f1, paused: f2 } = self;
+        let Self {
+            replicas: f0,
+            image: f1,
+            paused: f2,
+        } = self;
         Self {
             replicas: ::core::clone::Clone::clone(f0),
             image: ::core::clone::Clone::clone(f1),
@@ -36,7 +45,10 @@ impl ::core::clone::Clone for crate::pkg::apis::bcrds::v1alpha1::ExampleSpec {
 }
 impl ::core::clone::Clone for crate::pkg::apis::bcrds::v1alpha1::ExampleStatus {
     fn clone(&self) -> Self {
-        let Self { observed_generation: f0, conditions: f1 } = self;
+        let Self {
+            observed_generation: f0,
+            conditions: f1,
+        } = self;
         Self {
             observed_generation: ::core::clone::Clone::clone(f0),
             conditions: ::core::clone::Clone::clone(f1),
