@@ -94,7 +94,8 @@ pub fn to_files(tree: &RustModule, header: &Header, dir: &Path) -> Result<Output
         owned_dir: dir.to_owned(),
         files: BTreeMap::new(),
     };
-    let mut root = tree.declarations();
+    let mut root = rustfmt_skip();
+    root.extend(tree.declarations());
     root.extend(tree.items.clone());
     out.files
         .insert(dir.join("mod.rs"), header.rust_file(&format(root)?));
@@ -110,7 +111,8 @@ fn add_files(
     path: &Path,
     out: &mut OutputSet,
 ) -> Result<(), Diagnostic> {
-    let mut tokens = module.declarations();
+    let mut tokens = rustfmt_skip();
+    tokens.extend(module.declarations());
     tokens.extend(module.items.clone());
     let file = if module.children.is_empty() {
         path.with_extension("rs")
@@ -127,6 +129,12 @@ fn add_files(
 /// The whole tree as one file of inline modules, for `include!` from build.rs.
 pub fn to_single_file(tree: &RustModule, header: &Header) -> Result<String, Diagnostic> {
     Ok(header.rust_file(&format(tree.inline())?))
+}
+
+/// Generated files keep prettyplease's layout: rustfmt would change it, and
+/// `--verify-only` would then see drift. rustfmt skips the file and its child modules.
+fn rustfmt_skip() -> TokenStream {
+    quote!(#![cfg_attr(rustfmt, rustfmt::skip)])
 }
 
 fn format(tokens: TokenStream) -> Result<String, Diagnostic> {

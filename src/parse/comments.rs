@@ -1,9 +1,10 @@
 //! Finds markers written in plain comments. syn drops `//` and `/* */` comments, so a
 //! `// +genclient` would silently do nothing; this finds them so they can be reported.
 //!
-//! Rather than lexing Rust again, it takes the byte ranges of every token the real
-//! lexer produced (doc comments are tokens too): what lies between tokens is only white
-//! space and plain comments, so string literals can never be mistaken for comments.
+//! A cheap scan of the text finds lines where a `+name` opens a comment line. Only
+//! when there is one does it ask the real lexer where its tokens are: a `+` that lies
+//! outside every token (doc comments are tokens too) can only be in a plain comment,
+//! so string literals are never mistaken for comments.
 
 use proc_macro2::{TokenStream, TokenTree};
 
@@ -12,101 +13,64 @@ use crate::diag::Pos;
 /// Every plain-comment line that starts with `+` and a letter, with the position of
 /// the `+` and the text from it on.
 pub(super) fn markers_in_plain_comments(text: &str, tokens: &TokenStream) -> Vec<(Pos, String)> {
+    let candidates = candidates(text);
+    if candidates.is_empty() {
+        return Vec::new();
+    }
     let mut ranges = Vec::new();
-    collect_ranges(tokens, &mut ranges);
+    collect_ranges(tokens.clone(), &mut ranges);
     ranges.sort_unstable();
+    candidates
+        .into_iter()
+        .filter(|&at| {
+            // The last token starting at or before `at` is the only one that can hold it.
+            let i = ranges.partition_point(|&(start, _)| start <= at);
+            i == 0 || ranges[i - 1].1 <= at
+        })
+        .map(|at| {
+            let line = &text[at..text[at..].find('\n').map_or(text.len(), |n| at + n)];
+            let line = line.trim_end();
+            let line = line.strip_suffix("*/").unwrap_or(line).trim_end();
+            (pos_at(text, at), line.to_owned())
+        })
+        .collect()
+}
 
+/// Byte offsets of each `+` that follows a letter-less comment opener on its line:
+/// `// +x`, `//// +x`, `/* +x`, or ` * +x` inside a block comment. Doc comment openers
+/// (`///`, `//!`, `/**`, `/*!`) do not count: those are markers crdgen reads.
+fn candidates(text: &str) -> Vec<usize> {
     let mut out = Vec::new();
-    let mut cursor = 0;
-    for (start, end) in ranges.into_iter().chain([(text.len(), text.len())]) {
-        if start > cursor {
-            scan_gap(text, cursor, start, &mut out);
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        for (i, _) in line.match_indices('+') {
+            let next_is_letter = line[i + 1..].starts_with(|c: char| c.is_ascii_alphabetic());
+            let before = line[..i].trim_end_matches([' ', '\t']);
+            let slashes = before.len() - before.trim_end_matches('/').len();
+            let opens_comment = (slashes == 2 || slashes >= 4)
+                || before.ends_with("/*")
+                || before.trim_start_matches([' ', '\t', '*']).is_empty();
+            if next_is_letter && opens_comment {
+                out.push(line_start + i);
+            }
         }
-        cursor = cursor.max(end);
+        line_start += line.len();
     }
     out
 }
 
-fn collect_ranges(tokens: &TokenStream, out: &mut Vec<(usize, usize)>) {
-    for tree in tokens.clone() {
-        match &tree {
-            TokenTree::Group(g) => {
-                let open = g.span_open().byte_range();
-                let close = g.span_close().byte_range();
-                out.push((open.start, open.end));
-                out.push((close.start, close.end));
-                collect_ranges(&g.stream(), out);
-            }
-            other => {
-                let r = other.span().byte_range();
-                out.push((r.start, r.end));
-            }
-        }
-    }
-}
-
-/// Scans `text[from..to]`, which holds only white space and comments.
-fn scan_gap(text: &str, from: usize, to: usize, out: &mut Vec<(Pos, String)>) {
-    let gap = &text[from..to];
-    let mut i = 0;
-    while let Some(rel) = gap[i..].find('/') {
-        let at = i + rel;
-        let rest = &gap[at..];
-        if let Some(body) = rest.strip_prefix("//") {
-            let end = rest.find('\n').map_or(gap.len(), |n| at + n);
-            // `////…` is a plain comment too: skip every leading slash.
-            let body_start = at + 2 + body.len() - body.trim_start_matches('/').len();
-            check_line(text, from + body_start, &gap[body_start..end], out);
-            i = end;
-        } else if rest.starts_with("/*") {
-            let end = block_end(rest).map_or(gap.len(), |n| at + n);
-            let inner_start = at + 2;
-            let inner_end = end.saturating_sub(2).max(inner_start);
-            let mut line_start = inner_start;
-            for line in gap[inner_start..inner_end].split_inclusive('\n') {
-                let trimmed = line.trim_start_matches([' ', '\t', '*']);
-                let offset = line.len() - trimmed.len();
-                check_line(text, from + line_start + offset, trimmed.trim_end(), out);
-                line_start += line.len();
-            }
-            i = end;
+fn collect_ranges(tokens: TokenStream, out: &mut Vec<(usize, usize)>) {
+    for tree in tokens {
+        if let TokenTree::Group(g) = &tree {
+            let (open, close) = (g.span_open().byte_range(), g.span_close().byte_range());
+            out.push((open.start, open.end));
+            out.push((close.start, close.end));
+            collect_ranges(g.stream(), out);
         } else {
-            i = at + 1;
+            let r = tree.span().byte_range();
+            out.push((r.start, r.end));
         }
     }
-}
-
-/// Records `line` (which starts at byte `at` of `text`) when it reads like a marker.
-fn check_line(text: &str, at: usize, line: &str, out: &mut Vec<(Pos, String)>) {
-    let lead = line.len() - line.trim_start().len();
-    let line = line.trim();
-    let mut chars = line.chars();
-    if chars.next() == Some('+') && chars.next().is_some_and(|c| c.is_ascii_alphabetic()) {
-        out.push((pos_at(text, at + lead), line.to_owned()));
-    }
-}
-
-/// Length of a (possibly nested) block comment at the start of `s`.
-fn block_end(s: &str) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let (mut depth, mut i) = (0usize, 0usize);
-    while i + 1 < bytes.len() {
-        match (bytes[i], bytes[i + 1]) {
-            (b'/', b'*') => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', b'/') => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 /// Line and column (both 1-based, the column in characters) of byte `at` of `text`.

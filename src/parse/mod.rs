@@ -81,7 +81,6 @@ pub fn parse_file(
     };
 
     let mut ctx = Ctx {
-        text,
         path: &file.path,
         diags,
     };
@@ -161,7 +160,6 @@ struct TypeParts<'a> {
 }
 
 struct Ctx<'a> {
-    text: &'a str,
     path: &'a str,
     diags: &'a mut Diagnostics,
 }
@@ -279,40 +277,23 @@ impl Ctx<'_> {
                 continue;
             };
             let value = s.value();
-            let span = attr.span();
-            let start = Pos::of(span);
-            let source = self.text.get(span.byte_range().start..).unwrap_or_default();
-            if source.starts_with("///") || source.starts_with("//!") {
+            // A `///`, `//!` or `/** */` comment becomes an attribute whose every token
+            // has the comment's span; a written-out `#[doc = ".."]` has distinct spans.
+            let start = Pos::of(attr.pound_token.span);
+            let literal = Pos::of(s.span());
+            let (first_col, text_start) = if start == literal {
+                (start.col + 3, start)
+            } else {
+                (literal.col + 1, literal)
+            };
+            for (i, line) in value.split('\n').enumerate() {
                 lines.push(DocLine {
-                    text: value,
+                    text: line.to_owned(),
                     pos: Pos {
-                        line: start.line,
-                        col: start.col + 3,
+                        line: text_start.line + i,
+                        col: if i == 0 { first_col } else { 1 },
                     },
                 });
-            } else if source.starts_with("/**") || source.starts_with("/*!") {
-                for (i, line) in value.lines().enumerate() {
-                    let col = if i == 0 { start.col + 3 } else { 1 };
-                    lines.push(DocLine {
-                        text: line.to_owned(),
-                        pos: Pos {
-                            line: start.line + i,
-                            col,
-                        },
-                    });
-                }
-            } else {
-                // `#[doc = "..."]` written out: point just inside the string literal.
-                let lit = Pos::of(s.span());
-                for (i, line) in value.lines().enumerate() {
-                    lines.push(DocLine {
-                        text: line.to_owned(),
-                        pos: Pos {
-                            line: lit.line + i,
-                            col: if i == 0 { lit.col + 1 } else { 1 },
-                        },
-                    });
-                }
             }
         }
         lines

@@ -1,0 +1,179 @@
+//! Generates a synthetic API tree (100 groups × 2 versions × 5 kinds, about 20 fields
+//! each, with nested types and enums) and prints wall time and peak memory for a
+//! first run, a no-op rerun and a verify. Run it with `hack/bench-generate.sh`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+const GROUPS: usize = 100;
+const VERSIONS: [&str; 2] = ["v1alpha1", "v1"];
+const KINDS: usize = 5;
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (files, bytes) = synthesize(dir.path());
+    println!(
+        "input: {GROUPS} groups x {} versions x {KINDS} kinds: {files} files, {} KiB",
+        VERSIONS.len(),
+        bytes / 1024
+    );
+    let rss_before = memory("VmRSS");
+
+    let groups: Vec<String> = (0..GROUPS)
+        .map(|g| format!("group{g}:{}", VERSIONS.join(",")))
+        .collect();
+    let opts = crdgen::Options::new(dir.path(), "pkg/client", "pkg/apis", &groups.join(" "))
+        .expect("options");
+
+    for run in [
+        "first run (writes)",
+        "second run (no changes)",
+        "verify-only",
+    ] {
+        let start = Instant::now();
+        let generation = crdgen::generate(&opts).unwrap_or_else(|e| panic!("{e}"));
+        let output = generation.files(&opts).unwrap_or_else(|e| panic!("{e}"));
+        let mut diags = crdgen::diag::Diagnostics::default();
+        let plan = crdgen::sink::plan(&output, &opts.output_base, &mut diags);
+        assert!(!diags.has_errors());
+        let summary = if run == "verify-only" {
+            assert!(plan.changes.is_empty());
+            format!("{} files current", plan.unchanged)
+        } else {
+            let written =
+                crdgen::sink::write(&plan, &opts.output_base, &output.owned_dir).expect("write");
+            format!(
+                "{} written, {} unchanged",
+                written.written, written.unchanged
+            )
+        };
+        println!(
+            "{run:<24} {:>8.1} ms  ({summary})",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    println!(
+        "memory: {:.1} MiB resident before generating, {:.1} MiB peak",
+        rss_before,
+        memory("VmHWM")
+    );
+}
+
+/// Resident memory in MiB, from /proc/self/status (Linux).
+fn memory(field: &str) -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(field)?
+                .trim_start_matches(':')
+                .trim()
+                .strip_suffix("kB")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn synthesize(root: &Path) -> (usize, usize) {
+    let (mut files, mut bytes) = (0, 0);
+    let mut write = |path: &Path, text: &str| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        files += 1;
+        bytes += text.len();
+    };
+    let apis = root.join("pkg/apis");
+    for g in 0..GROUPS {
+        for version in VERSIONS {
+            let dir = apis.join(format!("group{g}")).join(version);
+            let mut module = format!("//! +groupName=group{g}.example.com\n\n");
+            for k in 0..KINDS {
+                let _ = writeln!(module, "pub mod kind{k}_types;\npub use kind{k}_types::*;");
+                write(&dir.join(format!("kind{k}_types.rs")), &kind_file(k));
+            }
+            write(&dir.join("mod.rs"), &module);
+        }
+    }
+    (files, bytes)
+}
+
+fn kind_file(k: usize) -> String {
+    let mut spec = String::new();
+    for f in 0..20 {
+        let field = match f % 5 {
+            0 => format!(
+                "    /// Field {f}.\n    /// +kubebuilder:validation:MaxLength=63\n    pub name{f}: String,\n"
+            ),
+            1 => format!("    /// +kubebuilder:validation:Minimum=0\n    pub count{f}: i32,\n"),
+            2 => format!(
+                "    /// +optional\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub nested{f}: Option<Kind{k}Nested>,\n"
+            ),
+            3 => format!("    #[serde(default)]\n    pub items{f}: Vec<Kind{k}Nested>,\n"),
+            _ => format!(
+                "    #[serde(default)]\n    pub labels{f}: BTreeMap<String, String>,\n    pub mode{f}: Kind{k}Mode,\n"
+            ),
+        };
+        spec.push_str(&field);
+    }
+    format!(
+        r#"use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{{Condition, ObjectMeta}};
+use kube::core::TypeMeta;
+use serde::{{Deserialize, Serialize}};
+
+/// Kind{k} is a synthetic kind.
+///
+/// +genclient
+/// +kubebuilder:subresource:status
+/// +kubebuilder:printcolumn:name="Count",type=integer,JSONPath=".spec.count1"
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Kind{k} {{
+    #[serde(flatten, default)]
+    pub types: Option<TypeMeta>,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: Kind{k}Spec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Kind{k}Status>,
+}}
+
+/// The desired state.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Kind{k}Spec {{
+{spec}}}
+
+/// A nested part.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Kind{k}Nested {{
+    pub key: String,
+    pub value: Option<String>,
+    pub weight: i64,
+    pub enabled: bool,
+    pub tags: Vec<String>,
+}}
+
+/// A mode.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Kind{k}Mode {{
+    Fast,
+    Safe {{ retries: u32 }},
+    Custom(String),
+}}
+
+/// The observed state.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Kind{k}Status {{
+    pub observed_generation: Option<i64>,
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+}}
+"#
+    )
+}
