@@ -615,6 +615,18 @@ fn derive_kind(
             ok = false;
         }
     }
+    for (key, value) in [("kind", Some(&attrs.kind)), ("root", attrs.root.as_ref())] {
+        if let Some(value) = value.filter(|v| !v.is_empty() && !naming::is_identifier(v)) {
+            diags.push(error(
+                format!(
+                    "`{key} = \"{value}\"` on `{}` is not a Rust type name",
+                    ty.key.name
+                ),
+                "kube-derive names the generated root type after it: use a PascalCase identifier",
+            ));
+            ok = false;
+        }
+    }
     if !ok {
         return None;
     }

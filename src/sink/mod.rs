@@ -137,7 +137,6 @@ pub fn write(plan: &Plan, base: &Path, owned_dir: &Path) -> std::io::Result<Writ
                     .prefix(".crdgen-")
                     .tempfile_in(dir)?;
                 tmp.write_all(new.as_bytes())?;
-                tmp.as_file().sync_all()?;
                 tmp.persist(&full).map_err(|e| e.error)?;
                 out.written += 1;
             }

@@ -1,0 +1,151 @@
+//! Model rules that span files or options: plurals and their overrides, derive-style
+//! checks, and warnings that do not stop generation.
+
+use std::collections::BTreeMap;
+
+/// Writes `files` under a temp dir's `apis/g/v1/` and generates for `g:v1`.
+fn run(files: &[(&str, &str)], exceptions: &[(&str, &str)]) -> Result<crdgen::Generation, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let version = dir.path().join("apis/g/v1");
+    std::fs::create_dir_all(&version).unwrap();
+    for (name, text) in files {
+        std::fs::write(version.join(name), text).unwrap();
+    }
+    let mut opts = crdgen::Options::new(dir.path(), "client", "apis", "g:v1").unwrap();
+    opts.plural_exceptions = exceptions
+        .iter()
+        .map(|(k, p)| (k.to_string(), p.to_string()))
+        .collect::<BTreeMap<_, _>>();
+    crdgen::generate(&opts).map_err(|e| e.to_string())
+}
+
+const MOD: &str = "//! +groupName=g.example.com\n\npub mod types;\npub use types::*;\n";
+
+fn kind(name: &str, markers: &str) -> String {
+    format!(
+        "/// +genclient\n{markers}pub struct {name} {{\n    #[serde(flatten, default)]\n    pub types: Option<kube::core::TypeMeta>,\n    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,\n    pub spec: Option<String>,\n}}\n"
+    )
+}
+
+fn plurals(generation: &crdgen::Generation) -> Vec<(String, String)> {
+    generation.model.groups["g"].versions["v1"]
+        .kinds
+        .values()
+        .map(|k| (k.name.clone(), k.plural.clone()))
+        .collect()
+}
+
+#[test]
+fn plurals_come_from_markers_then_exceptions_then_the_rule() {
+    let types = [
+        kind("Mouse", ""),
+        kind("Goose", "/// +resourceName=geese\n"),
+        kind("Policy", ""),
+        kind("Endpoints", ""),
+    ]
+    .concat();
+    let generation = run(
+        &[("mod.rs", MOD), ("types.rs", &types)],
+        &[("Mouse", "mice"), ("Goose", "gooses")],
+    )
+    .unwrap();
+    assert_eq!(
+        plurals(&generation),
+        [
+            ("Endpoints", "endpoints"),
+            ("Goose", "geese"),
+            ("Mouse", "mice"),
+            ("Policy", "policies")
+        ]
+        .map(|(k, p)| (k.to_owned(), p.to_owned()))
+    );
+}
+
+#[test]
+fn kube_derive_plurals_cannot_be_changed_by_exceptions() {
+    let types = r#"
+#[derive(CustomResource)]
+#[kube(group = "g.example.com", version = "v1", kind = "Mouse", namespaced)]
+pub struct MouseSpec {}
+"#;
+    let err = run(
+        &[("mod.rs", MOD), ("types.rs", types)],
+        &[("Mouse", "mice")],
+    )
+    .unwrap_err();
+    assert!(err.contains("error[E0014]: plural exception `Mouse:mice` cannot change kube-derive's plural `mouses`"), "{err}");
+    assert!(
+        err.contains("set `#[kube(plural = \"mice\")]` on `MouseSpec` instead"),
+        "{err}"
+    );
+}
+
+#[test]
+fn kube_derive_attributes_are_checked() {
+    let types = r#"
+#[derive(CustomResource)]
+#[kube(group = "other.example.com", version = "v2", kind = "Not A Name")]
+pub struct ASpec {}
+
+#[derive(CustomResource)]
+#[kube(group = "other.example.com", version = "v2", kind = "B")]
+pub struct BSpec {}
+
+#[derive(CustomResource)]
+#[kube(group = "x.example.com", version = "v1", kind = "C")]
+pub struct CSpec {}
+"#;
+    let err = run(&[("mod.rs", MOD), ("types.rs", types)], &[]).unwrap_err();
+    assert!(
+        err.contains("error[E0015]: `kind = \"Not A Name\"` on `ASpec` is not a Rust type name"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error[E0014]: `BSpec` declares version `v2` but lives in `v1`"),
+        "{err}"
+    );
+    assert!(err.contains("error[E0014]: kind `C` declares group `x.example.com` but its directory's group is `g.example.com`"), "{err}");
+}
+
+#[test]
+fn a_kind_without_a_constructor_is_a_warning_not_an_error() {
+    let types = kind("Thing", "").replace(
+        "    pub spec: Option<String>,\n",
+        "    pub spec: Option<String>,\n    pub count: u32,\n",
+    );
+    let generation = run(&[("mod.rs", MOD), ("types.rs", &types)], &[]).unwrap();
+    let warnings = generation.render_warnings();
+    assert!(
+        warnings.starts_with(
+            "warning[E0018]: no `Thing::new`: field `count` has no obvious starting value"
+        ),
+        "{warnings}"
+    );
+    let register = generation
+        .files(&crdgen::Options::new(".", "client", "apis", "g:v1").unwrap())
+        .unwrap();
+    let text = &register.files[std::path::Path::new("client/apis/g/v1/register.rs")];
+    assert!(
+        text.contains("impl ::kube::core::Resource for crate::apis::g::v1::Thing"),
+        "{text}"
+    );
+    assert!(!text.contains("pub fn new"), "{text}");
+}
+
+#[test]
+fn group_name_comes_from_kube_derive_when_no_marker_names_it() {
+    let types = r#"
+#[derive(CustomResource)]
+#[kube(group = "derived.example.com", version = "v1", kind = "D")]
+pub struct DSpec {}
+"#;
+    let generation = run(
+        &[
+            ("mod.rs", "pub mod types;\npub use types::*;\n"),
+            ("types.rs", types),
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(generation.model.groups["g"].name, "derived.example.com");
+}
