@@ -38,10 +38,7 @@ fn output_is_identical_across_runs_orders_and_directories() {
 
 #[test]
 fn build_rs_file_is_identical_across_runs() {
-    let case = common::cases()
-        .into_iter()
-        .find(|c| c.name == "consumer")
-        .unwrap();
+    let case = common::case("consumer");
     let once = crdgen::generate(&case.options())
         .unwrap()
         .single_file()

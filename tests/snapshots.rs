@@ -33,10 +33,7 @@ fn model_and_generated_files() {
 
 #[test]
 fn build_rs_single_file() {
-    let case = common::cases()
-        .into_iter()
-        .find(|c| c.name == "consumer")
-        .unwrap();
+    let case = common::case("consumer");
     let generation = crdgen::generate(&case.options()).unwrap();
     settings()
         .bind(|| insta::assert_snapshot!("consumer__crdgen.rs", generation.single_file().unwrap()));

@@ -237,21 +237,16 @@ impl Ctx<'_> {
                 raw_docs: ctx.doc_lines(&f.attrs, false),
             }
         };
+        let mut convert_all = |fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>| {
+            fields
+                .iter()
+                .enumerate()
+                .map(|f| convert(self, f))
+                .collect()
+        };
         match fields {
-            syn::Fields::Named(n) => Fields::Named(
-                n.named
-                    .iter()
-                    .enumerate()
-                    .map(|f| convert(self, f))
-                    .collect(),
-            ),
-            syn::Fields::Unnamed(u) => Fields::Tuple(
-                u.unnamed
-                    .iter()
-                    .enumerate()
-                    .map(|f| convert(self, f))
-                    .collect(),
-            ),
+            syn::Fields::Named(n) => Fields::Named(convert_all(&n.named)),
+            syn::Fields::Unnamed(u) => Fields::Tuple(convert_all(&u.unnamed)),
             syn::Fields::Unit => Fields::Unit,
         }
     }

@@ -42,6 +42,13 @@ pub fn cases() -> Vec<Case> {
     ]
 }
 
+pub fn case(name: &str) -> Case {
+    cases()
+        .into_iter()
+        .find(|c| c.name == name)
+        .expect("no such case")
+}
+
 impl Case {
     pub fn options(&self) -> Options {
         self.options_at(&self.base, self.groups)
