@@ -19,12 +19,12 @@ use crate::parse::{ParsedFile, ParsedGroup, UseEntry};
 pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) -> Model {
     let mut model = Model::default();
     let mut index = TypeIndex::default();
-    let mut scopes: Vec<FileScope> = Vec::new();
-    let mut group_markers: BTreeMap<String, (String, Vec<Marker>)> = BTreeMap::new();
+    let mut scopes = Scopes::new();
+    let mut group_markers: BTreeMap<String, Vec<Marker>> = BTreeMap::new();
+    let apis_dir =
+        crate::source::display_path(&opts.output_base, &opts.output_base.join(&opts.apis_pkg));
 
     for group in groups {
-        let apis_dir =
-            crate::source::display_path(&opts.output_base, &opts.output_base.join(&opts.apis_pkg));
         if !naming::is_identifier(&group.dir) {
             diags.push(
                 Diagnostic::error(Code::InvalidName, format!("group directory `{}` is not a Rust module name", group.dir))
@@ -41,7 +41,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
                 diags,
             )
             .markers;
-            group_markers.insert(group.dir.clone(), (file.path.clone(), package));
+            group_markers.insert(group.dir.clone(), package);
         }
         let mut versions = BTreeMap::new();
         for version in group.versions {
@@ -82,12 +82,11 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
     for group in model.groups.values_mut() {
         for version in group.versions.values_mut() {
             for ty in version.types.values_mut() {
-                let Some(scope) = scopes.iter().find(|s| s.owns(&ty.key)) else {
+                let Some(file) = scopes.get(&scope_key(&ty.key)) else {
                     continue;
                 };
-                let scope = scope.scope();
                 for field in fields_mut(&mut ty.body) {
-                    resolver.resolve(&mut field.ty, &scope);
+                    resolver.resolve(&mut field.ty, &file.scope);
                 }
             }
         }
@@ -106,32 +105,17 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
     model
 }
 
-/// One parsed file's scope, kept for resolution after all types are known.
-struct FileScope {
-    group: String,
-    version: String,
-    module: Option<String>,
-    path: String,
-    uses: Vec<UseEntry>,
-    local_types: BTreeSet<String>,
-    child_modules: BTreeSet<String>,
+/// Parsed files' scopes by (group, version, file module).
+type Scopes = BTreeMap<(String, String, Option<String>), FileScope>;
+
+fn scope_key(key: &TypeKey) -> (String, String, Option<String>) {
+    (key.group.clone(), key.version.clone(), key.module.clone())
 }
 
-impl FileScope {
-    fn owns(&self, key: &TypeKey) -> bool {
-        self.group == key.group && self.version == key.version && self.module == key.module
-    }
-
-    fn scope(&self) -> Scope<'_> {
-        let mut module = vec![self.group.clone(), self.version.clone()];
-        module.extend(self.module.clone());
-        Scope {
-            module,
-            uses: &self.uses,
-            local_types: self.local_types.iter().map(String::as_str).collect(),
-            child_modules: self.child_modules.iter().map(String::as_str).collect(),
-        }
-    }
+/// One parsed file's scope, kept for resolution after all types are known.
+struct FileScope {
+    scope: Scope,
+    path: String,
 }
 
 fn build_version(
@@ -139,7 +123,7 @@ fn build_version(
     version: &str,
     files: Vec<ParsedFile>,
     index: &mut TypeIndex,
-    scopes: &mut Vec<FileScope>,
+    scopes: &mut Scopes,
     diags: &mut Diagnostics,
 ) -> Version {
     let mut out = Version {
@@ -248,15 +232,23 @@ fn build_version(
             index.insert(module_path, &ty.key);
             out.types.insert(ty.key.id(), ty);
         }
-        scopes.push(FileScope {
-            group: group.to_owned(),
-            version: version.to_owned(),
-            module: file.module.clone(),
-            path: file.path.clone(),
-            uses: file.uses,
-            local_types,
-            child_modules: file.mods.into_iter().map(|m| m.name).collect(),
-        });
+        let key = (group.to_owned(), version.to_owned(), file.module.clone());
+        scopes.insert(
+            key,
+            FileScope {
+                scope: Scope {
+                    module: [group, version]
+                        .into_iter()
+                        .map(str::to_owned)
+                        .chain(file.module.clone())
+                        .collect(),
+                    uses: file.uses,
+                    local_types,
+                    child_modules: file.mods.into_iter().map(|m| m.name).collect(),
+                },
+                path: file.path.clone(),
+            },
+        );
     }
     out
 }
@@ -390,7 +382,7 @@ fn list(value: Option<&Value>) -> Vec<String> {
 fn find_kinds(
     version: &mut Version,
     resolver: &Resolver<'_>,
-    scopes: &[FileScope],
+    scopes: &Scopes,
     opts: &Options,
     diags: &mut Diagnostics,
 ) {
@@ -406,8 +398,8 @@ fn find_kinds(
                     .hint("use one style per kind: drop `+genclient`/`+kubebuilder:object:root` or the CustomResource derive"),
             ),
             (Some(attrs), false) => {
-                let scope = scopes.iter().find(|s| s.owns(&ty.key)).map(FileScope::scope);
-                kinds.extend(derive_kind(ty, attrs, version, scope.as_ref(), resolver, &exceptions, diags));
+                let scope = scopes.get(&scope_key(&ty.key)).map(|f| &f.scope);
+                kinds.extend(derive_kind(ty, attrs, version, scope, resolver, &exceptions, diags));
             }
             (None, true) => kinds.extend(marker_kind(ty, &exceptions, diags)),
             (None, false) => {}
@@ -591,7 +583,7 @@ fn derive_kind(
     ty: &TypeDef,
     attrs: &super::KubeAttrs,
     version: &Version,
-    scope: Option<&Scope<'_>>,
+    scope: Option<&Scope>,
     resolver: &Resolver<'_>,
     exceptions: &BTreeMap<String, String>,
     diags: &mut Diagnostics,
@@ -732,11 +724,11 @@ fn reachable(ty: &TypeDef, diags: &mut Diagnostics) -> Option<Vec<String>> {
 /// file, else the one group its kube-derive kinds agree on.
 fn group_name(
     group: &Group,
-    from_group_file: Option<&(String, Vec<Marker>)>,
-    scopes: &[FileScope],
+    from_group_file: Option<&Vec<Marker>>,
+    scopes: &Scopes,
     diags: &mut Diagnostics,
 ) -> String {
-    let group_level = from_group_file.and_then(|(_, m)| string(marker(m, "groupName")));
+    let group_level = from_group_file.and_then(|m| string(marker(m, "groupName")));
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     for version in group.versions.values() {
         let name = string(marker(&version.markers, "groupName"))
@@ -759,10 +751,7 @@ fn group_name(
             }
             None => {
                 let module_file = scopes
-                    .iter()
-                    .find(|s| {
-                        s.group == group.dir && s.version == version.name && s.module.is_none()
-                    })
+                    .get(&(group.dir.clone(), version.name.clone(), None))
                     .map(|s| s.path.clone())
                     .unwrap_or_else(|| format!("{}/{}/mod.rs", group.dir, version.name));
                 diags.push(

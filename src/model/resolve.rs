@@ -28,12 +28,12 @@ impl TypeIndex {
 }
 
 /// What a file can see: its own module, its `use` items, its types, its child modules.
-pub struct Scope<'a> {
+pub struct Scope {
     /// The file's module, relative to the apis module: `[group, version, file?]`.
     pub module: Vec<String>,
-    pub uses: &'a [UseEntry],
-    pub local_types: BTreeSet<&'a str>,
-    pub child_modules: BTreeSet<&'a str>,
+    pub uses: Vec<UseEntry>,
+    pub local_types: BTreeSet<String>,
+    pub child_modules: BTreeSet<String>,
 }
 
 pub struct Resolver<'a> {
@@ -49,7 +49,7 @@ enum Place {
 
 impl Resolver<'_> {
     /// Fills in `target` on every path in `ty`.
-    pub fn resolve(&self, ty: &mut TypeRef, scope: &Scope<'_>) {
+    pub fn resolve(&self, ty: &mut TypeRef, scope: &Scope) {
         if let TypeRef::Path {
             segments,
             args,
@@ -63,7 +63,7 @@ impl Resolver<'_> {
         }
     }
 
-    fn path(&self, segments: &[String], scope: &Scope<'_>) -> Option<Target> {
+    fn path(&self, segments: &[String], scope: &Scope) -> Option<Target> {
         let first = segments.first()?;
         let via_use = scope.uses.iter().find(|u| u.name() == Some(first.as_str()));
         let place = match (via_use, segments.len()) {
@@ -75,7 +75,7 @@ impl Resolver<'_> {
                 full.extend_from_slice(&segments[1..]);
                 self.place(&full, scope)?
             }
-            (None, 1) if scope.local_types.contains(first.as_str()) => {
+            (None, 1) if scope.local_types.contains(first) => {
                 Place::Apis(join(&scope.module, segments))
             }
             (None, 1) => return self.glob(first, scope),
@@ -85,7 +85,7 @@ impl Resolver<'_> {
     }
 
     /// Resolves a path that does not start with a `use` alias.
-    fn place(&self, segments: &[String], scope: &Scope<'_>) -> Option<Place> {
+    fn place(&self, segments: &[String], scope: &Scope) -> Option<Place> {
         let (first, rest) = segments.split_first()?;
         let apis = self.apis_segments();
         Some(match first.as_str() {
@@ -112,7 +112,7 @@ impl Resolver<'_> {
     }
 
     /// A single name not declared in the file: look through its glob imports.
-    fn glob(&self, name: &str, scope: &Scope<'_>) -> Option<Target> {
+    fn glob(&self, name: &str, scope: &Scope) -> Option<Target> {
         scope
             .uses
             .iter()
