@@ -262,3 +262,21 @@ fn help_explains_the_command_with_an_example() {
         assert!(help.contains(needle), "help lacks {needle}:\n{help}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn an_output_directory_that_leads_outside_the_base_is_refused() {
+    let dir = example();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::remove_dir_all(dir.path().join("pkg/client")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("pkg/client")).unwrap();
+    let out = crdgen(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out)
+            .contains("error[E0017]: the output directory resolves outside the output base"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}

@@ -1,0 +1,66 @@
+//! The build.rs front end: the same generation, one includable file, written only
+//! when it changes, errors rendered for a person.
+
+mod common;
+
+#[test]
+fn generates_one_includable_file_and_rewrites_it_only_on_change() {
+    let out = tempfile::tempdir().unwrap();
+    let mut config = crdgen::Config::new();
+    config
+        .apis_dir("testdata/consumer/src/apis")
+        .apis_module("crate::apis")
+        .groups_versions("other:v1 bcrds:v1alpha1")
+        .out_dir(out.path());
+    let path = config.generate().unwrap();
+    assert_eq!(path, out.path().join("crdgen.rs"));
+
+    let case = common::case("consumer");
+    let expected = crdgen::generate(&case.options())
+        .unwrap()
+        .single_file()
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    config.generate().unwrap();
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        modified
+    );
+}
+
+#[test]
+fn errors_read_as_diagnostics() {
+    let out = tempfile::tempdir().unwrap();
+    let err = crdgen::Config::new()
+        .apis_dir("testdata/diagnostics/unknown_marker/apis")
+        .groups_versions("bcrds:v1")
+        .out_dir(out.path())
+        .generate()
+        .unwrap_err();
+    let shown = format!("{err:?}");
+    assert!(
+        shown.starts_with("error[E0006]: unknown marker `+kubebuilder:validation:Minimun`\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(
+            "--> testdata/diagnostics/unknown_marker/apis/bcrds/v1/example_types.rs:14:9"
+        ),
+        "{shown}"
+    );
+    assert!(!out.path().join("crdgen.rs").exists());
+
+    let usage = crdgen::Config::new()
+        .groups_versions("bcrds")
+        .out_dir(out.path())
+        .generate()
+        .unwrap_err();
+    assert!(
+        usage
+            .to_string()
+            .starts_with("error: `bcrds` has no versions"),
+        "{usage}"
+    );
+}
