@@ -20,6 +20,62 @@ pub mod modules {
     pub const APIS: &str = "apis";
     pub const REGISTER: &str = "register";
     pub const CLONE: &str = "clone";
+    /// The typed clientset.
+    pub const CLIENTSET: &str = "clientset";
+}
+
+/// The crate generated code's runtime support comes from.
+pub const RUNTIME_CRATE: &str = "crdgen_runtime";
+
+/// Names in the generated clientset.
+pub mod client {
+    use heck::{ToSnakeCase, ToUpperCamelCase};
+
+    pub const CLIENTSET: &str = "Clientset";
+
+    /// `cs.bcrds_v1alpha1()`: the group directory (a Rust identifier already) and version.
+    pub fn group_version_accessor(group_dir: &str, version: &str) -> String {
+        format!("{}_{version}", group_dir.to_snake_case())
+    }
+
+    /// `BcrdsV1alpha1Client`.
+    pub fn group_version_client(group_dir: &str, version: &str) -> String {
+        format!(
+            "{}{}Client",
+            group_dir.to_upper_camel_case(),
+            version.to_upper_camel_case()
+        )
+    }
+
+    /// The module of one kind's client: `example`.
+    pub fn kind_module(kind: &str) -> String {
+        kind.to_snake_case()
+    }
+
+    /// `ExampleClient`: one namespace's (or, cluster-scoped, the cluster's) objects.
+    pub fn kind_client(kind: &str) -> String {
+        format!("{kind}Client")
+    }
+
+    /// `ExampleAllNamespacesClient`: list and watch across namespaces.
+    pub fn all_namespaces_client(kind: &str) -> String {
+        format!("{kind}AllNamespacesClient")
+    }
+
+    /// `.examples(ns)` / `.widgets()`: the plural, as an identifier.
+    pub fn kind_accessor(plural: &str) -> String {
+        plural.replace(['-', '.'], "_")
+    }
+
+    /// `.all_examples()`.
+    pub fn all_namespaces_accessor(plural: &str) -> String {
+        format!("all_{}", kind_accessor(plural))
+    }
+
+    /// `+genclient:method=GetScale` → `get_scale`.
+    pub fn extra_method(name: &str) -> String {
+        name.to_snake_case()
+    }
 }
 
 /// Constants emitted by the register generator.

@@ -13,22 +13,33 @@ pub enum Generator {
     Register,
     /// `impl Clone` for API types that do not derive it (Rust's deepcopy-gen).
     Clone,
+    /// The typed clientset; needs `register` and `clone`, which it brings along.
+    Client,
 }
 
 impl Generator {
-    pub const ALL: [Generator; 2] = [Generator::Register, Generator::Clone];
+    pub const ALL: [Generator; 3] = [Generator::Register, Generator::Clone, Generator::Client];
 
     pub fn name(self) -> &'static str {
         match self {
             Generator::Register => "register",
             Generator::Clone => "clone",
+            Generator::Client => "client",
+        }
+    }
+
+    /// Generators whose output this one's output uses.
+    fn requires(self) -> &'static [Generator] {
+        match self {
+            Generator::Client => &[Generator::Register, Generator::Clone],
+            Generator::Register | Generator::Clone => &[],
         }
     }
 
     fn aliases(self) -> &'static [&'static str] {
         match self {
             Generator::Clone => &["deepcopy"],
-            Generator::Register => &[],
+            Generator::Register | Generator::Client => &[],
         }
     }
 
@@ -56,6 +67,7 @@ impl Generator {
                 out.extend(Generator::ALL);
             } else if let Some(g) = Generator::from_name(name) {
                 out.insert(g);
+                out.extend(g.requires());
             } else if name.is_empty() {
                 return Err(format!(
                     "empty generator name in `{list}`; valid names: {}",
@@ -298,6 +310,10 @@ mod tests {
         );
         assert_eq!(
             Generator::parse_list("all").unwrap(),
+            BTreeSet::from(Generator::ALL)
+        );
+        assert_eq!(
+            Generator::parse_list("client").unwrap(),
             BTreeSet::from(Generator::ALL)
         );
         let err = Generator::parse_list("register,lsiter").unwrap_err();

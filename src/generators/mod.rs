@@ -1,6 +1,7 @@
 //! Generators: each reads the model and adds modules to the output tree. They share
 //! one way of naming the user's types, so they can never disagree about a path.
 
+mod client;
 mod clone;
 mod register;
 
@@ -27,9 +28,22 @@ pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> RustModule
         match generator {
             Generator::Register => register::generate(&ctx, &mut root, diags),
             Generator::Clone => clone::generate(&ctx, &mut root, diags),
+            Generator::Client => client::generate(&ctx, &mut root, diags),
         }
     }
     root
+}
+
+/// Tokens for a path valid anywhere in the crate: `crate::…` as it is, an external
+/// crate's path anchored with a leading `::`.
+pub fn absolute_path(path: &str) -> Option<TokenStream> {
+    let anchored = match path.split("::").next() {
+        Some("crate" | "self" | "super" | "") => path.to_owned(),
+        _ => format!("::{path}"),
+    };
+    ModulePath::parse(&anchored)
+        .ok()
+        .map(|module| module.tokens())
 }
 
 impl Context<'_> {
@@ -95,12 +109,7 @@ impl Context<'_> {
                         self.type_path(key, via)
                     }
                     Some(Target::Absolute(path)) => {
-                        let anchored = match path.split("::").next() {
-                            Some("crate" | "self" | "super" | "") => path.clone(),
-                            _ => format!("::{path}"),
-                        };
-                        let module = ModulePath::parse(&anchored).map_err(|_| path.clone())?;
-                        module.tokens()
+                        absolute_path(path).ok_or_else(|| path.clone())?
                     }
                     None if segments.len() == 1 => {
                         let ident = naming::ident(&segments[0]);

@@ -567,6 +567,7 @@ fn marker_kind(
         path,
         spec: by_rust_wire("spec"),
         status: by_rust_wire("status").map(|t| t.option_inner().cloned().unwrap_or(t)),
+        status_subresource: flag(&ty.markers, "kubebuilder:subresource:status"),
         plural,
         singular: string(arg(&ty.markers, "kubebuilder:resource", "singular"))
             .map_or_else(|| naming::singular(name), str::to_owned),
@@ -574,6 +575,7 @@ fn marker_kind(
         short_names: list(arg(&ty.markers, "kubebuilder:resource", "shortName")),
         categories: list(arg(&ty.markers, "kubebuilder:resource", "categories")),
         type_meta_field: type_meta.map(|f| f.name.clone()),
+        markers: ty.markers.clone(),
         file: ty.file.clone(),
         pos: ty.pos,
     })
@@ -682,6 +684,7 @@ fn derive_kind(
             args: Vec::new(),
             target: Some(Target::Local(ty.key.clone())),
         }),
+        status_subresource: status.is_some(),
         status,
         plural,
         singular,
@@ -689,6 +692,7 @@ fn derive_kind(
         short_names: attrs.short_names.clone(),
         categories: attrs.categories.clone(),
         type_meta_field: None,
+        markers: ty.markers.clone(),
         file: ty.file.clone(),
         pos: ty.pos,
     })

@@ -69,6 +69,9 @@ pub struct Kind {
     /// The status type (without `Option`), when the kind has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<TypeRef>,
+    /// Whether the resource has a `/status` subresource: `+kubebuilder:subresource:status`,
+    /// or kube-derive's `status = ..`.
+    pub status_subresource: bool,
     pub plural: String,
     pub singular: String,
     pub namespaced: bool,
@@ -79,6 +82,10 @@ pub struct Kind {
     /// For marker-style kinds, the Rust name of the flattened `Option<TypeMeta>` field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub type_meta_field: Option<String>,
+    /// Markers on the kind's type (for kube-derive kinds, on the spec struct):
+    /// `+genclient:*` options live here.
+    #[serde(skip)]
+    pub markers: Vec<crate::markers::Marker>,
     /// Where the kind is declared.
     pub file: String,
     pub pos: Pos,

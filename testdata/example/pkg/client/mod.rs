@@ -16,3 +16,5 @@
 #![cfg_attr(rustfmt, rustfmt::skip)]
 /// Generated code for the API types: `kube::Resource` impls and constructors (register), `Clone` impls (clone).
 pub mod apis;
+/// The typed clientset: one client per group version, one per kind.
+pub mod clientset;

@@ -9,6 +9,7 @@ use super::ExampleSpec;
 /// +genclient
 /// +genclient:nonNamespaced
 /// +kubebuilder:resource:path=widgetz,shortName=wg;wgt,categories=all
+/// +genclient:skipVerbs=deleteCollection,apply
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Widget {
     #[serde(flatten, default)]

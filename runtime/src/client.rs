@@ -1,0 +1,41 @@
+//! Support for generated clientsets: what every typed client needs and is not worth
+//! generating again for each kind.
+
+use kube::Resource;
+use kube::core::request::Error as RequestError;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use either::Either;
+pub use futures_util::Stream;
+
+/// The name an update or apply addresses: the object's own `metadata.name`.
+pub fn name_of<K: Resource>(object: &K) -> kube::Result<&str> {
+    object
+        .meta()
+        .name
+        .as_deref()
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| {
+            kube::Error::BuildRequest(RequestError::Validation(
+                "the object has no metadata.name to address it by".to_owned(),
+            ))
+        })
+}
+
+/// A JSON request body.
+pub fn json_body<T: Serialize>(value: &T) -> kube::Result<Vec<u8>> {
+    serde_json::to_vec(value).map_err(kube::Error::SerdeError)
+}
+
+/// Sends a request built by `kube::core::Request` and decodes its answer: how
+/// generated subresource methods (`+genclient:method=…,subresource=…`) talk to the
+/// apiserver through kube's client.
+pub async fn send<R: DeserializeOwned>(
+    client: &kube::Client,
+    request: Result<http::Request<Vec<u8>>, RequestError>,
+) -> kube::Result<R> {
+    client
+        .request(request.map_err(kube::Error::BuildRequest)?)
+        .await
+}

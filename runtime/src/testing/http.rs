@@ -1,0 +1,247 @@
+//! The HTTP face of the in-memory server: Kubernetes REST paths and query
+//! parameters in, JSON (or a stream of watch events) out.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use serde_json::Value;
+
+use super::ApiServer;
+use super::selector::{FieldSelector, LabelSelector};
+use super::status::ApiError;
+use super::store::{Patch, PatchKind, Query, ResourceKey, Target};
+
+pub type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// What a request path names.
+struct Route {
+    key: ResourceKey,
+    namespace: Option<String>,
+    name: Option<String>,
+    target: Target,
+}
+
+fn route(path: &str) -> Option<Route> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (group, version, rest) = match segments.as_slice() {
+        ["apis", group, version, rest @ ..] => (*group, *version, rest),
+        ["api", version, rest @ ..] => ("", *version, rest),
+        _ => return None,
+    };
+    let (namespace, rest) = match rest {
+        ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some((*ns).to_owned()), rest),
+        rest => (None, rest),
+    };
+    let (plural, name, target) = match rest {
+        [plural] => (*plural, None, Target::Main),
+        [plural, name] => (*plural, Some((*name).to_owned()), Target::Main),
+        [plural, name, "status"] => (*plural, Some((*name).to_owned()), Target::Status),
+        _ => return None,
+    };
+    Some(Route {
+        key: (group.to_owned(), version.to_owned(), plural.to_owned()),
+        namespace,
+        name,
+        target,
+    })
+}
+
+/// The query string, decoded.
+struct Params(Vec<(String, String)>);
+
+impl Params {
+    fn parse(query: Option<&str>) -> Params {
+        Params(
+            form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn flag(&self, key: &str) -> bool {
+        matches!(self.get(key), Some("true" | "1"))
+    }
+
+    fn query(&self, namespace: Option<String>) -> Result<Query, ApiError> {
+        let limit = match self.get("limit") {
+            Some(l) => Some(
+                l.parse()
+                    .map_err(|_| ApiError::bad_request(format!("invalid limit: {l}")))?,
+            ),
+            None => None,
+        };
+        Ok(Query {
+            namespace,
+            labels: LabelSelector::parse(self.get("labelSelector").unwrap_or_default())
+                .map_err(ApiError::bad_request)?,
+            fields: FieldSelector::parse(self.get("fieldSelector").unwrap_or_default())
+                .map_err(ApiError::bad_request)?,
+            limit,
+            continue_token: self
+                .get("continue")
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
+        })
+    }
+}
+
+impl ApiServer {
+    /// Serves one request.
+    pub(crate) async fn handle(&self, request: Request<kube::client::Body>) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        let bytes = match body.collect_bytes().await {
+            Ok(bytes) => bytes,
+            Err(e) => return error(&ApiError::bad_request(format!("unreadable body: {e}"))),
+        };
+        let params = Params::parse(parts.uri.query());
+        let Some(route) = route(parts.uri.path()) else {
+            return error(&ApiError::new(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            ));
+        };
+        let content_type = parts
+            .headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("application/json")
+            .to_owned();
+        if parts.method == Method::GET && route.name.is_none() && params.flag("watch") {
+            return self.watch(route, &params);
+        }
+        match self.serve(&parts.method, route, &params, &content_type, &bytes) {
+            Ok((status, value)) => json(status, &value),
+            Err(e) => error(&e),
+        }
+    }
+
+    fn serve(
+        &self,
+        method: &Method,
+        route: Route,
+        params: &Params,
+        content_type: &str,
+        bytes: &[u8],
+    ) -> Result<(StatusCode, Value), ApiError> {
+        let body = || -> Result<Value, ApiError> {
+            if bytes.is_empty() {
+                return Ok(Value::Null);
+            }
+            serde_json::from_slice(bytes).map_err(|e| {
+                ApiError::bad_request(format!("the body of the request is not JSON: {e}"))
+            })
+        };
+        let dry_run = params.get("dryRun").is_some_and(|v| v == "All");
+        let ns = route.namespace.as_deref();
+        let key = &route.key;
+        let mut store = self.store();
+        match (method, route.name.as_deref()) {
+            (&Method::GET, None) => store
+                .list(key, &params.query(route.namespace.clone())?)
+                .map(ok),
+            (&Method::GET, Some(name)) => store.get(key, ns, name).map(ok),
+            (&Method::POST, None) => store
+                .create(key, ns, body()?, dry_run, false)
+                .map(|v| (StatusCode::CREATED, v)),
+            (&Method::PUT, Some(name)) => store
+                .replace(key, ns, name, body()?, route.target, dry_run)
+                .map(ok),
+            (&Method::PATCH, Some(name)) => {
+                let kind = match content_type.split(';').next().unwrap_or_default().trim() {
+                    "application/merge-patch+json" => PatchKind::Merge,
+                    "application/json-patch+json" => PatchKind::Json,
+                    "application/apply-patch+yaml" => PatchKind::Apply,
+                    _ => PatchKind::Strategic,
+                };
+                let patch = Patch {
+                    kind,
+                    body: body()?,
+                    field_manager: params.get("fieldManager"),
+                };
+                store
+                    .patch(key, ns, name, patch, route.target, dry_run)
+                    .map(ok)
+            }
+            (&Method::DELETE, Some(name)) => store.delete(key, ns, name, &body()?, dry_run).map(ok),
+            (&Method::DELETE, None) => {
+                let query = params.query(route.namespace.clone())?;
+                store
+                    .delete_collection(key, &query, &body()?, dry_run)
+                    .map(ok)
+            }
+            _ => Err(ApiError::new(
+                405,
+                "MethodNotAllowed",
+                format!("{method} is not supported here"),
+            )),
+        }
+    }
+
+    fn watch(&self, route: Route, params: &Params) -> Response<Body> {
+        let receiver = params.query(route.namespace.clone()).and_then(|query| {
+            self.store().watch(
+                &route.key,
+                query,
+                params.get("resourceVersion"),
+                params.flag("allowWatchBookmarks"),
+                params.flag("sendInitialEvents"),
+            )
+        });
+        let receiver = match receiver {
+            Ok(receiver) => receiver,
+            Err(e) => return error(&e),
+        };
+        let timeout = params
+            .get("timeoutSeconds")
+            .and_then(|t| t.parse::<u64>().ok())
+            .map_or(Duration::MAX, Duration::from_secs);
+        let events = tokio_stream::wrappers::UnboundedReceiverStream::new(receiver)
+            .take_until(tokio::time::sleep(timeout))
+            .map(|event| {
+                let mut line = serde_json::to_vec(&event).unwrap_or_default();
+                line.push(b'\n');
+                Ok::<_, Infallible>(http_body::Frame::data(Bytes::from(line)))
+            });
+        let mut response = Response::new(BodyExt::boxed_unsync(StreamBody::new(events)));
+        response.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        response
+    }
+}
+
+fn ok(value: Value) -> (StatusCode, Value) {
+    (StatusCode::OK, value)
+}
+
+fn json(status: StatusCode, value: &Value) -> Response<Body> {
+    let bytes = serde_json::to_vec(value).unwrap_or_default();
+    let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed_unsync());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn error(e: &ApiError) -> Response<Body> {
+    json(
+        StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        &e.to_status(),
+    )
+}

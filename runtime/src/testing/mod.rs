@@ -1,0 +1,191 @@
+//! An in-memory Kubernetes API server behind [`kube::Client`]: client-go's fake
+//! clientset, done through the real client stack. Requests go through kube's own
+//! request building, serialization and error handling, so what passes here exercises
+//! the same code paths as a cluster.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use crdgen_runtime::testing::ApiServer;
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//!
+//! let server = ApiServer::new();
+//! server.register::<ConfigMap>(false);
+//! let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client(), "default");
+//! # Ok(()) }
+//! ```
+//!
+//! What it does as the apiserver does: create (with `generateName`), get, list, update,
+//! patch (JSON merge, JSON patch, apply), delete, deletecollection, `dryRun=All`; one
+//! monotonically increasing `resourceVersion`; `uid`, `creationTimestamp`;
+//! `generation` bumped on spec changes only; 404 NotFound, 409 Conflict (stale
+//! resourceVersion, delete preconditions), 409 AlreadyExists, 422 Invalid, 400
+//! BadRequest, 410 Expired and 415, each as a `Status` body; the status subresource
+//! (the main resource ignores status, `/status` ignores everything else, create drops
+//! status); finalizers (delete sets `deletionTimestamp`, removing the last finalizer
+//! deletes); label selectors (equality, set-based, existence) and field selectors on
+//! `metadata.name` and `metadata.namespace`; `limit`/`continue` paging with
+//! `remainingItemCount`; watches from a resourceVersion with ADDED, MODIFIED and
+//! DELETED in order (selector transitions become ADDED or DELETED), BOOKMARK events
+//! when asked, `sendInitialEvents`, `timeoutSeconds`, and 410 for a compacted
+//! resourceVersion.
+//!
+//! Where it differs from a real apiserver:
+//! - Server-side apply merges the applied configuration into the live object (maps
+//!   recursively, everything else replaced). It keeps no `managedFields`, detects no
+//!   conflicts between managers, ignores `force`, and never removes a field a manager
+//!   stopped applying. Apply bodies must be JSON (kube sends JSON).
+//! - Strategic merge patch is refused with 415, as for custom resources.
+//! - Validation is by type: resources registered from a Rust type reject (422) bodies
+//!   that do not deserialize into it; resources registered from a CRD are not checked
+//!   against its OpenAPI schema, and there is no defaulting, pruning or admission.
+//! - A `continue` token reads the current objects after its key, not a snapshot at the
+//!   first page's resourceVersion (it still expires with [`ApiServer::compact`]).
+//! - Event history is kept until [`ApiServer::compact`]; nothing compacts on its own.
+//! - No discovery, no version conversion between versions of one kind, no garbage
+//!   collection through owner references, no graceful deletion periods, no
+//!   authentication or authorization, no field selectors beyond name and namespace.
+//! - uids are deterministic per server, `generateName` suffixes come from a counter.
+
+mod http;
+mod selector;
+mod status;
+mod store;
+
+use std::any::TypeId;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::core::{NamespaceResourceScope, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use status::ApiError;
+use store::{ResourceInfo, Store};
+
+/// The in-memory API server. Cheap to clone: clones share one store.
+#[derive(Clone, Default)]
+pub struct ApiServer {
+    store: Arc<Mutex<Store>>,
+}
+
+impl ApiServer {
+    pub fn new() -> Self {
+        ApiServer::default()
+    }
+
+    fn store(&self) -> MutexGuard<'_, Store> {
+        // A panic elsewhere while holding the lock leaves consistent data behind: every
+        // write is computed before it is committed.
+        self.store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A client whose requests this server answers. Needs a Tokio runtime.
+    pub fn client(&self) -> kube::Client {
+        kube::Client::new(self.clone(), "default")
+    }
+
+    /// Serves `K`'s resource: scope from `K::Scope`, names from its `Resource` impl,
+    /// bodies checked by deserializing into `K`. `status_subresource` gives it a
+    /// `/status` subresource, as `+kubebuilder:subresource:status` does.
+    pub fn register<K>(&self, status_subresource: bool) -> &Self
+    where
+        K: Resource<DynamicType = ()> + DeserializeOwned + 'static,
+        K::Scope: 'static,
+    {
+        self.store().register(ResourceInfo {
+            group: K::group(&()).into_owned(),
+            version: K::version(&()).into_owned(),
+            plural: K::plural(&()).into_owned(),
+            kind: K::kind(&()).into_owned(),
+            namespaced: TypeId::of::<K::Scope>() == TypeId::of::<NamespaceResourceScope>(),
+            status_subresource,
+            validate: Some(Arc::new(|object| {
+                serde_json::from_value::<K>(object.clone())
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            })),
+        });
+        self
+    }
+
+    /// Serves every served version of a CustomResourceDefinition.
+    pub fn register_crd(&self, crd: &CustomResourceDefinition) -> &Self {
+        let spec = &crd.spec;
+        let mut store = self.store();
+        for version in spec.versions.iter().filter(|v| v.served) {
+            store.register(ResourceInfo {
+                group: spec.group.clone(),
+                version: version.name.clone(),
+                plural: spec.names.plural.clone(),
+                kind: spec.names.kind.clone(),
+                namespaced: spec.scope == "Namespaced",
+                status_subresource: version
+                    .subresources
+                    .as_ref()
+                    .is_some_and(|s| s.status.is_some()),
+                validate: None,
+            });
+        }
+        self
+    }
+
+    /// Stores `object` as if created, keeping its status: a way to seed a test.
+    pub fn insert<K>(&self, object: &K) -> Result<K, ApiError>
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+    {
+        let key = (
+            K::group(&()).into_owned(),
+            K::version(&()).into_owned(),
+            K::plural(&()).into_owned(),
+        );
+        let body =
+            serde_json::to_value(object).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let namespace = object.meta().namespace.clone();
+        let namespace = match self.store().info(&key)?.namespaced {
+            true => Some(namespace.unwrap_or_else(|| "default".to_owned())),
+            false => None,
+        };
+        let stored = self
+            .store()
+            .create(&key, namespace.as_deref(), body, false, true)?;
+        serde_json::from_value(stored).map_err(|e| ApiError::bad_request(e.to_string()))
+    }
+
+    /// Ends every open watch, as a dropped connection would: watchers must re-watch.
+    pub fn break_watches(&self) {
+        self.store().break_watches();
+    }
+
+    /// Forgets the event history, so that watches and `continue` tokens from before now
+    /// get 410 Gone and clients must relist.
+    pub fn compact(&self) {
+        self.store().compact();
+    }
+
+    /// Sends a BOOKMARK with the current resourceVersion to every watch that allows them.
+    pub fn send_bookmarks(&self) {
+        self.store().send_bookmarks();
+    }
+}
+
+impl tower::Service<::http::Request<kube::client::Body>> for ApiServer {
+    type Response = ::http::Response<http::Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: ::http::Request<kube::client::Body>) -> Self::Future {
+        let server = self.clone();
+        Box::pin(async move { Ok(server.handle(request).await) })
+    }
+}

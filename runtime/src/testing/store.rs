@@ -1,0 +1,900 @@
+//! The in-memory store and the API semantics controllers rely on: resource versions,
+//! generations, the status subresource, finalizers, optimistic concurrency, selectors,
+//! paging and watch history.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use super::selector::{FieldSelector, LabelSelector};
+use super::status::ApiError;
+
+/// Checks that a body fits the resource's type (for types registered from Rust, by
+/// deserializing into the type).
+pub(crate) type Validator = Arc<dyn Fn(&Value) -> Result<(), String> + Send + Sync>;
+
+/// A served resource: what the URL names and what the apiserver knows about it.
+#[derive(Clone)]
+pub(crate) struct ResourceInfo {
+    pub group: String,
+    pub version: String,
+    pub plural: String,
+    pub kind: String,
+    pub namespaced: bool,
+    pub status_subresource: bool,
+    pub validate: Option<Validator>,
+}
+
+impl ResourceInfo {
+    fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `examples.bcrds.example.com`, as the apiserver names a resource in messages.
+    fn qualified(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    fn not_found(&self, name: &str) -> ApiError {
+        ApiError::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", self.qualified()),
+        )
+        .with_details(name, &self.group, &self.plural)
+    }
+
+    fn conflict(&self, name: &str) -> ApiError {
+        ApiError::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": the object has been modified; please apply your changes to the latest version and try again",
+                self.qualified()
+            ),
+        )
+        .with_details(name, &self.group, &self.plural)
+    }
+
+    fn invalid(&self, name: &str, why: &str) -> ApiError {
+        let group_kind = if self.group.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}.{}", self.kind, self.group)
+        };
+        ApiError::new(
+            422,
+            "Invalid",
+            format!("{group_kind} \"{name}\" is invalid: {why}"),
+        )
+        .with_details(name, &self.group, &self.plural)
+    }
+}
+
+pub(crate) type ResourceKey = (String, String, String);
+
+/// A list or watch query.
+#[derive(Default)]
+pub(crate) struct Query {
+    pub namespace: Option<String>,
+    pub labels: LabelSelector,
+    pub fields: FieldSelector,
+    pub limit: Option<usize>,
+    pub continue_token: Option<String>,
+}
+
+impl Query {
+    fn matches(&self, object: &Value) -> bool {
+        let namespace_ok = self
+            .namespace
+            .as_deref()
+            .is_none_or(|ns| object["metadata"]["namespace"].as_str() == Some(ns));
+        namespace_ok && self.fields.matches(object) && self.labels.matches(&labels(object))
+    }
+}
+
+fn labels(object: &Value) -> BTreeMap<String, String> {
+    object["metadata"]["labels"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Event {
+    rv: u64,
+    key: ResourceKey,
+    kind: EventType,
+    old: Option<Value>,
+    object: Value,
+}
+
+struct Watcher {
+    key: ResourceKey,
+    query: Query,
+    bookmarks: bool,
+    tx: mpsc::UnboundedSender<Value>,
+}
+
+/// Which part of an object a write may change.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    Main,
+    Status,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PatchKind {
+    Merge,
+    Json,
+    Apply,
+    Strategic,
+}
+
+/// A PATCH request's body, as its content type says to read it.
+pub(crate) struct Patch<'a> {
+    pub kind: PatchKind,
+    pub body: Value,
+    /// The `fieldManager` parameter, which apply requires.
+    pub field_manager: Option<&'a str>,
+}
+
+#[derive(Default)]
+pub(crate) struct Store {
+    resources: BTreeMap<ResourceKey, Collection>,
+    rv: u64,
+    history: Vec<Event>,
+    /// Events up to and including this resource version are no longer kept.
+    compacted: u64,
+    watchers: Vec<Watcher>,
+    /// Counter behind `generateName` suffixes and uids.
+    serial: u64,
+}
+
+struct Collection {
+    info: ResourceInfo,
+    objects: BTreeMap<(String, String), Value>,
+}
+
+impl Store {
+    pub fn register(&mut self, info: ResourceInfo) {
+        let key = (
+            info.group.clone(),
+            info.version.clone(),
+            info.plural.clone(),
+        );
+        match self.resources.get_mut(&key) {
+            // Registering again (another clientset over the same server) keeps the objects.
+            Some(collection) => collection.info = info,
+            None => {
+                self.resources.insert(
+                    key,
+                    Collection {
+                        info,
+                        objects: BTreeMap::new(),
+                    },
+                );
+            }
+        }
+    }
+
+    pub fn info(&self, key: &ResourceKey) -> Result<&ResourceInfo, ApiError> {
+        self.resources.get(key).map(|c| &c.info).ok_or_else(|| {
+            ApiError::new(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            )
+        })
+    }
+
+    fn object(
+        &self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+    ) -> Result<(ResourceInfo, Value), ApiError> {
+        let info = self.info(key)?.clone();
+        let id = (ns.unwrap_or_default().to_owned(), name.to_owned());
+        match self.resources[key].objects.get(&id) {
+            Some(object) => Ok((info, object.clone())),
+            None => Err(info.not_found(name)),
+        }
+    }
+
+    pub fn get(&self, key: &ResourceKey, ns: Option<&str>, name: &str) -> Result<Value, ApiError> {
+        self.object(key, ns, name).map(|(_, o)| o)
+    }
+
+    pub fn create(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        body: Value,
+        dry_run: bool,
+        keep_status: bool,
+    ) -> Result<Value, ApiError> {
+        let info = self.info(key)?.clone();
+        let mut object = checked_body(&info, body, ns)?;
+        let meta = object["metadata"]
+            .as_object_mut()
+            .expect("checked_body makes metadata an object");
+        let name = match (
+            meta.get("name").and_then(Value::as_str),
+            meta.get("generateName").and_then(Value::as_str),
+        ) {
+            (Some(name), _) if !name.is_empty() => name.to_owned(),
+            (_, Some(prefix)) if !prefix.is_empty() => {
+                self.serial += 1;
+                format!("{prefix}{}", suffix(self.serial))
+            }
+            _ => {
+                return Err(info.invalid(
+                    "",
+                    "metadata.name: Required value: name or generateName is required",
+                ));
+            }
+        };
+        if let Err(why) = dns_subdomain(&name) {
+            return Err(info.invalid(
+                &name,
+                &format!("metadata.name: Invalid value: \"{name}\": {why}"),
+            ));
+        }
+        let id = (ns.unwrap_or_default().to_owned(), name.clone());
+        if self.resources[key].objects.contains_key(&id) {
+            return Err(ApiError::new(
+                409,
+                "AlreadyExists",
+                format!("{} \"{name}\" already exists", info.qualified()),
+            )
+            .with_details(&name, &info.group, &info.plural));
+        }
+        self.serial += 1;
+        meta.insert("name".into(), json!(name));
+        meta.insert("uid".into(), json!(uid(self.serial)));
+        meta.insert("creationTimestamp".into(), now());
+        meta.insert("generation".into(), json!(1));
+        for field in [
+            "resourceVersion",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+        ] {
+            meta.remove(field);
+        }
+        if info.status_subresource && !keep_status {
+            // As the apiserver does: status is written through /status only.
+            if let Some(map) = object.as_object_mut() {
+                map.remove("status");
+            }
+        }
+        validate(&info, &name, &object)?;
+        if dry_run {
+            return Ok(object);
+        }
+        Ok(self.commit(key, id, None, Some(object)))
+    }
+
+    pub fn replace(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+        body: Value,
+        target: Target,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let (info, old) = self.object(key, ns, name)?;
+        let new = checked_body(&info, body, ns)?;
+        if new["metadata"]["name"].as_str().is_some_and(|n| n != name) {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({}) does not match the name on the URL ({name})",
+                new["metadata"]["name"].as_str().unwrap_or_default()
+            )));
+        }
+        match new["metadata"]["resourceVersion"].as_str() {
+            None | Some("") => {
+                return Err(info.invalid(
+                    name,
+                    "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
+                ));
+            }
+            Some(rv) if Some(rv) != old["metadata"]["resourceVersion"].as_str() => {
+                return Err(info.conflict(name));
+            }
+            Some(_) => {}
+        }
+        self.write(key, &info, old, new, target, dry_run)
+    }
+
+    pub fn patch(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+        patch: Patch<'_>,
+        target: Target,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let Patch {
+            kind,
+            body,
+            field_manager,
+        } = patch;
+        let info = self.info(key)?.clone();
+        if kind == PatchKind::Strategic {
+            return Err(ApiError::new(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+            ));
+        }
+        if kind == PatchKind::Apply && field_manager.is_none_or(str::is_empty) {
+            return Err(info.invalid(
+                name,
+                "fieldManager: Required value: is required for apply patch",
+            ));
+        }
+        let old = match self.get(key, ns, name) {
+            Ok(old) => old,
+            Err(e) if e.code == 404 && kind == PatchKind::Apply && target == Target::Main => {
+                let mut body = body;
+                if body["metadata"]["name"].is_null() && body.is_object() {
+                    body["metadata"]["name"] = json!(name);
+                }
+                return self.create(key, ns, body, dry_run, true);
+            }
+            Err(e) => return Err(e),
+        };
+        let mut new = old.clone();
+        match kind {
+            PatchKind::Merge => json_patch::merge(&mut new, &body),
+            PatchKind::Apply => apply(&mut new, &body),
+            PatchKind::Json => {
+                let ops: json_patch::Patch = serde_json::from_value(body.clone()).map_err(|e| {
+                    ApiError::bad_request(format!(
+                        "the body of the request was not a JSON patch: {e}"
+                    ))
+                })?;
+                json_patch::patch(&mut new, &ops)
+                    .map_err(|e| info.invalid(name, &e.to_string()))?;
+            }
+            PatchKind::Strategic => unreachable!("rejected above"),
+        }
+        if let Some(rv) = body["metadata"]["resourceVersion"].as_str()
+            && kind != PatchKind::Json
+            && Some(rv) != old["metadata"]["resourceVersion"].as_str()
+        {
+            return Err(info.conflict(name));
+        }
+        let new = checked_body(&info, new, ns)?;
+        self.write(key, &info, old, new, target, dry_run)
+    }
+
+    /// The common end of update and patch: keep what the target may not change,
+    /// bump the generation on spec changes, finish deletions whose finalizers are gone.
+    fn write(
+        &mut self,
+        key: &ResourceKey,
+        info: &ResourceInfo,
+        old: Value,
+        new: Value,
+        target: Target,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let name = old["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let mut result = match target {
+            Target::Status => {
+                let mut result = old.clone();
+                set_or_remove(&mut result, "status", new.get("status").cloned());
+                result
+            }
+            Target::Main => {
+                let mut result = new;
+                if info.status_subresource {
+                    set_or_remove(&mut result, "status", old.get("status").cloned());
+                }
+                for field in [
+                    "uid",
+                    "creationTimestamp",
+                    "deletionTimestamp",
+                    "deletionGracePeriodSeconds",
+                    "namespace",
+                    "name",
+                ] {
+                    set_or_remove(
+                        &mut result["metadata"],
+                        field,
+                        old["metadata"].get(field).cloned(),
+                    );
+                }
+                result
+            }
+        };
+        result["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
+        let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
+        let changed_spec = without(&old, info) != without(&result, info);
+        result["metadata"]["generation"] = json!(generation + i64::from(changed_spec));
+        validate(info, &name, &result)?;
+        if result == old || dry_run {
+            return Ok(result);
+        }
+        let id = id_of(&result);
+        let finalized =
+            !result["metadata"]["deletionTimestamp"].is_null() && finalizers(&result).is_empty();
+        let new = if finalized { None } else { Some(result) };
+        Ok(self.commit(key, id, Some(old), new))
+    }
+
+    pub fn delete(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+        options: &Value,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let (info, old) = self.object(key, ns, name)?;
+        let pre = &options["preconditions"];
+        for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+            if let Some(expected) = pre[field].as_str()
+                && Some(expected) != old["metadata"][field].as_str()
+            {
+                return Err(ApiError::new(
+                    409,
+                    "Conflict",
+                    format!(
+                        "Operation cannot be fulfilled on {} \"{name}\": Precondition failed: {label} in precondition: {expected}, {label} in object meta: {}",
+                        info.qualified(),
+                        old["metadata"][field].as_str().unwrap_or_default()
+                    ),
+                )
+                .with_details(name, &info.group, &info.plural));
+            }
+        }
+        if dry_run {
+            return Ok(old);
+        }
+        let id = id_of(&old);
+        if finalizers(&old).is_empty() {
+            return Ok(self.commit(key, id, Some(old), None));
+        }
+        if !old["metadata"]["deletionTimestamp"].is_null() {
+            return Ok(old);
+        }
+        let mut marked = old.clone();
+        marked["metadata"]["deletionTimestamp"] = now();
+        marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+        Ok(self.commit(key, id, Some(old), Some(marked)))
+    }
+
+    pub fn delete_collection(
+        &mut self,
+        key: &ResourceKey,
+        query: &Query,
+        options: &Value,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let info = self.info(key)?.clone();
+        let ids: Vec<(String, String)> = self.resources[key]
+            .objects
+            .iter()
+            .filter(|(_, o)| query.matches(o))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut items = Vec::new();
+        for (ns, name) in ids {
+            let ns = info.namespaced.then_some(ns.as_str());
+            items.push(self.delete(key, ns, &name, options, dry_run)?);
+        }
+        Ok(list_body(&info, self.rv, items, None))
+    }
+
+    pub fn list(&self, key: &ResourceKey, query: &Query) -> Result<Value, ApiError> {
+        let info = self.info(key)?;
+        let (list_rv, after) = match &query.continue_token {
+            Some(token) => {
+                let (rv, after) = parse_continue(token)?;
+                if rv < self.compacted {
+                    return Err(ApiError::new(
+                        410,
+                        "Expired",
+                        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+                    ));
+                }
+                (rv, Some(after))
+            }
+            None => (self.rv, None),
+        };
+        let mut matching = self.resources[key]
+            .objects
+            .iter()
+            .filter(|(id, _)| after.as_ref().is_none_or(|a| *id > a))
+            .filter(|(_, o)| query.matches(o));
+        let limit = query.limit.filter(|l| *l > 0).unwrap_or(usize::MAX);
+        let mut items = Vec::new();
+        let mut last = None;
+        for (id, object) in matching.by_ref().take(limit) {
+            items.push(object.clone());
+            last = Some(id);
+        }
+        let remaining = matching.count();
+        let more = (remaining > 0).then(|| {
+            let (ns, name) = last.expect("a full page has a last item");
+            (format!("{list_rv}/{ns}/{name}"), remaining)
+        });
+        Ok(list_body(info, list_rv, items, more))
+    }
+
+    /// Starts a watch. The receiver yields watch events as JSON until the watch is
+    /// broken or the receiver dropped.
+    pub fn watch(
+        &mut self,
+        key: &ResourceKey,
+        query: Query,
+        resource_version: Option<&str>,
+        bookmarks: bool,
+        send_initial_events: bool,
+    ) -> Result<mpsc::UnboundedReceiver<Value>, ApiError> {
+        let info = self.info(key)?.clone();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let from =
+            match resource_version {
+                None | Some("") | Some("0") => None,
+                Some(rv) => Some(rv.parse::<u64>().map_err(|_| {
+                    ApiError::bad_request(format!("invalid resource version: {rv}"))
+                })?),
+            };
+        match from {
+            Some(rv) if rv < self.compacted => {
+                let gone = ApiError::new(
+                    410,
+                    "Expired",
+                    format!("too old resource version: {rv} ({})", self.compacted),
+                );
+                let _ = tx.send(json!({"type": "ERROR", "object": gone.to_status()}));
+                return Ok(rx);
+            }
+            Some(rv) => {
+                for event in self.history.iter().filter(|e| e.rv > rv && e.key == *key) {
+                    if let Some(frame) = frame_for(&query, event) {
+                        let _ = tx.send(frame);
+                    }
+                }
+            }
+            None => {
+                for object in self.resources[key]
+                    .objects
+                    .values()
+                    .filter(|o| query.matches(o))
+                {
+                    let _ = tx.send(json!({"type": "ADDED", "object": object}));
+                }
+            }
+        }
+        if bookmarks {
+            let _ = tx.send(bookmark(
+                &info,
+                self.rv,
+                send_initial_events && from.is_none(),
+            ));
+        }
+        self.watchers.push(Watcher {
+            key: key.clone(),
+            query,
+            bookmarks,
+            tx,
+        });
+        Ok(rx)
+    }
+
+    /// Ends every open watch, as a restarting apiserver or a dropped connection would.
+    pub fn break_watches(&mut self) {
+        self.watchers.clear();
+    }
+
+    /// Forgets the event history: a watch or continue token from before now gets 410.
+    pub fn compact(&mut self) {
+        self.history.clear();
+        self.compacted = self.rv;
+    }
+
+    /// Sends a BOOKMARK with the current resource version to every watch that asked.
+    pub fn send_bookmarks(&mut self) {
+        let rv = self.rv;
+        let resources = &self.resources;
+        self.watchers.retain(|w| {
+            !w.bookmarks
+                || w.tx
+                    .send(bookmark(&resources[&w.key].info, rv, false))
+                    .is_ok()
+        });
+    }
+
+    fn commit(
+        &mut self,
+        key: &ResourceKey,
+        id: (String, String),
+        old: Option<Value>,
+        new: Option<Value>,
+    ) -> Value {
+        self.rv += 1;
+        let rv = self.rv;
+        let objects = &mut self
+            .resources
+            .get_mut(key)
+            .expect("committed resources are registered")
+            .objects;
+        let (kind, object) = match new {
+            Some(mut object) => {
+                object["metadata"]["resourceVersion"] = json!(rv.to_string());
+                objects.insert(id, object.clone());
+                (
+                    if old.is_some() {
+                        EventType::Modified
+                    } else {
+                        EventType::Added
+                    },
+                    object,
+                )
+            }
+            None => {
+                let mut object = old.clone().expect("a deletion has an old object");
+                object["metadata"]["resourceVersion"] = json!(rv.to_string());
+                objects.remove(&id);
+                (EventType::Deleted, object)
+            }
+        };
+        let event = Event {
+            rv,
+            key: key.clone(),
+            kind,
+            old,
+            object: object.clone(),
+        };
+        self.watchers.retain(|w| {
+            w.key != event.key
+                || frame_for(&w.query, &event).is_none_or(|frame| w.tx.send(frame).is_ok())
+        });
+        self.history.push(event);
+        object
+    }
+}
+
+/// The watch event a watcher with `query` sees for `event`: an update that moves an
+/// object into or out of the selection is an ADDED or a DELETED, as the apiserver sends.
+fn frame_for(query: &Query, event: &Event) -> Option<Value> {
+    let now = query.matches(&event.object);
+    let before = event.old.as_ref().is_some_and(|o| query.matches(o));
+    let kind = match (event.kind, before, now) {
+        (EventType::Modified, false, true) => EventType::Added,
+        (EventType::Modified, true, false) => EventType::Deleted,
+        (EventType::Modified, false, false) => return None,
+        (kind, _, true) => kind,
+        (EventType::Deleted, true, false) => EventType::Deleted,
+        _ => return None,
+    };
+    Some(json!({"type": kind.as_str(), "object": event.object}))
+}
+
+fn bookmark(info: &ResourceInfo, rv: u64, initial_events_end: bool) -> Value {
+    let mut metadata = json!({"resourceVersion": rv.to_string()});
+    if initial_events_end {
+        metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    json!({"type": "BOOKMARK", "object": {"apiVersion": info.api_version(), "kind": info.kind, "metadata": metadata}})
+}
+
+fn list_body(
+    info: &ResourceInfo,
+    rv: u64,
+    items: Vec<Value>,
+    more: Option<(String, usize)>,
+) -> Value {
+    let mut metadata = json!({"resourceVersion": rv.to_string()});
+    if let Some((token, remaining)) = more {
+        metadata["continue"] = json!(token);
+        metadata["remainingItemCount"] = json!(remaining);
+    }
+    json!({"apiVersion": info.api_version(), "kind": format!("{}List", info.kind), "metadata": metadata, "items": items})
+}
+
+fn parse_continue(token: &str) -> Result<(u64, (String, String)), ApiError> {
+    let bad = || ApiError::bad_request(format!("continue key is not valid: {token}"));
+    let mut parts = token.splitn(3, '/');
+    let rv = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+    let ns = parts.next().ok_or_else(bad)?.to_owned();
+    let name = parts.next().ok_or_else(bad)?.to_owned();
+    Ok((rv, (ns, name)))
+}
+
+/// The body as an object of this resource in this namespace: apiVersion and kind
+/// filled in or checked, metadata an object, namespace matching the URL.
+fn checked_body(info: &ResourceInfo, body: Value, ns: Option<&str>) -> Result<Value, ApiError> {
+    let Value::Object(mut map) = body else {
+        return Err(ApiError::bad_request(
+            "the body of the request must be a JSON object",
+        ));
+    };
+    let api_version = info.api_version();
+    for (field, expected) in [("apiVersion", &api_version), ("kind", &info.kind)] {
+        match map.get(field).and_then(Value::as_str) {
+            Some(actual) if actual != expected => {
+                return Err(ApiError::bad_request(format!(
+                    "the {field} in the data ({actual}) does not match the expected {field} ({expected})"
+                )));
+            }
+            _ => {
+                map.insert(field.into(), json!(expected));
+            }
+        }
+    }
+    let meta = map
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        return Err(ApiError::bad_request("metadata must be an object"));
+    }
+    match (info.namespaced, ns, meta["namespace"].as_str()) {
+        (true, None, _) => {
+            return Err(ApiError::bad_request(
+                "the namespace of the request is required for a namespaced resource",
+            ));
+        }
+        (true, Some(url), Some(body)) if url != body => {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        (true, Some(url), _) => meta["namespace"] = json!(url),
+        (false, Some(_), _) => {
+            return Err(ApiError::bad_request(
+                "a cluster-scoped resource has no namespace",
+            ));
+        }
+        (false, None, _) => {
+            if let Some(m) = meta.as_object_mut() {
+                m.remove("namespace");
+            }
+        }
+    }
+    Ok(Value::Object(map))
+}
+
+fn validate(info: &ResourceInfo, name: &str, object: &Value) -> Result<(), ApiError> {
+    match &info.validate {
+        Some(check) => check(object).map_err(|why| info.invalid(name, &why)),
+        None => Ok(()),
+    }
+}
+
+/// Server-side apply, simplified: the applied configuration is merged into the live
+/// object, maps recursively, everything else replaced.
+fn apply(live: &mut Value, applied: &Value) {
+    match (live, applied) {
+        (Value::Object(live), Value::Object(applied)) => {
+            for (k, v) in applied {
+                apply(live.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+        (live, applied) => *live = applied.clone(),
+    }
+}
+
+/// What the generation tracks: everything but metadata, and but status where status
+/// has a subresource of its own.
+fn without(object: &Value, info: &ResourceInfo) -> Value {
+    let mut rest = object.clone();
+    if let Some(map) = rest.as_object_mut() {
+        map.remove("metadata");
+        if info.status_subresource {
+            map.remove("status");
+        }
+    }
+    rest
+}
+
+fn set_or_remove(object: &mut Value, field: &str, value: Option<Value>) {
+    if let Some(map) = object.as_object_mut() {
+        match value {
+            Some(v) => {
+                map.insert(field.to_owned(), v);
+            }
+            None => {
+                map.remove(field);
+            }
+        }
+    }
+}
+
+fn finalizers(object: &Value) -> Vec<Value> {
+    object["metadata"]["finalizers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn id_of(object: &Value) -> (String, String) {
+    let meta = &object["metadata"];
+    (
+        meta["namespace"].as_str().unwrap_or_default().to_owned(),
+        meta["name"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+fn now() -> Value {
+    let time =
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(k8s_openapi::jiff::Timestamp::now());
+    serde_json::to_value(time).unwrap_or(Value::Null)
+}
+
+/// A deterministic uid, unique within one server.
+fn uid(serial: u64) -> String {
+    format!("00000000-0000-4000-8000-{serial:012x}")
+}
+
+/// Five characters from the apiserver's `generateName` alphabet, from a counter.
+fn suffix(mut serial: u64) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    (0..5)
+        .map(|_| {
+            let c = ALPHABET[(serial % ALPHABET.len() as u64) as usize] as char;
+            serial /= ALPHABET.len() as u64;
+            c
+        })
+        .collect()
+}
+
+/// RFC 1123 subdomain, as object names must be.
+fn dns_subdomain(name: &str) -> Result<(), &'static str> {
+    let ok = name.len() <= 253
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        )
+    }
+}

@@ -1,0 +1,574 @@
+//! `client`: a typed clientset in the shape client-go users know, on `kube::Api`.
+//!
+//! ```text
+//! clientset/mod.rs                    Clientset, one accessor per group version
+//! clientset/<group>/<version>/mod.rs  <Group><Version>Client, one accessor per kind
+//! clientset/<group>/<version>/<kind>.rs  <Kind>Client (+ <Kind>AllNamespacesClient)
+//! ```
+//! Verbs follow `+genclient` markers as client-gen reads them; a verb filtered out is
+//! not generated at all, so calling it does not compile.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Context;
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::emit::{RustModule, doc};
+use crate::markers::{Marker, Value};
+use crate::model::{Kind, Version};
+use crate::naming::{self, client as names};
+
+/// client-gen's verbs, in its spelling (used by `onlyVerbs` and `skipVerbs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Verb {
+    Create,
+    Update,
+    UpdateStatus,
+    Delete,
+    DeleteCollection,
+    Get,
+    List,
+    Watch,
+    Patch,
+    Apply,
+    ApplyStatus,
+}
+
+const VERBS: [(Verb, &str); 11] = [
+    (Verb::Create, "create"),
+    (Verb::Update, "update"),
+    (Verb::UpdateStatus, "updateStatus"),
+    (Verb::Delete, "delete"),
+    (Verb::DeleteCollection, "deleteCollection"),
+    (Verb::Get, "get"),
+    (Verb::List, "list"),
+    (Verb::Watch, "watch"),
+    (Verb::Patch, "patch"),
+    (Verb::Apply, "apply"),
+    (Verb::ApplyStatus, "applyStatus"),
+];
+
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+    let mut accessors = TokenStream::new();
+    let mut registrations = TokenStream::new();
+    let clientset = tree.child(naming::modules::CLIENTSET, || {
+        "The typed clientset: one client per group version, one per kind.".to_owned()
+    });
+    for group in ctx.model.groups.values() {
+        for version in group.versions.values() {
+            if version.kinds.is_empty() {
+                continue;
+            }
+            let accessor = naming::ident(&names::group_version_accessor(&group.dir, &version.name));
+            let client = naming::ident(&names::group_version_client(&group.dir, &version.name));
+            let (group_mod, version_mod) =
+                (naming::ident(&group.dir), naming::ident(&version.name));
+            let accessor_doc = doc(&format!("The `{}/{}` API.", group.name, version.name));
+            accessors.extend(quote! {
+                #accessor_doc
+                pub fn #accessor(&self) -> #group_mod::#version_mod::#client {
+                    #group_mod::#version_mod::#client::new(::std::clone::Clone::clone(&self.client))
+                }
+            });
+            for kind in version.kinds.values() {
+                let ty = ctx.type_path(&kind.root, &kind.path);
+                let status = kind.status_subresource;
+                registrations.extend(quote!(server.register::<#ty>(#status);));
+            }
+            let module = clientset
+                .child(&group.dir, || format!("The `{}` API group.", group.name))
+                .child(&version.name, || {
+                    format!("Clients for `{}/{}`.", group.name, version.name)
+                });
+            group_version(ctx, &group.dir, version, module, diags);
+        }
+    }
+    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let clientset_ty = naming::ident(names::CLIENTSET);
+    clientset.items.extend(quote! {
+        /// Typed access to every API group version this clientset was generated for.
+        #[derive(Clone)]
+        pub struct #clientset_ty {
+            client: ::kube::Client,
+        }
+
+        impl #clientset_ty {
+            /// A clientset over `client`.
+            pub fn new(client: ::kube::Client) -> Self {
+                Self { client }
+            }
+
+            /// A clientset from the environment: in-cluster config or the local kubeconfig.
+            pub async fn try_default() -> ::kube::Result<Self> {
+                ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
+            }
+
+            /// A clientset over an in-memory API server serving every kind it knows
+            /// (with the `/status` subresource where the kind declares one).
+            pub fn in_memory(server: &::#runtime::testing::ApiServer) -> Self {
+                #registrations
+                Self::new(server.client())
+            }
+
+            /// The `kube::Client` underneath.
+            pub fn client(&self) -> &::kube::Client {
+                &self.client
+            }
+
+            #accessors
+        }
+    });
+}
+
+fn group_version(
+    ctx: &Context<'_>,
+    group_dir: &str,
+    version: &Version,
+    module: &mut RustModule,
+    diags: &mut Diagnostics,
+) {
+    let client = naming::ident(&names::group_version_client(group_dir, &version.name));
+    let mut accessors = TokenStream::new();
+    let mut reexports = TokenStream::new();
+    for kind in version.kinds.values() {
+        let kind_mod = naming::ident(&names::kind_module(&kind.name));
+        let kind_client = naming::ident(&names::kind_client(&kind.name));
+        let accessor = naming::ident(&names::kind_accessor(&kind.plural));
+        let plural = &kind.plural;
+        let verbs = verbs(kind, diags);
+        if kind.namespaced {
+            let all_client = naming::ident(&names::all_namespaces_client(&kind.name));
+            let all_accessor = naming::ident(&names::all_namespaces_accessor(&kind.plural));
+            let (one_doc, all_doc) = (
+                doc(&format!("`{plural}` in `namespace`.")),
+                doc(&format!("`{plural}` in every namespace: list and watch.")),
+            );
+            accessors.extend(quote! {
+                #one_doc
+                pub fn #accessor(&self, namespace: &str) -> #kind_client {
+                    #kind_client::new(::std::clone::Clone::clone(&self.client), namespace)
+                }
+                #all_doc
+                pub fn #all_accessor(&self) -> #all_client {
+                    #all_client::new(::std::clone::Clone::clone(&self.client))
+                }
+            });
+            reexports.extend(quote!(pub use self::#kind_mod::{#kind_client, #all_client};));
+        } else {
+            let one_doc = doc(&format!("`{plural}`, cluster-scoped."));
+            accessors.extend(quote! {
+                #one_doc
+                pub fn #accessor(&self) -> #kind_client {
+                    #kind_client::new(::std::clone::Clone::clone(&self.client))
+                }
+            });
+            reexports.extend(quote!(pub use self::#kind_mod::#kind_client;));
+        }
+        let kind_module = module.child(&names::kind_module(&kind.name), || {
+            format!("The `{}` client.", kind.name)
+        });
+        kind_module
+            .items
+            .extend(kind_clients(ctx, kind, &verbs, diags));
+    }
+    module.items.extend(quote! {
+        #reexports
+
+        /// Clients for the kinds of this group version.
+        #[derive(Clone)]
+        pub struct #client {
+            client: ::kube::Client,
+        }
+
+        impl #client {
+            pub fn new(client: ::kube::Client) -> Self {
+                Self { client }
+            }
+
+            #accessors
+        }
+    });
+}
+
+/// The verbs a kind's client gets, from its `+genclient` markers.
+fn verbs(kind: &Kind, diags: &mut Diagnostics) -> BTreeSet<Verb> {
+    let find = |name: &str| kind.markers.iter().rev().find(|m| m.name == name);
+    let flag = |name: &str| matches!(find(name).map(|m| &m.value), Some(Value::Bool(true)));
+    let mut parse = |marker: &Marker| -> BTreeSet<Verb> {
+        let Value::List(names) = &marker.value else {
+            return BTreeSet::new();
+        };
+        names
+            .iter()
+            .filter_map(|name| match VERBS.iter().find(|(_, n)| n == name) {
+                Some((verb, _)) => Some(*verb),
+                None => {
+                    let valid: Vec<&str> = VERBS.iter().map(|(_, n)| *n).collect();
+                    diags.push(
+                        Diagnostic::error(
+                            Code::BadMarkerArgument,
+                            format!("`+{}` names an unknown verb `{name}`", marker.name),
+                        )
+                        .at(&kind.file, marker.pos)
+                        .hint(format!("client-gen's verbs are {}", valid.join(", "))),
+                    );
+                    None
+                }
+            })
+            .collect()
+    };
+    let mut verbs: BTreeSet<Verb> = if flag("genclient:noVerbs") {
+        BTreeSet::new()
+    } else if flag("genclient:readonly") {
+        BTreeSet::from([Verb::Get, Verb::List, Verb::Watch])
+    } else if let Some(only) = find("genclient:onlyVerbs") {
+        parse(only)
+    } else {
+        VERBS.iter().map(|(v, _)| *v).collect()
+    };
+    if let Some(skip) = find("genclient:skipVerbs") {
+        for verb in parse(skip) {
+            verbs.remove(&verb);
+        }
+    }
+    if kind.status.is_none() || flag("genclient:noStatus") {
+        verbs.remove(&Verb::UpdateStatus);
+        verbs.remove(&Verb::ApplyStatus);
+    }
+    verbs
+}
+
+/// The kind's client (and for namespaced kinds its all-namespaces client).
+fn kind_clients(
+    ctx: &Context<'_>,
+    kind: &Kind,
+    verbs: &BTreeSet<Verb>,
+    diags: &mut Diagnostics,
+) -> TokenStream {
+    let ty = ctx.type_path(&kind.root, &kind.path);
+    let client = naming::ident(&names::kind_client(&kind.name));
+    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let has = |v: Verb| verbs.contains(&v);
+    let has_status =
+        kind.status.is_some() && !kind.markers.iter().any(|m| m.name == "genclient:noStatus");
+
+    // Marker-style kinds carry apiVersion and kind in an Option<TypeMeta> that may be
+    // empty (objects read from lists); fill it in before sending.
+    let type_meta = kind.type_meta_field.as_deref().map(naming::ident);
+    let sends = [
+        Verb::Create,
+        Verb::Update,
+        Verb::UpdateStatus,
+        Verb::Apply,
+        Verb::ApplyStatus,
+    ];
+    let typed = |object: TokenStream| match &type_meta {
+        Some(_) => quote!(&*with_type_meta(#object)),
+        None => object,
+    };
+    let mut out = TokenStream::new();
+    if let Some(field) = type_meta.as_ref().filter(|_| sends.iter().any(|v| has(*v))) {
+        out.extend(quote! {
+            /// `object` with its `apiVersion` and `kind` set, copied only when they were not.
+            fn with_type_meta(object: &#ty) -> ::std::borrow::Cow<'_, #ty> {
+                let expected = ::kube::core::TypeMeta::resource::<#ty>();
+                if object.#field.as_ref() == ::std::option::Option::Some(&expected) {
+                    return ::std::borrow::Cow::Borrowed(object);
+                }
+                let mut object = ::std::clone::Clone::clone(object);
+                object.#field = ::std::option::Option::Some(expected);
+                ::std::borrow::Cow::Owned(object)
+            }
+        });
+    }
+
+    let mut methods = TokenStream::new();
+    let object = typed(quote!(object));
+    if has(Verb::Create) {
+        methods.extend(quote! {
+            /// Creates `object`.
+            pub async fn create(&self, pp: &::kube::api::PostParams, object: &#ty) -> ::kube::Result<#ty> {
+                self.api.create(pp, #object).await
+            }
+        });
+    }
+    if has(Verb::Update) {
+        methods.extend(quote! {
+            /// Replaces the object named by `object.metadata.name`; its resourceVersion
+            /// must be current.
+            pub async fn update(&self, pp: &::kube::api::PostParams, object: &#ty) -> ::kube::Result<#ty> {
+                self.api.replace(::#runtime::client::name_of(object)?, pp, #object).await
+            }
+        });
+    }
+    if has(Verb::UpdateStatus) {
+        methods.extend(quote! {
+            /// Replaces the status of the object named by `object.metadata.name`.
+            pub async fn update_status(&self, pp: &::kube::api::PostParams, object: &#ty) -> ::kube::Result<#ty> {
+                self.api.replace_status(::#runtime::client::name_of(object)?, pp, #object).await
+            }
+        });
+    }
+    if has(Verb::Delete) {
+        methods.extend(quote! {
+            /// Deletes `name`: `Left` with the object (still there while finalizers
+            /// remain, or as it was when deleted), or `Right` with the server's status.
+            pub async fn delete(&self, name: &str, dp: &::kube::api::DeleteParams) -> ::kube::Result<::#runtime::client::Either<#ty, ::kube::core::Status>> {
+                self.api.delete(name, dp).await
+            }
+        });
+    }
+    if has(Verb::DeleteCollection) {
+        methods.extend(quote! {
+            /// Deletes every object `lp` selects.
+            pub async fn delete_collection(&self, dp: &::kube::api::DeleteParams, lp: &::kube::api::ListParams) -> ::kube::Result<::#runtime::client::Either<::kube::core::ObjectList<#ty>, ::kube::core::Status>> {
+                self.api.delete_collection(dp, lp).await
+            }
+        });
+    }
+    let mut read = TokenStream::new();
+    if has(Verb::Get) {
+        methods.extend(quote! {
+            /// The object `name`.
+            pub async fn get(&self, name: &str) -> ::kube::Result<#ty> {
+                self.api.get(name).await
+            }
+
+            /// The object `name`, or `None` when it does not exist.
+            pub async fn get_opt(&self, name: &str) -> ::kube::Result<::std::option::Option<#ty>> {
+                self.api.get_opt(name).await
+            }
+        });
+    }
+    if has(Verb::List) {
+        read.extend(quote! {
+            /// The objects `lp` selects.
+            pub async fn list(&self, lp: &::kube::api::ListParams) -> ::kube::Result<::kube::core::ObjectList<#ty>> {
+                self.api.list(lp).await
+            }
+        });
+    }
+    if has(Verb::Watch) {
+        read.extend(quote! {
+            /// Changes after `version` to the objects `wp` selects.
+            pub async fn watch(&self, wp: &::kube::api::WatchParams, version: &str) -> ::kube::Result<impl ::#runtime::client::Stream<Item = ::kube::Result<::kube::core::WatchEvent<#ty>>> + use<>> {
+                self.api.watch(wp, version).await
+            }
+        });
+    }
+    if has(Verb::Patch) {
+        methods.extend(quote! {
+            /// Patches `name` (JSON merge, JSON patch or apply).
+            pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, pp: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> ::kube::Result<#ty> {
+                self.api.patch(name, pp, patch).await
+            }
+        });
+        if has_status {
+            methods.extend(quote! {
+                /// Patches the status of `name`.
+                pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, pp: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> ::kube::Result<#ty> {
+                    self.api.patch_status(name, pp, patch).await
+                }
+            });
+        }
+    }
+    if has(Verb::Apply) {
+        methods.extend(quote! {
+            /// Server-side applies `object`; `pp` names the field manager
+            /// (`PatchParams::apply("my-controller")`).
+            pub async fn apply(&self, object: &#ty, pp: &::kube::api::PatchParams) -> ::kube::Result<#ty> {
+                self.api.patch(::#runtime::client::name_of(object)?, pp, &::kube::api::Patch::Apply(#object)).await
+            }
+        });
+    }
+    if has(Verb::ApplyStatus) {
+        methods.extend(quote! {
+            /// Server-side applies the status of `object`.
+            pub async fn apply_status(&self, object: &#ty, pp: &::kube::api::PatchParams) -> ::kube::Result<#ty> {
+                self.api.patch_status(::#runtime::client::name_of(object)?, pp, &::kube::api::Patch::Apply(#object)).await
+            }
+        });
+    }
+    methods.extend(extra_methods(ctx, kind, &ty, diags));
+
+    let (scope_doc, constructor) = if kind.namespaced {
+        (
+            format!("Typed client for `{}` objects in one namespace.", kind.name),
+            quote! {
+                pub fn new(client: ::kube::Client, namespace: &str) -> Self {
+                    Self { api: ::kube::Api::namespaced(client, namespace) }
+                }
+            },
+        )
+    } else {
+        (
+            format!("Typed client for `{}` objects (cluster-scoped).", kind.name),
+            quote! {
+                pub fn new(client: ::kube::Client) -> Self {
+                    Self { api: ::kube::Api::all(client) }
+                }
+            },
+        )
+    };
+    let scope_doc = doc(&scope_doc);
+    out.extend(quote! {
+        #scope_doc
+        ///
+        /// Add methods of your own with an `impl` block anywhere in your crate.
+        #[derive(Clone)]
+        pub struct #client {
+            api: ::kube::Api<#ty>,
+        }
+
+        impl #client {
+            #constructor
+
+            /// The `kube::Api` underneath, for anything the typed verbs do not cover.
+            pub fn api(&self) -> &::kube::Api<#ty> {
+                &self.api
+            }
+
+            #methods
+            #read
+        }
+    });
+    if kind.namespaced {
+        let all_client = naming::ident(&names::all_namespaces_client(&kind.name));
+        let all_doc = doc(&format!(
+            "Typed client for `{}` objects across all namespaces: list and watch.",
+            kind.name
+        ));
+        out.extend(quote! {
+            #all_doc
+            #[derive(Clone)]
+            pub struct #all_client {
+                api: ::kube::Api<#ty>,
+            }
+
+            impl #all_client {
+                pub fn new(client: ::kube::Client) -> Self {
+                    Self { api: ::kube::Api::all(client) }
+                }
+
+                /// The `kube::Api` underneath.
+                pub fn api(&self) -> &::kube::Api<#ty> {
+                    &self.api
+                }
+
+                #read
+            }
+        });
+    }
+    out
+}
+
+/// `+genclient:method=Name,verb=…,subresource=…,input=…,result=…`.
+fn extra_methods(
+    ctx: &Context<'_>,
+    kind: &Kind,
+    ty: &TokenStream,
+    diags: &mut Diagnostics,
+) -> TokenStream {
+    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let mut out = TokenStream::new();
+    for marker in kind.markers.iter().filter(|m| m.name == "genclient:method") {
+        let Value::Args(args) = &marker.value else {
+            continue;
+        };
+        let text = |key: &str| match args.get(key) {
+            Some(Value::String(s)) => Some(s.as_str()),
+            _ => None,
+        };
+        let error = |message: String, hint: &str| {
+            Diagnostic::error(Code::BadMarkerArgument, message)
+                .at(&kind.file, marker.pos)
+                .hint(hint)
+        };
+        let name = text("").unwrap_or_default();
+        let verb = text("verb").unwrap_or_default();
+        let Some(subresource) = text("subresource") else {
+            diags.push(error(format!("`+genclient:method={name}` has no subresource"), "extra methods address a subresource, e.g. `subresource=scale`; the kind's own verbs cover the rest"));
+            continue;
+        };
+        let resolve = |key: &str| -> Result<TokenStream, String> {
+            match text(key) {
+                None => Ok(ty.clone()),
+                Some(path) => method_type(ctx, kind, path).ok_or_else(|| path.to_owned()),
+            }
+        };
+        let (input, result) = match (resolve("input"), resolve("result")) {
+            (Ok(i), Ok(r)) => (i, r),
+            (Err(path), _) | (_, Err(path)) => {
+                diags.push(error(format!("cannot name type `{path}` of `+genclient:method={name}`"), "write a Rust path (`k8s_openapi::api::autoscaling::v1::Scale`), a Go one (`k8s.io/api/autoscaling/v1.Scale`), or a type of this version"));
+                continue;
+            }
+        };
+        let method = naming::ident(&names::extra_method(name));
+        let method_doc = doc(&format!(
+            "`{verb}` on the `{subresource}` subresource (`+genclient:method={name}`)."
+        ));
+        let request = quote!(::kube::core::Request::new(self.api.resource_url()));
+        let body = match verb {
+            "get" => quote! {
+                pub async fn #method(&self, name: &str) -> ::kube::Result<#result> {
+                    let request = #request.get_subresource(#subresource, name);
+                    ::#runtime::client::send(&::std::clone::Clone::clone(&self.api).into_client(), request).await
+                }
+            },
+            "create" | "update" => {
+                let build = if verb == "create" {
+                    quote!(create_subresource)
+                } else {
+                    quote!(replace_subresource)
+                };
+                quote! {
+                    pub async fn #method(&self, name: &str, pp: &::kube::api::PostParams, input: &#input) -> ::kube::Result<#result> {
+                        let request = #request.#build(#subresource, name, pp, ::#runtime::client::json_body(input)?);
+                        ::#runtime::client::send(&::std::clone::Clone::clone(&self.api).into_client(), request).await
+                    }
+                }
+            }
+            "patch" => quote! {
+                pub async fn #method<P: ::serde::Serialize>(&self, name: &str, pp: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> ::kube::Result<#result> {
+                    let request = #request.patch_subresource(#subresource, name, pp, patch);
+                    ::#runtime::client::send(&::std::clone::Clone::clone(&self.api).into_client(), request).await
+                }
+            },
+            other => {
+                diags.push(error(format!("`+genclient:method={name}` has verb `{other}`, which a subresource method cannot have"), "use verb=get, create, update or patch"));
+                continue;
+            }
+        };
+        out.extend(quote!(#method_doc #body));
+    }
+    out
+}
+
+/// A type named in a `+genclient:method` marker: a Rust path, a Go package path under
+/// k8s.io/api or k8s.io/apimachinery, or a type of the kind's own version.
+fn method_type(ctx: &Context<'_>, kind: &Kind, path: &str) -> Option<TokenStream> {
+    let rust = if let Some(rest) = path.strip_prefix("k8s.io/api/") {
+        let (package, name) = rest.rsplit_once('.')?;
+        format!("::k8s_openapi::api::{}::{name}", package.replace('/', "::"))
+    } else if let Some(rest) = path.strip_prefix("k8s.io/apimachinery/") {
+        let (package, name) = rest.rsplit_once('.')?;
+        format!(
+            "::k8s_openapi::apimachinery::{}::{name}",
+            package.replace('/', "::")
+        )
+    } else if path.contains("::") {
+        path.to_owned()
+    } else {
+        let version = ctx
+            .model
+            .groups
+            .get(&kind.root.group)?
+            .versions
+            .get(&kind.root.version)?;
+        let def = version.types.values().find(|t| t.key.name == path)?;
+        return Some(ctx.type_path(&def.key, def.reachable_via.as_deref()?));
+    };
+    super::absolute_path(&rust)
+}

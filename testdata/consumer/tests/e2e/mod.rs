@@ -1,0 +1,126 @@
+//! The real-cluster side of the suite: runs when CRDGEN_E2E_KUBECONFIG names a
+//! kubeconfig, in namespaces of its own, with the CRDs under testdata/consumer/crds
+//! (hand-written until the CRD generator lands), and removes all of it afterwards.
+
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use super::Env;
+use crdgen_consumer::client::clientset::Clientset;
+
+const VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
+const MANAGER: &str = "crdgen-e2e";
+
+fn crds() -> Vec<CustomResourceDefinition> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crds");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .collect()
+}
+
+/// Connects, installs the CRDs and creates two namespaces, or says why it is skipped.
+pub async fn connect() -> Option<Env> {
+    let Some(path) = std::env::var_os(VARIABLE) else {
+        // Written to the process's stderr directly, past the test harness's capture, so
+        // that a skipped run says so.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "real_cluster: skipped: set {VARIABLE} to a kubeconfig to run the clientset suite against a real cluster"
+        );
+        return None;
+    };
+    let kubeconfig =
+        Kubeconfig::read_from(&path).unwrap_or_else(|e| panic!("{VARIABLE}={path:?}: {e}"));
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+
+    let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for crd in crds() {
+        let name = crd.metadata.name.clone().unwrap();
+        crd_api
+            .patch(
+                &name,
+                &PatchParams::apply(MANAGER).force(),
+                &Patch::Apply(&crd),
+            )
+            .await
+            .unwrap();
+        wait_established(&crd_api, &name).await;
+    }
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let (ns, other_ns) = (
+        format!("crdgen-e2e-{stamp}"),
+        format!("crdgen-e2e-{stamp}-other"),
+    );
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    for name in [&ns, &other_ns] {
+        let namespace = Namespace {
+            metadata: kube::api::ObjectMeta {
+                name: Some(name.clone()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        namespaces
+            .create(&PostParams::default(), &namespace)
+            .await
+            .unwrap();
+    }
+    Some(Env {
+        cs: Clientset::new(client),
+        ns,
+        other_ns,
+        server: None,
+    })
+}
+
+async fn wait_established(api: &Api<CustomResourceDefinition>, name: &str) {
+    for _ in 0..60 {
+        let crd = api.get(name).await.unwrap();
+        let established = crd
+            .status
+            .and_then(|s| s.conditions)
+            .unwrap_or_default()
+            .iter()
+            .any(|c| c.type_ == "Established" && c.status == "True");
+        if established {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    panic!("CRD {name} was not established within 30 s");
+}
+
+/// Deletes the namespaces, the cluster-scoped objects the suite made, and the CRDs.
+pub async fn clean_up(env: &Env) {
+    let client = env.cs.client().clone();
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    for name in [&env.ns, &env.other_ns] {
+        let _ = namespaces.delete(name, &DeleteParams::default()).await;
+    }
+    let crd_api: Api<CustomResourceDefinition> = Api::all(client);
+    for crd in crds() {
+        let _ = crd_api
+            .delete(
+                crd.metadata.name.as_deref().unwrap(),
+                &DeleteParams::default(),
+            )
+            .await;
+    }
+}
