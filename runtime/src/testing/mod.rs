@@ -136,26 +136,53 @@ impl ApiServer {
     }
 
     /// Stores `object` as if created, keeping its status: a way to seed a test.
+    /// Registers `K` (without a status subresource) if nothing has yet; a later
+    /// `register` or generated `Clientset::in_memory` keeps what was seeded.
     pub fn insert<K>(&self, object: &K) -> Result<K, ApiError>
     where
-        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + 'static,
+        K::Scope: 'static,
     {
         let key = (
             K::group(&()).into_owned(),
             K::version(&()).into_owned(),
             K::plural(&()).into_owned(),
         );
+        if self.store().info(&key).is_err() {
+            self.register::<K>(false);
+        }
         let body =
             serde_json::to_value(object).map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let namespace = object.meta().namespace.clone();
         let namespace = match self.store().info(&key)?.namespaced {
-            true => Some(namespace.unwrap_or_else(|| "default".to_owned())),
+            true => Some(
+                object
+                    .meta()
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| "default".to_owned()),
+            ),
             false => None,
         };
         let stored = self
             .store()
             .create(&key, namespace.as_deref(), body, false, true)?;
         serde_json::from_value(stored).map_err(|e| ApiError::bad_request(e.to_string()))
+    }
+
+    /// [`insert`](Self::insert) as a builder, for one-line fixtures:
+    /// `Clientset::in_memory(&ApiServer::new().with(&a).with(&b))`.
+    ///
+    /// # Panics
+    /// When the object cannot be stored (an invalid name, a duplicate): a broken fixture.
+    pub fn with<K>(self, object: &K) -> Self
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + 'static,
+        K::Scope: 'static,
+    {
+        if let Err(e) = self.insert(object) {
+            panic!("cannot seed the in-memory API server: {}", e.message);
+        }
+        self
     }
 
     /// Ends every open watch, as a dropped connection would: watchers must re-watch.
