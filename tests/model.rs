@@ -149,3 +149,27 @@ pub struct DSpec {}
     .unwrap();
     assert_eq!(generation.model.groups["g"].name, "derived.example.com");
 }
+
+#[test]
+fn only_genclient_kinds_get_a_typed_client() {
+    let types = [
+        kind("Listed", ""),
+        kind("Rooted", "").replace("/// +genclient\n", "/// +kubebuilder:object:root=true\n"),
+    ]
+    .concat();
+    let generation = run(&[("mod.rs", MOD), ("types.rs", &types)], &[]).unwrap();
+    let opts = crdgen::Options::new(".", "client", "apis", "g:v1").unwrap();
+    let files = generation.files(&opts).unwrap().files;
+    let names: Vec<String> = files.keys().map(|p| p.display().to_string()).collect();
+    assert!(
+        names.contains(&"client/clientset/g/v1/listed.rs".to_owned()),
+        "{names:?}"
+    );
+    assert!(!names.iter().any(|n| n.contains("rooted")), "{names:?}");
+    // Both are still resources kube (and the in-memory server) know.
+    let register = &files[std::path::Path::new("client/apis/g/v1/register.rs")];
+    assert!(
+        register.contains("for crate::apis::g::v1::Rooted"),
+        "{register}"
+    );
+}

@@ -11,6 +11,7 @@ use crdgen_consumer::apis::bcrds::v1alpha1::widget_types::{Widget, WidgetSpec};
 use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleSpec, ExampleStatus};
 use crdgen_consumer::apis::other::v1::{Gadget, GadgetSpec, GadgetStatus, Size};
 use crdgen_consumer::client::clientset::Clientset;
+use crdgen_consumer::client::clientset::bcrds::v1alpha1::ExampleClient;
 use crdgen_runtime::client::Either;
 use crdgen_runtime::testing::ApiServer;
 use futures_util::{StreamExt, TryStreamExt};
@@ -364,6 +365,12 @@ pub async fn selectors_and_paging(env: &Env) {
     );
 }
 
+/// The list's resourceVersion: where a watch that should see only later changes starts.
+async fn current_rv(examples: &ExampleClient) -> String {
+    let list = examples.list(&ListParams::default()).await.unwrap();
+    list.metadata.resource_version.unwrap()
+}
+
 /// The next `n` watch events, as (type, name).
 async fn next_events(
     stream: &mut (impl futures_util::Stream<Item = kube::Result<WatchEvent<Example>>> + Unpin),
@@ -391,13 +398,7 @@ pub async fn watch_order(env: &Env) {
     let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
     let pp = PostParams::default();
     examples.create(&pp, &example("before", 1)).await.unwrap();
-    let rv = examples
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap();
+    let rv = current_rv(&examples).await;
     let mut stream = examples
         .watch(&WatchParams::default(), &rv)
         .await
@@ -423,13 +424,7 @@ pub async fn watch_order(env: &Env) {
 
     // A label watch sees an object leave and enter its selection.
     let wp = WatchParams::default().labels("tier=web");
-    let rv = examples
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap();
+    let rv = current_rv(&examples).await;
     let mut selected = examples.watch(&wp, &rv).await.unwrap().boxed();
     let web = examples
         .create(&pp, &labeled(example("sel", 1), &[("tier", "web")]))
@@ -449,13 +444,7 @@ pub async fn watch_hooks(env: &Env, server: &ApiServer) {
     let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
     let pp = PostParams::default();
     examples.create(&pp, &example("h1", 1)).await.unwrap();
-    let old_rv = examples
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap();
+    let old_rv = current_rv(&examples).await;
 
     let mut watch = examples
         .watch(&WatchParams::default(), &old_rv)
