@@ -22,6 +22,49 @@ pub mod modules {
     pub const CLONE: &str = "clone";
     /// The typed clientset.
     pub const CLIENTSET: &str = "clientset";
+    pub const INFORMERS: &str = "informers";
+    pub const LISTERS: &str = "listers";
+}
+
+/// Names in the generated informers and listers.
+pub mod informer {
+    use heck::{ToSnakeCase, ToUpperCamelCase};
+
+    pub const FACTORY: &str = "SharedInformerFactory";
+
+    /// `factory.bcrds()`.
+    pub fn group_accessor(group_dir: &str) -> String {
+        group_dir.to_snake_case()
+    }
+
+    /// `BcrdsInformers`.
+    pub fn group_type(group_dir: &str) -> String {
+        format!("{}Informers", group_dir.to_upper_camel_case())
+    }
+
+    /// `BcrdsV1alpha1Informers`.
+    pub fn version_type(group_dir: &str, version: &str) -> String {
+        format!(
+            "{}{}Informers",
+            group_dir.to_upper_camel_case(),
+            version.to_upper_camel_case()
+        )
+    }
+
+    /// `ExampleInformer`.
+    pub fn kind_informer(kind: &str) -> String {
+        format!("{kind}Informer")
+    }
+
+    /// `ExampleLister`.
+    pub fn kind_lister(kind: &str) -> String {
+        format!("{kind}Lister")
+    }
+
+    /// `ExampleNamespaceLister`.
+    pub fn namespace_lister(kind: &str) -> String {
+        format!("{kind}NamespaceLister")
+    }
 }
 
 /// The crate generated code's runtime support comes from.

@@ -15,16 +15,28 @@ pub enum Generator {
     Clone,
     /// The typed clientset; needs `register` and `clone`, which it brings along.
     Client,
+    /// Listers over the informers' caches.
+    Lister,
+    /// Shared informers and their factory; bring `lister` along.
+    Informer,
 }
 
 impl Generator {
-    pub const ALL: [Generator; 3] = [Generator::Register, Generator::Clone, Generator::Client];
+    pub const ALL: [Generator; 5] = [
+        Generator::Register,
+        Generator::Clone,
+        Generator::Client,
+        Generator::Lister,
+        Generator::Informer,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Generator::Register => "register",
             Generator::Clone => "clone",
             Generator::Client => "client",
+            Generator::Lister => "lister",
+            Generator::Informer => "informer",
         }
     }
 
@@ -32,6 +44,8 @@ impl Generator {
     fn requires(self) -> &'static [Generator] {
         match self {
             Generator::Client => &[Generator::Register, Generator::Clone],
+            Generator::Lister => &[Generator::Register],
+            Generator::Informer => &[Generator::Register, Generator::Clone, Generator::Lister],
             Generator::Register | Generator::Clone => &[],
         }
     }
@@ -39,7 +53,9 @@ impl Generator {
     fn aliases(self) -> &'static [&'static str] {
         match self {
             Generator::Clone => &["deepcopy"],
-            Generator::Register | Generator::Client => &[],
+            Generator::Register | Generator::Client | Generator::Lister | Generator::Informer => {
+                &[]
+            }
         }
     }
 
@@ -314,7 +330,16 @@ mod tests {
         );
         assert_eq!(
             Generator::parse_list("client").unwrap(),
-            BTreeSet::from(Generator::ALL)
+            BTreeSet::from([Generator::Register, Generator::Clone, Generator::Client])
+        );
+        assert_eq!(
+            Generator::parse_list("informer").unwrap(),
+            BTreeSet::from([
+                Generator::Register,
+                Generator::Clone,
+                Generator::Lister,
+                Generator::Informer
+            ])
         );
         let err = Generator::parse_list("register,lsiter").unwrap_err();
         assert!(err.contains("unknown generator `lsiter`"), "{err}");

@@ -17,7 +17,7 @@ use super::Context;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::emit::{RustModule, doc};
 use crate::markers::{Marker, Value};
-use crate::model::{Kind, KindStyle, Version};
+use crate::model::{Kind, Version};
 use crate::naming::{self, client as names};
 
 /// client-gen's verbs, in its spelling (used by `onlyVerbs` and `skipVerbs`).
@@ -58,7 +58,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
     });
     for group in ctx.model.groups.values() {
         for version in group.versions.values() {
-            if !version.kinds.values().any(has_client) {
+            if !version.kinds.values().any(Kind::has_client) {
                 continue;
             }
             let accessor = naming::ident(&names::group_version_accessor(&group.dir, &version.name));
@@ -132,7 +132,7 @@ fn group_version(
     let client = naming::ident(&names::group_version_client(group_dir, &version.name));
     let mut accessors = TokenStream::new();
     let mut reexports = TokenStream::new();
-    for kind in version.kinds.values().filter(|k| has_client(k)) {
+    for kind in version.kinds.values().filter(|k| k.has_client()) {
         let kind_mod = naming::ident(&names::kind_module(&kind.name));
         let kind_client = naming::ident(&names::kind_client(&kind.name));
         let accessor = naming::ident(&names::kind_accessor(&kind.plural));
@@ -190,16 +190,6 @@ fn group_version(
             #accessors
         }
     });
-}
-
-/// Whether a kind gets a typed client: marker-style kinds when marked `+genclient`
-/// (as client-gen decides), kube-derive kinds always.
-fn has_client(kind: &Kind) -> bool {
-    kind.style == KindStyle::KubeDerive
-        || kind
-            .markers
-            .iter()
-            .any(|m| m.name == "genclient" && m.value == Value::Bool(true))
 }
 
 /// The verbs a kind's client gets, from its `+genclient` markers.

@@ -3,6 +3,8 @@
 
 mod client;
 mod clone;
+mod informer;
+mod lister;
 mod register;
 
 use proc_macro2::TokenStream;
@@ -29,6 +31,8 @@ pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> RustModule
             Generator::Register => register::generate(&ctx, &mut root, diags),
             Generator::Clone => clone::generate(&ctx, &mut root, diags),
             Generator::Client => client::generate(&ctx, &mut root, diags),
+            Generator::Lister => lister::generate(&ctx, &mut root),
+            Generator::Informer => informer::generate(&ctx, &mut root),
         }
     }
     root

@@ -146,6 +146,18 @@ pub struct TypeDef {
     pub raw_docs: Vec<DocLine>,
 }
 
+impl Kind {
+    /// Whether the kind gets a typed client, informer and lister: marker-style kinds
+    /// when marked `+genclient` (as client-gen decides), kube-derive kinds always.
+    pub fn has_client(&self) -> bool {
+        self.style == KindStyle::KubeDerive
+            || self
+                .markers
+                .iter()
+                .any(|m| m.name == "genclient" && m.value == crate::markers::Value::Bool(true))
+    }
+}
+
 impl TypeDef {
     pub fn derives(&self, name: &str) -> bool {
         self.derives.iter().any(|d| d == name)

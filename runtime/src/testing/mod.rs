@@ -27,7 +27,8 @@
 //! `remainingItemCount`; watches from a resourceVersion with ADDED, MODIFIED and
 //! DELETED in order (selector transitions become ADDED or DELETED), BOOKMARK events
 //! when asked, `sendInitialEvents`, `timeoutSeconds`, and 410 for a compacted
-//! resourceVersion.
+//! resourceVersion. Test hooks break open watches, cause a watch outage, compact the
+//! history, send bookmarks and count the watches opened.
 //!
 //! Where it differs from a real apiserver:
 //! - Server-side apply merges the applied configuration into the live object (maps
@@ -190,6 +191,25 @@ impl ApiServer {
         self.store().break_watches();
     }
 
+    /// Ends every open watch and refuses new ones (503) until the guard is dropped:
+    /// changes made meanwhile reach watchers only through their relist or re-watch.
+    pub fn watch_outage(&self) -> WatchOutage {
+        self.store().set_outage(true);
+        WatchOutage {
+            server: self.clone(),
+        }
+    }
+
+    /// How many watches of `K`'s resource have been opened.
+    pub fn watch_count<K: Resource<DynamicType = ()>>(&self) -> usize {
+        let key = (
+            K::group(&()).into_owned(),
+            K::version(&()).into_owned(),
+            K::plural(&()).into_owned(),
+        );
+        self.store().watch_count(&key)
+    }
+
     /// Forgets the event history, so that watches and `continue` tokens from before now
     /// get 410 Gone and clients must relist.
     pub fn compact(&self) {
@@ -199,6 +219,18 @@ impl ApiServer {
     /// Sends a BOOKMARK with the current resourceVersion to every watch that allows them.
     pub fn send_bookmarks(&self) {
         self.store().send_bookmarks();
+    }
+}
+
+/// An outage of watches: see [`ApiServer::watch_outage`].
+#[must_use = "the outage ends when this guard is dropped"]
+pub struct WatchOutage {
+    server: ApiServer,
+}
+
+impl Drop for WatchOutage {
+    fn drop(&mut self) {
+        self.server.store().set_outage(false);
     }
 }
 

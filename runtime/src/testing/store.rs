@@ -180,6 +180,10 @@ pub(crate) struct Store {
     watchers: Vec<Watcher>,
     /// Counter behind `generateName` suffixes and uids.
     serial: u64,
+    /// Watches opened, per resource.
+    watch_counts: BTreeMap<ResourceKey, usize>,
+    /// While set, watch requests are refused (see `ApiServer::watch_outage`).
+    outage: bool,
 }
 
 struct Collection {
@@ -625,6 +629,18 @@ impl Store {
     /// Ends every open watch, as a restarting apiserver or a dropped connection would.
     pub fn break_watches(&mut self) {
         self.watchers.clear();
+    }
+
+    /// Refuses (`true`) or again accepts watch requests.
+    pub fn set_outage(&mut self, outage: bool) {
+        self.outage = outage;
+        if outage {
+            self.watchers.clear();
+        }
+    }
+
+    pub fn watch_count(&self, key: &ResourceKey) -> usize {
+        self.watch_counts.get(key).copied().unwrap_or_default()
     }
 
     /// Forgets the event history: a watch or continue token from before now gets 410.

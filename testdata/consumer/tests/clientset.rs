@@ -2,13 +2,13 @@
 //! stack: against the in-memory API server always, and against a real cluster when
 //! CRDGEN_E2E_KUBECONFIG names a kubeconfig.
 
-mod e2e;
+mod support;
 
 use std::collections::BTreeMap;
 
 use crdgen_consumer::apis::bcrds::v1alpha1::variant_types::{Doohickey, Gizmo};
 use crdgen_consumer::apis::bcrds::v1alpha1::widget_types::{Widget, WidgetSpec};
-use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleSpec, ExampleStatus};
+use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleStatus};
 use crdgen_consumer::apis::other::v1::{Gadget, GadgetSpec, GadgetStatus, Size};
 use crdgen_consumer::client::clientset::Clientset;
 use crdgen_consumer::client::clientset::bcrds::v1alpha1::ExampleClient;
@@ -20,35 +20,7 @@ use kube::api::{
     DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
 use serde_json::json;
-
-/// Where a check runs: a clientset, a namespace of its own, and the in-memory server's
-/// test hooks when there is one.
-pub struct Env {
-    pub cs: Clientset,
-    pub ns: String,
-    pub other_ns: String,
-    pub server: Option<ApiServer>,
-}
-
-fn in_memory() -> Env {
-    let server = ApiServer::new();
-    Env {
-        cs: Clientset::in_memory(&server),
-        ns: "test".into(),
-        other_ns: "other".into(),
-        server: Some(server),
-    }
-}
-
-fn example(name: &str, replicas: i32) -> Example {
-    Example::new(
-        name,
-        ExampleSpec {
-            replicas,
-            worker_image: "busybox".into(),
-        },
-    )
-}
+use support::{Env, e2e, example, in_memory};
 
 fn code(err: kube::Error) -> (u16, String) {
     match err {

@@ -1,0 +1,266 @@
+//! A thread-safe indexed cache of objects, shared between an informer (the only
+//! writer) and any number of listers and controllers (readers).
+//!
+//! Objects are kept by client-go's key (`namespace/name`, or `name` when
+//! cluster-scoped) in a hash map, so `get` is O(1). Indexes map an index value to the
+//! keys of the objects that produce it; a namespace index is always there, so listing a
+//! namespace costs in proportion to that namespace's objects. Objects are handed out as
+//! `Arc`s: readers share them, nobody copies them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use kube::Resource;
+
+/// The index every cache has: namespace → objects.
+pub const NAMESPACE_INDEX: &str = "namespace";
+
+/// Computes the values an object is indexed under for one index.
+pub type IndexFn<K> = Arc<dyn Fn(&K) -> Vec<String> + Send + Sync>;
+
+/// client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` without a namespace.
+pub fn key_of<K: Resource>(object: &K) -> String {
+    let meta = object.meta();
+    let name = meta.name.as_deref().unwrap_or_default();
+    match meta.namespace.as_deref() {
+        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// The objects whose labels `selector` matches (an empty selector matches all).
+pub fn select<K: Resource>(objects: Vec<Arc<K>>, selector: &kube::core::Selector) -> Vec<Arc<K>> {
+    use kube::core::SelectorExt;
+    objects
+        .into_iter()
+        .filter(|o| selector.matches(o.meta().labels.as_ref().unwrap_or(&BTreeMap::new())))
+        .collect()
+}
+
+struct Index<K> {
+    func: IndexFn<K>,
+    /// Index value → keys, each set sorted so that lookups come out in key order.
+    values: HashMap<String, BTreeSet<String>>,
+}
+
+struct Inner<K> {
+    items: HashMap<String, Arc<K>>,
+    indexes: BTreeMap<String, Index<K>>,
+}
+
+/// The cache. Cloning gives another handle to the same cache.
+pub struct Store<K> {
+    inner: Arc<RwLock<Inner<K>>>,
+}
+
+impl<K> Clone for Store<K> {
+    fn clone(&self) -> Self {
+        Store {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<K: Resource + 'static> Default for Store<K> {
+    fn default() -> Self {
+        Store::new()
+    }
+}
+
+impl<K: Resource + 'static> Store<K> {
+    /// An empty cache with the namespace index.
+    pub fn new() -> Self {
+        let namespace: IndexFn<K> = Arc::new(|o: &K| o.meta().namespace.iter().cloned().collect());
+        let indexes = BTreeMap::from([(
+            NAMESPACE_INDEX.to_owned(),
+            Index {
+                func: namespace,
+                values: HashMap::new(),
+            },
+        )]);
+        Store {
+            inner: Arc::new(RwLock::new(Inner {
+                items: HashMap::new(),
+                indexes,
+            })),
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Inner<K>> {
+        self.inner.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Inner<K>> {
+        self.inner.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds a named index, computing it for what is already cached.
+    pub fn add_index(&self, name: &str, func: impl Fn(&K) -> Vec<String> + Send + Sync + 'static) {
+        let mut inner = self.write();
+        let mut index = Index {
+            func: Arc::new(func),
+            values: HashMap::new(),
+        };
+        for (key, object) in &inner.items {
+            for value in (index.func)(object) {
+                index.values.entry(value).or_default().insert(key.clone());
+            }
+        }
+        inner.indexes.insert(name.to_owned(), index);
+    }
+
+    /// The object with `key`, in O(1).
+    pub fn get(&self, key: &str) -> Option<Arc<K>> {
+        self.read().items.get(key).cloned()
+    }
+
+    /// Every cached object, in key order.
+    pub fn list(&self) -> Vec<Arc<K>> {
+        let inner = self.read();
+        let mut keys: Vec<&String> = inner.items.keys().collect();
+        keys.sort();
+        keys.into_iter().map(|k| inner.items[k].clone()).collect()
+    }
+
+    /// The objects an index maps `value` to, in key order; costs in proportion to them.
+    /// `None` when there is no such index.
+    pub fn by_index(&self, index: &str, value: &str) -> Option<Vec<Arc<K>>> {
+        let inner = self.read();
+        let index = inner.indexes.get(index)?;
+        Some(
+            index
+                .values
+                .get(value)
+                .map(|keys| {
+                    keys.iter()
+                        .filter_map(|k| inner.items.get(k).cloned())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        )
+    }
+
+    /// Names of the indexes.
+    pub fn index_names(&self) -> Vec<String> {
+        self.read().indexes.keys().cloned().collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.read().items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.read().items.is_empty()
+    }
+
+    /// Stores `object`, returning what it replaced.
+    pub fn insert(&self, object: Arc<K>) -> Option<Arc<K>> {
+        let key = key_of(object.as_ref());
+        let mut inner = self.write();
+        let old = inner.items.insert(key.clone(), object.clone());
+        let Inner { indexes, .. } = &mut *inner;
+        for index in indexes.values_mut() {
+            if let Some(old) = &old {
+                unindex(index, &key, old);
+            }
+            for value in (index.func)(&object) {
+                index.values.entry(value).or_default().insert(key.clone());
+            }
+        }
+        old
+    }
+
+    /// Removes the object with `key`, returning it.
+    pub fn remove(&self, key: &str) -> Option<Arc<K>> {
+        let mut inner = self.write();
+        let old = inner.items.remove(key)?;
+        for index in inner.indexes.values_mut() {
+            unindex(index, key, &old);
+        }
+        Some(old)
+    }
+}
+
+fn unindex<K>(index: &mut Index<K>, key: &str, object: &K) {
+    for value in (index.func)(object) {
+        if let Some(keys) = index.values.get_mut(&value) {
+            keys.remove(key);
+            if keys.is_empty() {
+                index.values.remove(&value);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    use super::*;
+
+    fn cm(ns: &str, name: &str, app: &str) -> Arc<ConfigMap> {
+        let mut c = ConfigMap::default();
+        c.metadata.namespace = Some(ns.into());
+        c.metadata.name = Some(name.into());
+        c.metadata.labels = Some(BTreeMap::from([("app".to_owned(), app.to_owned())]));
+        Arc::new(c)
+    }
+
+    fn names(objects: Vec<Arc<ConfigMap>>) -> Vec<String> {
+        objects.iter().map(|o| key_of(o.as_ref())).collect()
+    }
+
+    #[test]
+    fn indexes_follow_inserts_updates_and_removals() {
+        let store = Store::new();
+        store.add_index("app", |c: &ConfigMap| {
+            c.metadata
+                .labels
+                .iter()
+                .flatten()
+                .map(|(_, v)| v.clone())
+                .collect()
+        });
+        store.insert(cm("a", "x", "web"));
+        store.insert(cm("a", "y", "db"));
+        store.insert(cm("b", "x", "web"));
+        assert_eq!(
+            names(store.by_index(NAMESPACE_INDEX, "a").unwrap()),
+            ["a/x", "a/y"]
+        );
+        assert_eq!(names(store.by_index("app", "web").unwrap()), ["a/x", "b/x"]);
+
+        let old = store.insert(cm("a", "x", "db")).unwrap();
+        assert_eq!(old.metadata.labels.as_ref().unwrap()["app"], "web");
+        assert_eq!(names(store.by_index("app", "web").unwrap()), ["b/x"]);
+        assert_eq!(names(store.by_index("app", "db").unwrap()), ["a/x", "a/y"]);
+
+        store.remove("a/y");
+        assert_eq!(
+            names(store.by_index(NAMESPACE_INDEX, "a").unwrap()),
+            ["a/x"]
+        );
+        assert_eq!(store.by_index("app", "nothing").unwrap(), vec![]);
+        assert!(store.by_index("no-such-index", "x").is_none());
+        assert_eq!(names(store.list()), ["a/x", "b/x"]);
+        assert!(
+            Arc::ptr_eq(&store.get("b/x").unwrap(), &store.list()[1]),
+            "readers share objects"
+        );
+    }
+
+    #[test]
+    fn an_index_added_later_covers_cached_objects() {
+        let store = Store::new();
+        store.insert(cm("a", "x", "web"));
+        store.add_index("app", |c: &ConfigMap| {
+            c.metadata
+                .labels
+                .iter()
+                .flatten()
+                .map(|(_, v)| v.clone())
+                .collect()
+        });
+        assert_eq!(names(store.by_index("app", "web").unwrap()), ["a/x"]);
+    }
+}

@@ -1,0 +1,220 @@
+//! `informer`: shared informers and their factory, as informer-gen writes them:
+//! `factory.bcrds().v1alpha1().examples()` is the one informer of `examples`,
+//! however often it is asked for.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Context;
+use crate::emit::{RustModule, doc};
+use crate::model::Kind;
+use crate::naming::{self, informer as names};
+
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
+    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let factory = naming::ident(names::FACTORY);
+    let mut group_accessors = TokenStream::new();
+    let informers = tree.child(naming::modules::INFORMERS, || {
+        "Shared informers: one watch per resource, an indexed cache, event handlers.".to_owned()
+    });
+    for group in ctx.model.groups.values() {
+        let versions: Vec<_> = group
+            .versions
+            .values()
+            .filter(|v| v.kinds.values().any(Kind::has_client))
+            .collect();
+        if versions.is_empty() {
+            continue;
+        }
+        let group_mod = naming::ident(&group.dir);
+        let group_ty = naming::ident(&names::group_type(&group.dir));
+        let accessor = naming::ident(&names::group_accessor(&group.dir));
+        let accessor_doc = doc(&format!("Informers of the `{}` API group.", group.name));
+        group_accessors.extend(quote! {
+            #accessor_doc
+            pub fn #accessor(&self) -> #group_mod::#group_ty<'_> {
+                #group_mod::#group_ty::new(&self.factory)
+            }
+        });
+        let group_module =
+            informers.child(&group.dir, || format!("The `{}` API group.", group.name));
+        let mut version_accessors = TokenStream::new();
+        for version in versions {
+            let version_mod = naming::ident(&version.name);
+            let version_ty = naming::ident(&names::version_type(&group.dir, &version.name));
+            let version_doc = doc(&format!("Informers of `{}/{}`.", group.name, version.name));
+            version_accessors.extend(quote! {
+                #version_doc
+                pub fn #version_mod(&self) -> #version_mod::#version_ty<'a> {
+                    #version_mod::#version_ty::new(self.factory)
+                }
+            });
+            let module = group_module.child(&version.name, || {
+                format!("Informers for `{}/{}`.", group.name, version.name)
+            });
+            let mut kind_accessors = TokenStream::new();
+            for kind in version.kinds.values().filter(|k| k.has_client()) {
+                let kind_mod = naming::client::kind_module(&kind.name);
+                let mod_ident = naming::ident(&kind_mod);
+                let informer = naming::ident(&names::kind_informer(&kind.name));
+                let kind_accessor = naming::ident(&naming::client::kind_accessor(&kind.plural));
+                let kind_doc = doc(&format!("The shared `{}` informer.", kind.plural));
+                kind_accessors.extend(quote! {
+                    #kind_doc
+                    pub fn #kind_accessor(&self) -> #informer {
+                        #informer::new(self.factory)
+                    }
+                });
+                module
+                    .items
+                    .extend(quote!(pub use self::#mod_ident::#informer;));
+                module
+                    .child(&kind_mod, || format!("The `{}` informer.", kind.name))
+                    .items
+                    .extend(kind_informer(
+                        ctx,
+                        kind,
+                        &informer,
+                        &version.name,
+                        &group.dir,
+                    ));
+            }
+            module.items.extend(quote! {
+                #[derive(Clone, Copy)]
+                pub struct #version_ty<'a> {
+                    factory: &'a ::#runtime::informer::InformerFactory,
+                }
+
+                impl<'a> #version_ty<'a> {
+                    pub fn new(factory: &'a ::#runtime::informer::InformerFactory) -> Self {
+                        Self { factory }
+                    }
+
+                    #kind_accessors
+                }
+            });
+        }
+        group_module.items.extend(quote! {
+            #[derive(Clone, Copy)]
+            pub struct #group_ty<'a> {
+                factory: &'a ::#runtime::informer::InformerFactory,
+            }
+
+            impl<'a> #group_ty<'a> {
+                pub fn new(factory: &'a ::#runtime::informer::InformerFactory) -> Self {
+                    Self { factory }
+                }
+
+                #version_accessors
+            }
+        });
+    }
+    informers.items.extend(quote! {
+        /// Hands out one shared informer per resource, and starts, waits for and stops
+        /// them together: client-go's `SharedInformerFactory`.
+        pub struct #factory {
+            factory: ::#runtime::informer::InformerFactory,
+        }
+
+        impl #factory {
+            /// A factory watching every namespace, dropping `managedFields` before caching.
+            pub fn new(client: ::kube::Client) -> Self {
+                Self::with_options(client, ::std::default::Default::default())
+            }
+
+            /// A factory with options: one namespace, list/watch tweaks, resync, transform.
+            pub fn with_options(client: ::kube::Client, options: ::#runtime::informer::FactoryOptions) -> Self {
+                Self { factory: ::#runtime::informer::InformerFactory::new(client, options) }
+            }
+
+            /// Starts every informer requested so far (again: those requested since).
+            pub fn start(&self, shutdown: &::#runtime::CancellationToken) {
+                self.factory.start(shutdown);
+            }
+
+            /// Waits for every started informer's first list; `false` for one that stopped first.
+            pub async fn wait_for_cache_sync(&self) -> ::std::collections::BTreeMap<::std::string::String, bool> {
+                self.factory.wait_for_cache_sync().await
+            }
+
+            /// Stops every watch and waits for them to end.
+            pub async fn shutdown(&self) {
+                self.factory.shutdown().await;
+            }
+
+            /// The untyped factory underneath.
+            pub fn factory(&self) -> &::#runtime::informer::InformerFactory {
+                &self.factory
+            }
+
+            #group_accessors
+        }
+    });
+}
+
+fn kind_informer(
+    ctx: &Context<'_>,
+    kind: &Kind,
+    informer: &proc_macro2::Ident,
+    version: &str,
+    group_dir: &str,
+) -> TokenStream {
+    let ty = ctx.type_path(&kind.root, &kind.path);
+    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let lister = ctx
+        .opts
+        .output_module
+        .join(naming::modules::LISTERS)
+        .join(group_dir)
+        .join(version)
+        .item(&names::kind_lister(&kind.name));
+    let api = if kind.namespaced {
+        quote! {
+            match namespace {
+                ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
+                ::std::option::Option::None => ::kube::Api::all(client),
+            }
+        }
+    } else {
+        quote!(::kube::Api::all(client))
+    };
+    let namespace = if kind.namespaced {
+        quote!(namespace)
+    } else {
+        quote!(_)
+    };
+    let informer_doc = doc(&format!(
+        "The shared informer of `{}`: event handlers, subscriptions and sync state come from the `SharedInformer` it derefs to.",
+        kind.name
+    ));
+    quote! {
+        #informer_doc
+        #[derive(Clone)]
+        pub struct #informer {
+            informer: ::#runtime::informer::SharedInformer<#ty>,
+        }
+
+        impl #informer {
+            pub fn new(factory: &::#runtime::informer::InformerFactory) -> Self {
+                Self { informer: factory.informer_for::<#ty>(|client, #namespace| #api) }
+            }
+
+            /// A lister over this informer's cache.
+            pub fn lister(&self) -> #lister {
+                #lister::new(::std::clone::Clone::clone(self.informer.store()))
+            }
+
+            pub fn informer(&self) -> &::#runtime::informer::SharedInformer<#ty> {
+                &self.informer
+            }
+        }
+
+        impl ::std::ops::Deref for #informer {
+            type Target = ::#runtime::informer::SharedInformer<#ty>;
+
+            fn deref(&self) -> &Self::Target {
+                &self.informer
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! `lister`: typed read access to an informer's cache, as lister-gen writes it.
+//! `get` is a hash lookup; a namespace's `list` reads the namespace index, so it costs
+//! in proportion to that namespace's objects. Results are shared `Arc`s, never copies.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Context;
+use crate::emit::{RustModule, doc};
+use crate::model::Kind;
+use crate::naming::{self, informer as names};
+
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
+    let listers = tree.child(naming::modules::LISTERS, || {
+        "Listers: typed, indexed reads of informer caches.".to_owned()
+    });
+    for group in ctx.model.groups.values() {
+        for version in group.versions.values() {
+            let kinds: Vec<&Kind> = version.kinds.values().filter(|k| k.has_client()).collect();
+            if kinds.is_empty() {
+                continue;
+            }
+            let module = listers
+                .child(&group.dir, || format!("The `{}` API group.", group.name))
+                .child(&version.name, || {
+                    format!("Listers for `{}/{}`.", group.name, version.name)
+                });
+            for kind in kinds {
+                let kind_mod = naming::client::kind_module(&kind.name);
+                let lister = naming::ident(&names::kind_lister(&kind.name));
+                let mod_ident = naming::ident(&kind_mod);
+                module.items.extend(quote!(pub use self::#mod_ident::*;));
+                module
+                    .child(&kind_mod, || format!("The `{}` lister.", kind.name))
+                    .items
+                    .extend(lister_items(ctx, kind, &lister));
+            }
+        }
+    }
+}
+
+fn lister_items(ctx: &Context<'_>, kind: &Kind, lister: &proc_macro2::Ident) -> TokenStream {
+    let ty = ctx.type_path(&kind.root, &kind.path);
+    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let arc = quote!(::std::sync::Arc<#ty>);
+    let lister_doc = doc(&format!("Reads cached `{}` objects.", kind.name));
+    let scoped = if kind.namespaced {
+        let ns_lister = naming::ident(&names::namespace_lister(&kind.name));
+        let accessor = naming::ident(&naming::client::kind_accessor(&kind.plural));
+        let ns_doc = doc(&format!(
+            "Reads cached `{}` objects of one namespace.",
+            kind.name
+        ));
+        quote! {
+            impl #lister {
+                /// The objects of `namespace`.
+                pub fn #accessor(&self, namespace: &str) -> #ns_lister {
+                    #ns_lister { store: ::std::clone::Clone::clone(&self.store), namespace: ::std::borrow::ToOwned::to_owned(namespace) }
+                }
+            }
+
+            #ns_doc
+            #[derive(Clone)]
+            pub struct #ns_lister {
+                store: ::#runtime::cache::Store<#ty>,
+                namespace: ::std::string::String,
+            }
+
+            impl #ns_lister {
+                /// The object `name`, in O(1).
+                pub fn get(&self, name: &str) -> ::std::option::Option<#arc> {
+                    self.store.get(&::std::format!("{}/{}", self.namespace, name))
+                }
+
+                /// The namespace's objects `selector` matches, in name order.
+                pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<#arc> {
+                    let objects = self.store.by_index(::#runtime::cache::NAMESPACE_INDEX, &self.namespace).unwrap_or_default();
+                    ::#runtime::cache::select(objects, selector)
+                }
+            }
+        }
+    } else {
+        quote! {
+            impl #lister {
+                /// The object `name`, in O(1).
+                pub fn get(&self, name: &str) -> ::std::option::Option<#arc> {
+                    self.store.get(name)
+                }
+            }
+        }
+    };
+    quote! {
+        #lister_doc
+        #[derive(Clone)]
+        pub struct #lister {
+            store: ::#runtime::cache::Store<#ty>,
+        }
+
+        impl #lister {
+            pub fn new(store: ::#runtime::cache::Store<#ty>) -> Self {
+                Self { store }
+            }
+
+            /// Every cached object `selector` matches, in key order.
+            pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<#arc> {
+                ::#runtime::cache::select(self.store.list(), selector)
+            }
+
+            /// The objects a named index maps `value` to; `None` without such an index.
+            pub fn by_index(&self, index: &str, value: &str) -> ::std::option::Option<::std::vec::Vec<#arc>> {
+                self.store.by_index(index, value)
+            }
+
+            /// The cache underneath, e.g. to add an index.
+            pub fn store(&self) -> &::#runtime::cache::Store<#ty> {
+                &self.store
+            }
+        }
+
+        #scoped
+    }
+}

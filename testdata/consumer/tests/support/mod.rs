@@ -1,0 +1,37 @@
+//! What the consumer's test suites share: where a check runs, and fixtures.
+#![allow(dead_code)] // each test binary uses its own part
+
+pub mod e2e;
+
+use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleSpec};
+use crdgen_consumer::client::clientset::Clientset;
+use crdgen_runtime::testing::ApiServer;
+
+/// Where a check runs: a clientset, a namespace of its own, and the in-memory server's
+/// test hooks when there is one.
+pub struct Env {
+    pub cs: Clientset,
+    pub ns: String,
+    pub other_ns: String,
+    pub server: Option<ApiServer>,
+}
+
+pub fn in_memory() -> Env {
+    let server = ApiServer::new();
+    Env {
+        cs: Clientset::in_memory(&server),
+        ns: "test".into(),
+        other_ns: "other".into(),
+        server: Some(server),
+    }
+}
+
+pub fn example(name: &str, replicas: i32) -> Example {
+    Example::new(
+        name,
+        ExampleSpec {
+            replicas,
+            worker_image: "busybox".into(),
+        },
+    )
+}
