@@ -63,11 +63,14 @@ pub trait EventHandler<K>: Send + Sync + 'static {
 }
 
 type Callback<K> = Box<dyn Fn(&Arc<K>) + Send + Sync>;
+type UpdateCallback<K> = Box<dyn Fn(&Arc<K>, &Arc<K>) + Send + Sync>;
+/// A typed transform of objects before they are cached.
+type Transform<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
 
 /// client-go's `ResourceEventHandlerFuncs`: a handler from closures.
 pub struct HandlerFns<K> {
     add: Option<Callback<K>>,
-    update: Option<Box<dyn Fn(&Arc<K>, &Arc<K>) + Send + Sync>>,
+    update: Option<UpdateCallback<K>>,
     delete: Option<Callback<K>>,
 }
 
@@ -142,7 +145,7 @@ struct Shared<K> {
     /// that a handler added concurrently sees each object exactly once.
     subscribers: Mutex<Vec<mpsc::UnboundedSender<Notification<K>>>>,
     state: watch::Sender<SyncState>,
-    transform: Mutex<Option<Arc<dyn Fn(&mut K) + Send + Sync>>>,
+    transform: Mutex<Option<Transform<K>>>,
     meta_transform: Option<MetaTransform>,
 }
 

@@ -575,6 +575,14 @@ impl Store {
         send_initial_events: bool,
     ) -> Result<mpsc::UnboundedReceiver<Value>, ApiError> {
         let info = self.info(key)?.clone();
+        if self.outage {
+            return Err(ApiError::new(
+                503,
+                "ServiceUnavailable",
+                "the server is currently unable to handle the request",
+            ));
+        }
+        *self.watch_counts.entry(key.clone()).or_default() += 1;
         let (tx, rx) = mpsc::unbounded_channel();
         let from =
             match resource_version {

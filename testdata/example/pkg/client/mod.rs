@@ -18,3 +18,7 @@
 pub mod apis;
 /// The typed clientset: one client per group version, one per kind.
 pub mod clientset;
+/// Shared informers: one watch per resource, an indexed cache, event handlers.
+pub mod informers;
+/// Listers: typed, indexed reads of informer caches.
+pub mod listers;
