@@ -2,6 +2,7 @@
 //! stack: against the in-memory API server always, and against a real cluster when
 //! CRDGEN_E2E_KUBECONFIG names a kubeconfig.
 
+#[macro_use]
 mod support;
 
 use std::collections::BTreeMap;
@@ -20,7 +21,7 @@ use kube::api::{
     DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
 use serde_json::json;
-use support::{Env, e2e, example, in_memory};
+use support::{Env, example, in_memory};
 
 fn code(err: kube::Error) -> (u16, String) {
     match err {
@@ -665,22 +666,10 @@ mod in_memory_server {
     }
 }
 
-#[tokio::test]
-async fn real_cluster() {
-    let Some(env) = e2e::connect().await else {
-        return;
-    };
-    let checks = async {
-        round_trip(&env).await;
-        finalizers(&env).await;
-        selectors_and_paging(&env).await;
-        watch_order(&env).await;
-        other_kinds(&env).await;
-    };
-    // Clean up whatever happened, then report.
-    let outcome = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(checks)).await;
-    e2e::clean_up(&env).await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
-}
+real_cluster_checks!(
+    round_trip,
+    finalizers,
+    selectors_and_paging,
+    watch_order,
+    other_kinds
+);

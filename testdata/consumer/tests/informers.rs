@@ -2,6 +2,7 @@
 //! against the in-memory API server always, against a real cluster when
 //! CRDGEN_E2E_KUBECONFIG names a kubeconfig.
 
+#[macro_use]
 mod support;
 
 use std::collections::BTreeMap;
@@ -16,7 +17,7 @@ use futures_util::StreamExt;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, PostParams};
 use kube::core::Selector;
-use support::{Env, e2e, example, in_memory};
+use support::{Env, example, in_memory};
 
 type Log = Arc<Mutex<Vec<String>>>;
 
@@ -437,20 +438,10 @@ mod in_memory_server {
     }
 }
 
-#[tokio::test]
-async fn real_cluster() {
-    let Some(env) = e2e::connect().await else {
-        return;
-    };
-    // Each check uses its own objects; none depends on another's leftovers.
-    let checks = async {
-        lifecycle_and_listers(&env).await;
-        handler_event_order(&env).await;
-        custom_indexers(&env).await;
-    };
-    let outcome = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(checks)).await;
-    e2e::clean_up(&env).await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
-}
+real_cluster_checks!(
+    lifecycle_and_listers,
+    handler_event_order,
+    late_handlers_and_subscribers_get_synthetic_adds,
+    namespace_restriction_and_selector_tweaks,
+    custom_indexers
+);

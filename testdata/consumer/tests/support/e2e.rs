@@ -28,15 +28,15 @@ fn crds() -> Vec<CustomResourceDefinition> {
         .collect()
 }
 
-/// Connects, installs the CRDs and creates two namespaces, or says why it is skipped.
-pub async fn connect() -> Option<Env> {
+/// Connects and installs the CRDs, or says why the real-cluster run is skipped.
+pub async fn connect() -> Option<kube::Client> {
     let Some(path) = std::env::var_os(VARIABLE) else {
         // Written to the process's stderr directly, past the test harness's capture, so
         // that a skipped run says so.
         use std::io::Write as _;
         let _ = writeln!(
             std::io::stderr().lock(),
-            "real_cluster: skipped: set {VARIABLE} to a kubeconfig to run the clientset suite against a real cluster"
+            "real_cluster: skipped: set {VARIABLE} to a kubeconfig to run this suite against a real cluster"
         );
         return None;
     };
@@ -46,7 +46,6 @@ pub async fn connect() -> Option<Env> {
         .await
         .unwrap();
     let client = kube::Client::try_from(config).unwrap();
-
     let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
     for crd in crds() {
         let name = crd.metadata.name.clone().unwrap();
@@ -60,10 +59,15 @@ pub async fn connect() -> Option<Env> {
             .unwrap();
         wait_established(&crd_api, &name).await;
     }
+    Some(client)
+}
+
+/// A fresh pair of namespaces for one check.
+pub async fn env(client: &kube::Client) -> Env {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
-        .as_millis();
+        .as_nanos();
     let (ns, other_ns) = (
         format!("crdgen-e2e-{stamp}"),
         format!("crdgen-e2e-{stamp}-other"),
@@ -82,12 +86,12 @@ pub async fn connect() -> Option<Env> {
             .await
             .unwrap();
     }
-    Some(Env {
-        cs: Clientset::new(client),
+    Env {
+        cs: Clientset::new(client.clone()),
         ns,
         other_ns,
         server: None,
-    })
+    }
 }
 
 async fn wait_established(api: &Api<CustomResourceDefinition>, name: &str) {
@@ -107,14 +111,17 @@ async fn wait_established(api: &Api<CustomResourceDefinition>, name: &str) {
     panic!("CRD {name} was not established within 30 s");
 }
 
-/// Deletes the namespaces, the cluster-scoped objects the suite made, and the CRDs.
+/// Deletes a check's namespaces (and with them what it made in them).
 pub async fn clean_up(env: &Env) {
-    let client = env.cs.client().clone();
-    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let namespaces: Api<Namespace> = Api::all(env.cs.client().clone());
     for name in [&env.ns, &env.other_ns] {
         let _ = namespaces.delete(name, &DeleteParams::default()).await;
     }
-    let crd_api: Api<CustomResourceDefinition> = Api::all(client);
+}
+
+/// Removes the CRDs, and with them every object of theirs.
+pub async fn uninstall(client: &kube::Client) {
+    let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
     for crd in crds() {
         let _ = crd_api
             .delete(
@@ -123,4 +130,30 @@ pub async fn clean_up(env: &Env) {
             )
             .await;
     }
+}
+
+/// Runs each check against the real cluster in namespaces of its own, cleans up after
+/// every one, and fails with the first failure once all have run.
+#[macro_export]
+macro_rules! real_cluster_checks {
+    ($($check:ident),* $(,)?) => {
+        #[tokio::test]
+        async fn real_cluster() {
+            let Some(client) = support::e2e::connect().await else { return };
+            let mut failures = Vec::new();
+            $(
+                let env = support::e2e::env(&client).await;
+                let outcome = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe($check(&env))).await;
+                support::e2e::clean_up(&env).await;
+                if let Err(panic) = outcome {
+                    failures.push((stringify!($check), panic));
+                }
+            )*
+            support::e2e::uninstall(&client).await;
+            if let Some((check, panic)) = failures.into_iter().next() {
+                eprintln!("real_cluster: {check} failed");
+                std::panic::resume_unwind(panic);
+            }
+        }
+    };
 }
