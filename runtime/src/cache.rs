@@ -3,11 +3,11 @@
 //!
 //! Objects are kept by client-go's key (`namespace/name`, or `name` when
 //! cluster-scoped) in a hash map, so `get` is O(1). Indexes map an index value to the
-//! keys of the objects that produce it; a namespace index is always there, so listing a
-//! namespace costs in proportion to that namespace's objects. Objects are handed out as
+//! objects that produce it; a namespace index is always there, so listing a namespace
+//! costs in proportion to that namespace's objects. Objects are handed out as
 //! `Arc`s: readers share them, nobody copies them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::Resource;
@@ -39,8 +39,9 @@ pub fn select<K: Resource>(objects: Vec<Arc<K>>, selector: &kube::core::Selector
 
 struct Index<K> {
     func: IndexFn<K>,
-    /// Index value → keys, each set sorted so that lookups come out in key order.
-    values: HashMap<String, BTreeSet<String>>,
+    /// Index value → the objects under it by key, sorted so that lookups come out in
+    /// key order and cost one step per object.
+    values: HashMap<String, BTreeMap<String, Arc<K>>>,
 }
 
 struct Inner<K> {
@@ -103,7 +104,11 @@ impl<K: Resource + 'static> Store<K> {
         };
         for (key, object) in &inner.items {
             for value in (index.func)(object) {
-                index.values.entry(value).or_default().insert(key.clone());
+                index
+                    .values
+                    .entry(value)
+                    .or_default()
+                    .insert(key.clone(), object.clone());
             }
         }
         inner.indexes.insert(name.to_owned(), index);
@@ -127,15 +132,10 @@ impl<K: Resource + 'static> Store<K> {
     pub fn by_index(&self, index: &str, value: &str) -> Option<Vec<Arc<K>>> {
         let inner = self.read();
         let index = inner.indexes.get(index)?;
+        let objects = index.values.get(value);
         Some(
-            index
-                .values
-                .get(value)
-                .map(|keys| {
-                    keys.iter()
-                        .filter_map(|k| inner.items.get(k).cloned())
-                        .collect()
-                })
+            objects
+                .map(|o| o.values().cloned().collect())
                 .unwrap_or_default(),
         )
     }
@@ -164,7 +164,11 @@ impl<K: Resource + 'static> Store<K> {
                 unindex(index, &key, old);
             }
             for value in (index.func)(&object) {
-                index.values.entry(value).or_default().insert(key.clone());
+                index
+                    .values
+                    .entry(value)
+                    .or_default()
+                    .insert(key.clone(), object.clone());
             }
         }
         old
