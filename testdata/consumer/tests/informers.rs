@@ -382,6 +382,24 @@ mod in_memory_server {
         factory.shutdown().await;
     }
 
+    #[tokio::test]
+    async fn a_typed_transform_runs_before_caching() {
+        let env = in_memory();
+        seed(&env, &[("t", "")]).await;
+        let factory = SharedInformerFactory::new(env.cs.client().clone());
+        let informer = factory.bcrds().v1alpha1().examples();
+        informer.set_transform(|e: &mut Example| e.spec.worker_image = "redacted".into());
+        factory.start(&CancellationToken::new());
+        assert!(factory.wait_for_cache_sync().await.values().all(|s| *s));
+        let cached = informer.lister().examples(&env.ns).get("t").unwrap();
+        assert_eq!(cached.spec.worker_image, "redacted");
+        factory.shutdown().await;
+        assert!(
+            informer.has_synced(),
+            "an informer that synced stays synced after shutdown"
+        );
+    }
+
     #[tokio::test(start_paused = true)]
     async fn resync_redelivers_every_object_as_an_update() {
         let env = in_memory();
