@@ -42,7 +42,7 @@ fn main() {
             format!("{} files current", plan.unchanged)
         } else {
             let written =
-                crdgen::sink::write(&plan, &opts.output_base, &output.owned_dir).expect("write");
+                crdgen::sink::write(&plan, &opts.output_base, &output.owned_dirs).expect("write");
             format!(
                 "{} written, {} unchanged",
                 written.written, written.unchanged

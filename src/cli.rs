@@ -42,6 +42,10 @@ Generators:
   register   impl kube::Resource, GROUP/VERSION/API_VERSION constants and Kind::new
              for marker-style kinds (kube-derive kinds already have them)
   clone      impl Clone for API types that do not derive it (alias: deepcopy)
+  client     a typed clientset on kube::Api (with register and clone)
+  lister     listers over informer caches (with register)
+  informer   shared informers and their factory (with lister, register, clone)
+  crd        CustomResourceDefinition YAML under --crd-dir
   all        every generator above
 
 Examples:
@@ -56,7 +60,8 @@ Exit status: 0 on success, 1 when --verify-only finds drift or the input has mis
 #[derive(Args)]
 #[command(after_long_help = GENERATE_GROUPS_HELP, after_help = "Run with --help for generators, examples and exit codes.")]
 struct GenerateGroups {
-    /// Comma-separated generators: register, clone (alias deepcopy), or all.
+    /// Comma-separated generators: register, clone (alias deepcopy), client, lister,
+    /// informer, crd, or all.
     #[arg(value_name = "GENERATORS", value_parser = Generator::parse_list)]
     generators: BTreeSet<Generator>,
 
@@ -102,6 +107,14 @@ struct GenerateGroups {
     /// Rust module path of OUTPUT_PKG [default: from the directory, e.g. crate::pkg::client].
     #[arg(long, value_name = "PATH")]
     output_module: Option<String>,
+
+    /// Directory for CRD YAML (one `<group>_<plural>.yaml` per kind), relative to --output-base.
+    #[arg(long, value_name = "DIR", default_value = crate::options::DEFAULT_CRD_DIR)]
+    crd_dir: PathBuf,
+
+    /// Cut descriptions in CRD schemas to this many characters.
+    #[arg(long, value_name = "N")]
+    max_description_len: Option<usize>,
 }
 
 #[derive(Clone)]
@@ -142,6 +155,8 @@ impl GenerateGroups {
                 &self.output_pkg,
                 "output-module",
             )?,
+            crd_dir: self.crd_dir.clone(),
+            max_description_len: self.max_description_len,
         })
     }
 }
@@ -206,7 +221,7 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    match sink::write(&plan, &opts.output_base, &output.owned_dir) {
+    match sink::write(&plan, &opts.output_base, &output.owned_dirs) {
         Ok(w) => {
             eprintln!(
                 "crdgen: {} written, {} unchanged, {} removed",

@@ -111,8 +111,9 @@ impl Config {
         self
     }
 
-    /// Generates `crdgen.rs` into the output directory, writing it only when its
-    /// content changed, and tells cargo what to watch. Returns the file's path.
+    /// Generates `crdgen.rs` (and, with the `crd` generator, `crds/<group>_<plural>.yaml`)
+    /// into the output directory, writing only what changed, and tells cargo what to
+    /// watch. Returns the path of `crdgen.rs`.
     pub fn generate(&self) -> Result<PathBuf, Error> {
         let base = std::env::var_os("CARGO_MANIFEST_DIR")
             .map_or_else(|| PathBuf::from("."), PathBuf::from);
@@ -145,6 +146,10 @@ impl Config {
         let text = generation.single_file()?;
         let path = out_dir.join(naming::BUILD_OUTPUT_FILE);
         write_if_changed(&path, &text).map_err(Error::Io)?;
+        for (name, crd) in generation.crd_yaml()? {
+            write_if_changed(&out_dir.join(naming::BUILD_CRD_DIR).join(name), &crd)
+                .map_err(Error::Io)?;
+        }
         Ok(path)
     }
 
@@ -170,6 +175,8 @@ impl Config {
             plural_exceptions: self.plural_exceptions.clone(),
             apis_module,
             output_module: ModulePath::parse(&self.output_module).map_err(usage)?,
+            crd_dir: PathBuf::from(crate::options::DEFAULT_CRD_DIR),
+            max_description_len: None,
         })
     }
 }

@@ -21,8 +21,10 @@ pub mod naming;
 pub mod options;
 mod parse;
 mod pipeline;
+mod schema;
 pub mod sink;
 mod source;
+mod yaml;
 
 pub use config::Config;
 pub use options::{Generator, GroupVersions, HeaderSource, Options};

@@ -19,15 +19,18 @@ pub enum Generator {
     Lister,
     /// Shared informers and their factory; bring `lister` along.
     Informer,
+    /// CustomResourceDefinition YAML.
+    Crd,
 }
 
 impl Generator {
-    pub const ALL: [Generator; 5] = [
+    pub const ALL: [Generator; 6] = [
         Generator::Register,
         Generator::Clone,
         Generator::Client,
         Generator::Lister,
         Generator::Informer,
+        Generator::Crd,
     ];
 
     pub fn name(self) -> &'static str {
@@ -37,6 +40,7 @@ impl Generator {
             Generator::Client => "client",
             Generator::Lister => "lister",
             Generator::Informer => "informer",
+            Generator::Crd => "crd",
         }
     }
 
@@ -46,16 +50,18 @@ impl Generator {
             Generator::Client => &[Generator::Register, Generator::Clone],
             Generator::Lister => &[Generator::Register],
             Generator::Informer => &[Generator::Register, Generator::Clone, Generator::Lister],
-            Generator::Register | Generator::Clone => &[],
+            Generator::Register | Generator::Clone | Generator::Crd => &[],
         }
     }
 
     fn aliases(self) -> &'static [&'static str] {
         match self {
             Generator::Clone => &["deepcopy"],
-            Generator::Register | Generator::Client | Generator::Lister | Generator::Informer => {
-                &[]
-            }
+            Generator::Register
+            | Generator::Client
+            | Generator::Lister
+            | Generator::Informer
+            | Generator::Crd => &[],
         }
     }
 
@@ -160,6 +166,9 @@ pub fn parse_plural_exceptions(spec: &str) -> Result<BTreeMap<String, String>, S
     Ok(out)
 }
 
+/// Where CRDs go by default, as in kubebuilder projects.
+pub const DEFAULT_CRD_DIR: &str = "config/crd/bases";
+
 /// Where the header of every generated file comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HeaderSource {
@@ -188,6 +197,10 @@ pub struct Options {
     pub apis_module: ModulePath,
     /// Rust module path of OUTPUT_PKG, e.g. `crate::pkg::client`.
     pub output_module: ModulePath,
+    /// Where CRD YAML goes, relative to `output_base`; crdgen owns it too.
+    pub crd_dir: PathBuf,
+    /// Descriptions in CRD schemas are cut to this many characters.
+    pub max_description_len: Option<usize>,
 }
 
 impl Options {
@@ -209,6 +222,8 @@ impl Options {
             plural_exceptions: BTreeMap::new(),
             apis_module: ModulePath::from_dir(&apis_pkg)?,
             output_module: ModulePath::from_dir(&output_pkg)?,
+            crd_dir: PathBuf::from(DEFAULT_CRD_DIR),
+            max_description_len: None,
             output_pkg,
             apis_pkg,
         })
@@ -220,6 +235,7 @@ impl Options {
         for (name, dir) in [
             ("OUTPUT_PKG", &self.output_pkg),
             ("APIS_PKG", &self.apis_pkg),
+            ("--crd-dir", &self.crd_dir),
         ] {
             let plain = dir.components().all(|c| {
                 matches!(
@@ -240,6 +256,14 @@ impl Options {
                 "OUTPUT_PKG `{}` and APIS_PKG `{}` overlap; crdgen owns OUTPUT_PKG and prunes stale files in it",
                 self.output_pkg.display(),
                 self.apis_pkg.display()
+            ));
+        }
+        let crds = normalize(&self.crd_dir);
+        let overlaps = |d: &PathBuf| crds.starts_with(d) || d.starts_with(&crds);
+        if self.generators.contains(&Generator::Crd) && (overlaps(&out) || overlaps(&apis)) {
+            return Err(format!(
+                "--crd-dir `{}` overlaps OUTPUT_PKG or APIS_PKG; CRDs get a directory of their own",
+                self.crd_dir.display()
             ));
         }
         if self.generators.is_empty() {

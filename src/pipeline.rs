@@ -1,19 +1,23 @@
 //! The pipeline, end to end, without touching the disk beyond reading the input.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
 use crate::diag::{Diagnostic, Diagnostics, Sources, render_all};
 use crate::emit::{self, OutputSet, RustModule, header::Header};
 use crate::model::{self, Model};
+use crate::options::Generator;
 use crate::options::Options;
-use crate::{generators, parse, source};
+use crate::{generators, parse, schema, source, yaml};
 
 /// A successful generation: the model, the generated module tree, and what was read.
 #[derive(Debug)]
 pub struct Generation {
     pub model: Model,
     pub tree: RustModule,
+    /// CRDs by file name, when the `crd` generator runs.
+    pub crds: BTreeMap<String, serde_json::Value>,
     pub header: Header,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
@@ -23,9 +27,36 @@ pub struct Generation {
 }
 
 impl Generation {
-    /// The generated files under OUTPUT_PKG, as the command line writes them.
+    /// The generated files under OUTPUT_PKG (and CRDs under the CRD directory), as the
+    /// command line writes them.
     pub fn files(&self, opts: &Options) -> Result<OutputSet, Error> {
-        emit::to_files(&self.tree, &self.header, &opts.output_pkg).map_err(|d| self.fail(d))
+        // OUTPUT_PKG is crdgen's only when a Rust generator runs, so that CRDs can be
+        // generated on their own, as controller-gen runs apart from code-generator.
+        let mut output = if opts.generators.iter().any(|g| *g != Generator::Crd) {
+            emit::to_files(&self.tree, &self.header, &opts.output_pkg).map_err(|d| self.fail(d))?
+        } else {
+            OutputSet::default()
+        };
+        if opts.generators.contains(&Generator::Crd) {
+            output.owned_dirs.push(opts.crd_dir.clone());
+            for (name, text) in self.crd_yaml()? {
+                output.files.insert(opts.crd_dir.join(name), text);
+            }
+        }
+        Ok(output)
+    }
+
+    /// Each CRD as a YAML file with the header, by file name.
+    pub fn crd_yaml(&self) -> Result<BTreeMap<String, String>, Error> {
+        self.crds
+            .iter()
+            .map(|(name, crd)| {
+                let body = yaml::to_string(crd).map_err(|e| {
+                    Error::Diagnostics(format!("error[E0999]: cannot write {name} as YAML: {e}"))
+                })?;
+                Ok((name.clone(), self.header.yaml_file(&body)))
+            })
+            .collect()
     }
 
     /// Everything in one file of inline modules, as build.rs includes it.
@@ -107,12 +138,18 @@ pub fn generate(opts: &Options) -> Result<Generation, Error> {
         return Err(stop(diags, &sources));
     }
     let tree = generators::run(&model, opts, &mut diags);
+    let crds = if opts.generators.contains(&Generator::Crd) {
+        schema::crds(&model, opts.max_description_len, &mut diags)
+    } else {
+        BTreeMap::new()
+    };
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
     Ok(Generation {
         model,
         tree,
+        crds,
         header,
         inputs: discovered.inputs,
         warnings: diags.into_sorted(),

@@ -38,10 +38,11 @@ fn stderr(out: &Output) -> String {
 
 const REGISTER: &str = "pkg/client/apis/bcrds/v1alpha1/register.rs";
 
-/// How many files the bundled example's generated tree holds.
+/// How many files the bundled example's generated trees (Rust and CRDs) hold.
 fn generated_count() -> usize {
-    walkdir::WalkDir::new(common::testdata("example/pkg/client"))
-        .into_iter()
+    ["example/pkg/client", "example/config/crd/bases"]
+        .iter()
+        .flat_map(|dir| walkdir::WalkDir::new(common::testdata(dir)))
         .filter(|e| e.as_ref().unwrap().file_type().is_file())
         .count()
 }
@@ -126,6 +127,7 @@ fn writing_creates_updates_prunes_and_leaves_current_files_alone() {
     let dir = example();
     let client = dir.path().join("pkg/client");
     std::fs::remove_dir_all(&client).unwrap();
+    std::fs::remove_dir_all(dir.path().join("config")).unwrap();
     let out = crdgen(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(

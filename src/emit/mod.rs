@@ -81,9 +81,9 @@ pub fn doc(text: &str) -> TokenStream {
 /// Generated files, keyed by their path relative to the output base.
 #[derive(Debug, Default)]
 pub struct OutputSet {
-    /// The directory crdgen owns, relative to the output base: stale generated files
-    /// under it are pruned.
-    pub owned_dir: PathBuf,
+    /// The directories crdgen owns, relative to the output base: stale generated files
+    /// under them are pruned.
+    pub owned_dirs: Vec<PathBuf>,
     pub files: BTreeMap<PathBuf, String>,
 }
 
@@ -91,7 +91,7 @@ pub struct OutputSet {
 /// for a module with children, `name.rs` for one without.
 pub fn to_files(tree: &RustModule, header: &Header, dir: &Path) -> Result<OutputSet, Diagnostic> {
     let mut out = OutputSet {
-        owned_dir: dir.to_owned(),
+        owned_dirs: vec![dir.to_owned()],
         files: BTreeMap::new(),
     };
     let mut root = rustfmt_skip();

@@ -33,6 +33,8 @@ pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> RustModule
             Generator::Client => client::generate(&ctx, &mut root, diags),
             Generator::Lister => lister::generate(&ctx, &mut root),
             Generator::Informer => informer::generate(&ctx, &mut root),
+            // CRDs are YAML, not Rust: the pipeline builds them from the model.
+            Generator::Crd => {}
         }
     }
     root

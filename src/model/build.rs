@@ -576,6 +576,7 @@ fn marker_kind(
         categories: list(arg(&ty.markers, "kubebuilder:resource", "categories")),
         type_meta_field: type_meta.map(|f| f.name.clone()),
         markers: ty.markers.clone(),
+        root_rules: Vec::new(),
         file: ty.file.clone(),
         pos: ty.pos,
     })
@@ -692,10 +693,77 @@ fn derive_kind(
         short_names: attrs.short_names.clone(),
         categories: attrs.categories.clone(),
         type_meta_field: None,
-        markers: ty.markers.clone(),
+        markers: derive_markers(ty, attrs),
+        root_rules: attrs.validations.clone(),
         file: ty.file.clone(),
         pos: ty.pos,
     })
+}
+
+/// The spec struct's markers, plus kube-derive's CRD attributes said as the markers
+/// that mean the same, so that the CRD generator reads one language.
+fn derive_markers(ty: &TypeDef, attrs: &super::KubeAttrs) -> Vec<Marker> {
+    let mut out = ty.markers.clone();
+    let marker = |name: &str, value: Value| Marker {
+        name: name.to_owned(),
+        value,
+        pos: attrs.pos,
+    };
+    let args = |map: &BTreeMap<String, String>| {
+        Value::Args(
+            map.iter()
+                .map(|(k, v)| {
+                    let value = match (k.as_str(), v.parse::<i64>()) {
+                        ("priority", Ok(n)) => Value::Int(n),
+                        _ => Value::String(v.clone()),
+                    };
+                    (k.clone(), value)
+                })
+                .collect(),
+        )
+    };
+    out.extend(
+        attrs
+            .printcolumns
+            .iter()
+            .map(|p| marker("kubebuilder:printcolumn", args(p))),
+    );
+    out.extend(
+        attrs
+            .scale
+            .iter()
+            .map(|s| marker("kubebuilder:subresource:scale", args(s))),
+    );
+    out.extend(attrs.selectable.iter().map(|path| {
+        marker(
+            "kubebuilder:selectablefield",
+            args(&BTreeMap::from([("JSONPath".to_owned(), path.clone())])),
+        )
+    }));
+    if attrs.storage != Some(false) {
+        out.push(marker("kubebuilder:storageversion", Value::Bool(true)));
+    }
+    if attrs.served == Some(false) {
+        out.push(marker("kubebuilder:unservedversion", Value::Bool(true)));
+    }
+    if let Some(warning) = &attrs.deprecated {
+        let warning: BTreeMap<String, String> = warning
+            .iter()
+            .map(|w| ("warning".to_owned(), w.clone()))
+            .collect();
+        out.push(marker("kubebuilder:deprecatedversion", args(&warning)));
+    }
+    if !attrs.annotations.is_empty() || !attrs.labels.is_empty() {
+        let list = |pairs: &[(String, String)]| {
+            Value::List(pairs.iter().map(|(k, v)| format!("{k}={v}")).collect())
+        };
+        let metadata = BTreeMap::from([
+            ("annotations".to_owned(), list(&attrs.annotations)),
+            ("labels".to_owned(), list(&attrs.labels)),
+        ]);
+        out.push(marker("kubebuilder:metadata", Value::Args(metadata)));
+    }
+    out
 }
 
 /// The module path generated code names `ty` by, or an error saying why it cannot.

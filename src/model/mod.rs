@@ -86,6 +86,9 @@ pub struct Kind {
     /// `+genclient:*` options live here.
     #[serde(skip)]
     pub markers: Vec<crate::markers::Marker>,
+    /// CEL rules on the root object (kube-derive's `validation = ".."`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub root_rules: Vec<String>,
     /// Where the kind is declared.
     pub file: String,
     pub pos: Pos,
@@ -373,6 +376,30 @@ pub struct KubeAttrs {
     pub short_names: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<String>,
+    /// `printcolumn(..)` or `printcolumn = "{json}"`, as named arguments in
+    /// `+kubebuilder:printcolumn`'s spelling.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printcolumns: Vec<BTreeMap<String, String>>,
+    /// `scale(..)`, in `+kubebuilder:subresource:scale`'s spelling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub selectable: Vec<String>,
+    /// `storage = false` / `served = false` (both default to true in kube-derive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served: Option<bool>,
+    /// `deprecated` (`Some(None)`) or `deprecated = "warning"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deprecated: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<(String, String)>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<(String, String)>,
+    /// `validation = "rule"`: CEL rules on the root object.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub validations: Vec<String>,
     #[serde(skip)]
     pub pos: Pos,
 }

@@ -2,6 +2,8 @@
 //! kube-derive read them. Keys crdgen has no use for are skipped, not rejected: the
 //! compiler already checks them.
 
+use std::collections::BTreeMap;
+
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 
@@ -134,6 +136,47 @@ pub(super) fn kube_attrs(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Option<
                 "singular" => out.singular = Some(string_value(&meta)?),
                 "shortname" => out.short_names.push(string_value(&meta)?),
                 "category" => out.categories.push(string_value(&meta)?),
+                "printcolumn" => out.printcolumns.push(renamed_args(
+                    &meta,
+                    &[
+                        ("type_", "type"),
+                        ("json_path", "JSONPath"),
+                        ("jsonPath", "JSONPath"),
+                    ],
+                )?),
+                "scale" => {
+                    let renames = [
+                        ("spec_replicas_path", "specpath"),
+                        ("specReplicasPath", "specpath"),
+                        ("status_replicas_path", "statuspath"),
+                        ("statusReplicasPath", "statuspath"),
+                        ("label_selector_path", "selectorpath"),
+                        ("labelSelectorPath", "selectorpath"),
+                    ];
+                    out.scale = Some(renamed_args(&meta, &renames)?);
+                }
+                "selectable" => out.selectable.push(string_value(&meta)?),
+                "storage" => out.storage = Some(bool_value(&meta)?),
+                "served" => out.served = Some(bool_value(&meta)?),
+                "deprecated" => {
+                    out.deprecated = Some(if meta.input.peek(syn::Token![=]) {
+                        Some(string_value(&meta)?)
+                    } else {
+                        None
+                    });
+                }
+                "annotation" => out.annotations.push(pair(&meta)?),
+                "label" => out.labels.push(pair(&meta)?),
+                "validation" => {
+                    let expr: syn::Expr = meta.value()?.parse()?;
+                    if let syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) = expr
+                    {
+                        out.validations.push(s.value());
+                    }
+                }
                 _ => skip_value(&meta)?,
             }
             Ok(())
@@ -208,6 +251,73 @@ fn rename_rule(meta: &ParseNestedMeta<'_>, _ctx: &mut Ctx<'_>) -> syn::Result<Op
             valid.join(", ")
         ))
     })
+}
+
+/// kube-derive's nested attributes: `key(a = "x", b = 1)` or `key = "{json}"`, as a map
+/// with keys renamed to the marker spelling.
+fn renamed_args(
+    meta: &ParseNestedMeta<'_>,
+    renames: &[(&str, &str)],
+) -> syn::Result<BTreeMap<String, String>> {
+    let rename = |k: &str| {
+        renames
+            .iter()
+            .find(|(from, _)| *from == k)
+            .map_or(k, |(_, to)| to)
+            .to_owned()
+    };
+    let mut out = BTreeMap::new();
+    if meta.input.peek(syn::Token![=]) {
+        let json = string_value(meta)?;
+        let value: serde_json::Value =
+            serde_json::from_str(&json).map_err(|e| meta.error(format!("not JSON: {e}")))?;
+        for (k, v) in value.as_object().into_iter().flatten() {
+            let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+            out.insert(rename(k), v);
+        }
+        return Ok(out);
+    }
+    meta.parse_nested_meta(|inner| {
+        let key = inner
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let expr: syn::Expr = inner.value()?.parse()?;
+        let value = match expr {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => s.value(),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i.base10_digits().to_owned(),
+            other => quote::ToTokens::to_token_stream(&other).to_string(),
+        };
+        out.insert(rename(&key), value);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// `key` (true) or `key = bool`.
+fn bool_value(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+    if meta.input.peek(syn::Token![=]) {
+        let lit: syn::LitBool = meta.value()?.parse()?;
+        return Ok(lit.value);
+    }
+    Ok(true)
+}
+
+/// `key("name", "value")`.
+fn pair(meta: &ParseNestedMeta<'_>) -> syn::Result<(String, String)> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let key: syn::LitStr = content.parse()?;
+    content.parse::<syn::Token![,]>()?;
+    let value: syn::LitStr = content.parse()?;
+    Ok((key.value(), value.value()))
 }
 
 /// Consumes whatever follows a key crdgen does not read: `= expr` or `(...)`.

@@ -40,10 +40,11 @@ pub struct Written {
 /// generate is an error: it is never overwritten.
 pub fn plan(output: &OutputSet, base: &Path, diags: &mut Diagnostics) -> Plan {
     let mut plan = Plan::default();
-    let owned = base.join(&output.owned_dir);
-    if let Err(d) = check_inside(base, &owned) {
-        diags.push(d);
-        return plan;
+    for owned in &output.owned_dirs {
+        if let Err(d) = check_inside(base, &base.join(owned)) {
+            diags.push(d);
+            return plan;
+        }
     }
     for (rel, new) in &output.files {
         let full = base.join(rel);
@@ -78,11 +79,13 @@ pub fn plan(output: &OutputSet, base: &Path, diags: &mut Diagnostics) -> Plan {
             ),
         }
     }
-    for entry in walkdir::WalkDir::new(&owned)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-    {
+    let owned = output.owned_dirs.iter().flat_map(|dir| {
+        walkdir::WalkDir::new(base.join(dir))
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+    });
+    for entry in owned {
         if !entry.file_type().is_file() {
             continue;
         }
@@ -122,7 +125,7 @@ fn check_inside(base: &Path, owned: &Path) -> Result<(), Diagnostic> {
 
 /// Applies the plan. Each file is replaced atomically (written beside it, then
 /// renamed over it); directories emptied by pruning are removed.
-pub fn write(plan: &Plan, base: &Path, owned_dir: &Path) -> std::io::Result<Written> {
+pub fn write(plan: &Plan, base: &Path, owned_dirs: &[PathBuf]) -> std::io::Result<Written> {
     let mut out = Written {
         unchanged: plan.unchanged,
         ..Written::default()
@@ -143,7 +146,13 @@ pub fn write(plan: &Plan, base: &Path, owned_dir: &Path) -> std::io::Result<Writ
             Change::Remove { .. } => {
                 std::fs::remove_file(&full)?;
                 out.removed += 1;
-                let owned = base.join(owned_dir);
+                let Some(owned) = owned_dirs
+                    .iter()
+                    .map(|d| base.join(d))
+                    .find(|d| full.starts_with(d))
+                else {
+                    continue;
+                };
                 for dir in full
                     .ancestors()
                     .skip(1)

@@ -1,6 +1,6 @@
-//! The real-cluster side of the suite: runs when CRDGEN_E2E_KUBECONFIG names a
-//! kubeconfig, in namespaces of its own, with the CRDs under testdata/consumer/crds
-//! (hand-written until the CRD generator lands), and removes all of it afterwards.
+//! The real-cluster side of the suites: runs when CRDGEN_E2E_KUBECONFIG names a
+//! kubeconfig, in namespaces of its own, with the CRDs crdgen generated for this crate,
+//! and removes all of it afterwards.
 
 use std::time::Duration;
 
@@ -15,8 +15,9 @@ use crdgen_consumer::client::clientset::Clientset;
 const VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
 const MANAGER: &str = "crdgen-e2e";
 
+/// The CRDs crdgen generated for this crate (its build.rs writes them to OUT_DIR/crds).
 fn crds() -> Vec<CustomResourceDefinition> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crds");
+    let dir = std::path::Path::new(env!("OUT_DIR")).join("crds");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -24,7 +25,7 @@ fn crds() -> Vec<CustomResourceDefinition> {
     files.sort();
     files
         .iter()
-        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .map(|f| serde_yaml_ng::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
         .collect()
 }
 

@@ -16,6 +16,11 @@ pub struct Widget {
     pub types: Option<TypeMeta>,
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Every kind of enum variant: no CRD schema can say that, so the CRD keeps
+    /// whatever is sent.
+    ///
+    /// +kubebuilder:validation:Schemaless
+    /// +kubebuilder:pruning:PreserveUnknownFields
     pub spec: WidgetSpec,
     #[serde(default)]
     pub revision: u32,

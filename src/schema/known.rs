@@ -1,0 +1,117 @@
+//! The Kubernetes types crdgen knows the schemas of: `k8s.json`, written by
+//! `hack/update-k8s-schemas.sh` from k8s-openapi's schemars support, and a few the
+//! Kubernetes OpenAPI document has no type for.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+#[derive(Deserialize)]
+struct Data {
+    /// Rust path → definition name.
+    types: BTreeMap<String, String>,
+    /// Definition name → schema, referring to others by `$ref: #/$defs/<name>`.
+    definitions: BTreeMap<String, Value>,
+}
+
+fn data() -> &'static Data {
+    static DATA: OnceLock<Data> = OnceLock::new();
+    DATA.get_or_init(|| {
+        serde_json::from_str(include_str!("k8s.json"))
+            .expect("src/schema/k8s.json is generated valid")
+    })
+}
+
+/// The schema of a known type named by its absolute Rust path (or, when the path
+/// could not be resolved, by a bare name that only one known type has), with every
+/// definition it uses inlined.
+pub fn schema(path: &str, bare_name: Option<&str>) -> Option<Value> {
+    if let Some(special) = special(path) {
+        return Some(special);
+    }
+    let data = data();
+    let definition = match data.types.get(path) {
+        Some(d) => d,
+        None => {
+            let name = bare_name?;
+            let mut matches = data
+                .types
+                .iter()
+                .filter(|(p, _)| p.rsplit("::").next() == Some(name));
+            let (_, d) = matches.next()?;
+            if matches.next().is_some() {
+                return None;
+            }
+            d
+        }
+    };
+    Some(inline(&data.definitions[definition], &data.definitions))
+}
+
+/// Types outside k8s-openapi's definitions, mapped as Kubernetes serializes them.
+fn special(path: &str) -> Option<Value> {
+    Some(match path {
+        // metav1.Duration and kube's Duration serialize as Go duration strings.
+        "kube::core::Duration" | "kube_core::Duration" | "kube::core::duration::Duration" => {
+            json!({"type": "string"})
+        }
+        "serde_json::Value" => json!({"x-kubernetes-preserve-unknown-fields": true}),
+        _ => return None,
+    })
+}
+
+/// Replaces every `$ref` with the definition it names (keeping the referring schema's
+/// other keys, such as its description, on top).
+fn inline(schema: &Value, definitions: &BTreeMap<String, Value>) -> Value {
+    match schema {
+        Value::Object(map) => {
+            let mut out = Map::new();
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+            {
+                if let Some(Value::Object(target)) =
+                    definitions.get(name).map(|d| inline(d, definitions))
+                {
+                    out.extend(target);
+                }
+            }
+            for (k, v) in map.iter().filter(|(k, _)| *k != "$ref") {
+                out.insert(k.clone(), inline(v, definitions));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| inline(v, definitions)).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_types_inline_their_definitions() {
+        let spec = schema("k8s_openapi::api::core::v1::PodSpec", None).unwrap();
+        assert_eq!(spec["type"], "object");
+        assert_eq!(
+            spec["properties"]["containers"]["items"]["properties"]["image"]["type"],
+            "string"
+        );
+        assert!(!serde_json::to_string(&spec).unwrap().contains("$ref"));
+        let quantity = schema(
+            "k8s_openapi::apimachinery::pkg::api::resource::Quantity",
+            None,
+        )
+        .unwrap();
+        assert_eq!(quantity["x-kubernetes-int-or-string"], true);
+        assert_eq!(
+            schema("nowhere::Time", Some("Time")).unwrap()["format"],
+            "date-time"
+        );
+        assert!(schema("nowhere::Nothing", Some("Nothing")).is_none());
+    }
+}

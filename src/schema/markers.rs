@@ -1,0 +1,270 @@
+//! controller-gen's schema markers, applied to a schema with controller-gen's meaning.
+//! A marker that does not fit the schema's type (`Minimum` on a string) is an error.
+
+use serde_json::{Value, json};
+
+use super::types::Site;
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::markers::table::ITEMS_PREFIX;
+use crate::markers::{Marker, Value as MarkerValue};
+
+const VALIDATION: &str = "kubebuilder:validation:";
+
+/// Applies every schema marker of `markers` to `schema`; other markers are left alone.
+pub fn apply(schema: &mut Value, markers: &[Marker], site: Site<'_>, diags: &mut Diagnostics) {
+    for marker in markers {
+        let result = if let Some(name) = marker.name.strip_prefix(ITEMS_PREFIX) {
+            match schema.get_mut("items") {
+                Some(items) => one(items, name, &marker.value),
+                None => Err("an `items:` marker applies to lists only".to_owned()),
+            }
+        } else {
+            let name = marker.name.strip_prefix(VALIDATION).unwrap_or(&marker.name);
+            one(schema, name, &marker.value)
+        };
+        if let Err(why) = result {
+            diags.push(
+                Diagnostic::error(
+                    Code::BadMarkerArgument,
+                    format!("`+{}` cannot apply here: {why}", marker.name),
+                )
+                .at(site.file, marker.pos)
+                .hint("check the marker against the field's type"),
+            );
+        }
+    }
+}
+
+fn kind(schema: &Value) -> &str {
+    schema.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+fn expect(schema: &Value, types: &[&str], what: &str) -> Result<(), String> {
+    if types.contains(&kind(schema)) {
+        Ok(())
+    } else {
+        let actual = match kind(schema) {
+            "" => "a value without a type".to_owned(),
+            t => format!("a {t}"),
+        };
+        Err(format!("it constrains {what}, and this is {actual}"))
+    }
+}
+
+fn number(value: &MarkerValue) -> Value {
+    match value {
+        MarkerValue::Int(i) => json!(i),
+        MarkerValue::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => json!(*n as i64),
+        MarkerValue::Number(n) => json!(n),
+        other => json!(text(other)),
+    }
+}
+
+fn text(value: &MarkerValue) -> String {
+    match value {
+        MarkerValue::String(s) => s.clone(),
+        MarkerValue::Bool(b) => b.to_string(),
+        MarkerValue::Int(i) => i.to_string(),
+        MarkerValue::Number(n) => n.to_string(),
+        MarkerValue::List(items) => items.join(";"),
+        MarkerValue::Args(_) => String::new(),
+    }
+}
+
+/// A raw marker value (`default`, `example`, enum items) as the schema's type wants it.
+fn literal(schema: &Value, raw: &str) -> Result<Value, String> {
+    let parsed =
+        crate::yaml::parse(raw).map_err(|e| format!("`{raw}` is not a YAML or JSON value: {e}"))?;
+    Ok(match (kind(schema), parsed) {
+        ("string", Value::String(s)) => Value::String(s),
+        ("string", Value::Null) => Value::String(raw.to_owned()),
+        ("string", other @ (Value::Number(_) | Value::Bool(_))) => Value::String(other.to_string()),
+        ("integer", v) if v.is_i64() || v.is_u64() => v,
+        ("number", v) if v.is_number() => v,
+        ("boolean", v) if v.is_boolean() => v,
+        ("array", v) if v.is_array() => v,
+        ("object", v) if v.is_object() => v,
+        ("", v) => v,
+        (t, v) => return Err(format!("`{v}` is not a {t}")),
+    })
+}
+
+fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String> {
+    let set = |schema: &mut Value, key: &str, v: Value| {
+        schema[key] = v;
+        Ok(())
+    };
+    match name {
+        "Minimum" | "Maximum" | "MultipleOf" => {
+            expect(schema, &["integer", "number"], "numbers")?;
+            let key = match name {
+                "Minimum" => "minimum",
+                "Maximum" => "maximum",
+                _ => "multipleOf",
+            };
+            set(schema, key, number(value))
+        }
+        "ExclusiveMinimum" | "ExclusiveMaximum" => {
+            expect(schema, &["integer", "number"], "numbers")?;
+            let key = if name == "ExclusiveMinimum" {
+                "exclusiveMinimum"
+            } else {
+                "exclusiveMaximum"
+            };
+            set(schema, key, json!(matches!(value, MarkerValue::Bool(true))))
+        }
+        "MinLength" | "MaxLength" | "Pattern" => {
+            expect(schema, &["string"], "strings")?;
+            let key = match name {
+                "MinLength" => "minLength",
+                "MaxLength" => "maxLength",
+                _ => "pattern",
+            };
+            set(schema, key, number_or_text(value))
+        }
+        "MinItems" | "MaxItems" => {
+            expect(schema, &["array"], "lists")?;
+            set(
+                schema,
+                if name == "MinItems" {
+                    "minItems"
+                } else {
+                    "maxItems"
+                },
+                number(value),
+            )
+        }
+        "UniqueItems" => match value {
+            MarkerValue::Bool(true) => {
+                Err("the apiserver rejects `uniqueItems: true`; use `+listType=set`".to_owned())
+            }
+            _ => Ok(()),
+        },
+        "MinProperties" | "MaxProperties" => {
+            expect(schema, &["object"], "maps and objects")?;
+            set(
+                schema,
+                if name == "MinProperties" {
+                    "minProperties"
+                } else {
+                    "maxProperties"
+                },
+                number(value),
+            )
+        }
+        "Enum" => {
+            let MarkerValue::List(items) = value else {
+                return Err("it needs a list".into());
+            };
+            let values = items
+                .iter()
+                .map(|i| literal(schema, i))
+                .collect::<Result<Vec<_>, _>>()?;
+            set(schema, "enum", json!(values))
+        }
+        "Format" => set(schema, "format", json!(text(value))),
+        "Type" => {
+            let t = text(value);
+            if !["string", "integer", "number", "boolean", "array", "object"].contains(&t.as_str())
+            {
+                return Err(format!("`{t}` is not an OpenAPI type"));
+            }
+            if let Some(map) = schema.as_object_mut() {
+                map.remove("format");
+            }
+            set(schema, "type", json!(t))
+        }
+        "Nullable" | "nullable" => set(schema, "nullable", json!(true)),
+        "XPreserveUnknownFields" | "kubebuilder:pruning:PreserveUnknownFields" => {
+            set(schema, "x-kubernetes-preserve-unknown-fields", json!(true))
+        }
+        "XEmbeddedResource" | "EmbeddedResource" => {
+            expect(schema, &["object"], "objects")?;
+            set(schema, "x-kubernetes-embedded-resource", json!(true))
+        }
+        "XIntOrString" => {
+            if let Some(map) = schema.as_object_mut() {
+                map.remove("type");
+                map.remove("format");
+            }
+            set(schema, "x-kubernetes-int-or-string", json!(true))
+        }
+        "XValidation" => {
+            let MarkerValue::Args(args) = value else {
+                return Err("it needs arguments".into());
+            };
+            let mut rule = serde_json::Map::new();
+            for (key, v) in args {
+                rule.insert(
+                    key.clone(),
+                    match v {
+                        MarkerValue::Bool(b) => json!(b),
+                        other => json!(text(other)),
+                    },
+                );
+            }
+            let rules = schema.as_object_mut().map(|m| {
+                m.entry("x-kubernetes-validations")
+                    .or_insert_with(|| json!([]))
+            });
+            if let Some(Value::Array(rules)) = rules {
+                rules.push(Value::Object(rule));
+            }
+            Ok(())
+        }
+        "Schemaless" => {
+            let description = schema.get("description").cloned();
+            *schema = json!({});
+            if let Some(d) = description {
+                schema["description"] = d;
+            }
+            Ok(())
+        }
+        "kubebuilder:default" | "kubebuilder:example" => {
+            let key = if name == "kubebuilder:default" {
+                "default"
+            } else {
+                "example"
+            };
+            let v = literal(schema, &text(value))?;
+            set(schema, key, v)
+        }
+        "kubebuilder:title" => set(schema, "title", json!(text(value))),
+        "listType" => {
+            expect(schema, &["array"], "lists")?;
+            let t = text(value);
+            if !["atomic", "set", "map"].contains(&t.as_str()) {
+                return Err(format!("list type `{t}` is none of atomic, set, map"));
+            }
+            set(schema, "x-kubernetes-list-type", json!(t))
+        }
+        "listMapKey" => {
+            expect(schema, &["array"], "lists")?;
+            let keys = schema.as_object_mut().map(|m| {
+                m.entry("x-kubernetes-list-map-keys")
+                    .or_insert_with(|| json!([]))
+            });
+            if let Some(Value::Array(keys)) = keys {
+                keys.push(json!(text(value)));
+            }
+            Ok(())
+        }
+        "mapType" | "structType" => {
+            expect(schema, &["object"], "maps and objects")?;
+            let t = text(value);
+            if !["granular", "atomic"].contains(&t.as_str()) {
+                return Err(format!("`{t}` is neither granular nor atomic"));
+            }
+            set(schema, "x-kubernetes-map-type", json!(t))
+        }
+        // Kind, client and package markers, and optional/required (read by the builder).
+        _ => Ok(()),
+    }
+}
+
+fn number_or_text(value: &MarkerValue) -> Value {
+    match value {
+        MarkerValue::String(s) => json!(s),
+        other => number(other),
+    }
+}

@@ -1,0 +1,348 @@
+//! `crd`: one `apiextensions.k8s.io/v1` CustomResourceDefinition per group and kind,
+//! statically from source, with controller-gen's markers and kube-derive's attributes.
+//! All versions of a kind merge into one CRD, ordered as Kubernetes orders versions.
+
+pub mod known;
+mod markers;
+mod structural;
+mod types;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::markers::{Marker, Value as MarkerValue};
+use crate::model::{Group, Kind, KindStyle, Model, Version};
+use crate::naming;
+use types::{Builder, Site};
+
+const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
+/// Every CRD of the model, keyed by file name (`<group>_<plural>.yaml`).
+pub fn crds(
+    model: &Model,
+    max_description: Option<usize>,
+    diags: &mut Diagnostics,
+) -> BTreeMap<String, Value> {
+    let mut by_kind: BTreeMap<(&str, &str), Vec<(&Group, &Version, &Kind)>> = BTreeMap::new();
+    for group in model.groups.values() {
+        for version in group.versions.values() {
+            for kind in version.kinds.values() {
+                by_kind
+                    .entry((group.name.as_str(), kind.name.as_str()))
+                    .or_default()
+                    .push((group, version, kind));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for ((group_name, _), mut versions) in by_kind {
+        versions.sort_by(|a, b| version_priority(&b.1.name).cmp(&version_priority(&a.1.name)));
+        if let Some(crd) = crd(model, group_name, &versions, max_description, diags) {
+            let plural = &versions[0].2.plural;
+            out.insert(naming::crd_file(group_name, plural), crd);
+        }
+    }
+    out
+}
+
+/// Kubernetes' version order: GA before beta before alpha, higher numbers first.
+fn version_priority(version: &str) -> (u8, u64, u64) {
+    let rest = version.trim_start_matches('v');
+    let major_len = rest.chars().take_while(char::is_ascii_digit).count();
+    let major = rest[..major_len].parse().unwrap_or(0);
+    let stage = &rest[major_len..];
+    for (prefix, rank) in [("beta", 2), ("alpha", 1)] {
+        if let Some(n) = stage.strip_prefix(prefix) {
+            return (rank, major, n.parse().unwrap_or(0));
+        }
+    }
+    (3, major, 0)
+}
+
+fn marker<'a>(markers: &'a [Marker], name: &str) -> Option<&'a MarkerValue> {
+    markers
+        .iter()
+        .rev()
+        .find(|m| m.name == name)
+        .map(|m| &m.value)
+}
+
+fn flag(markers: &[Marker], name: &str) -> bool {
+    matches!(marker(markers, name), Some(MarkerValue::Bool(true)))
+}
+
+fn args(value: &MarkerValue) -> BTreeMap<String, Value> {
+    let MarkerValue::Args(args) = value else {
+        return BTreeMap::new();
+    };
+    args.iter()
+        .map(|(k, v)| {
+            let v = match v {
+                MarkerValue::String(s) => json!(s),
+                MarkerValue::Int(i) => json!(i),
+                MarkerValue::Bool(b) => json!(b),
+                MarkerValue::Number(n) => json!(n),
+                MarkerValue::List(l) => json!(l),
+                MarkerValue::Args(_) => Value::Null,
+            };
+            (k.clone(), v)
+        })
+        .collect()
+}
+
+fn crd(
+    model: &Model,
+    group: &str,
+    versions: &[(&Group, &Version, &Kind)],
+    max_description: Option<usize>,
+    diags: &mut Diagnostics,
+) -> Option<Value> {
+    let (_, _, first) = versions[0];
+    for (_, version, kind) in &versions[1..] {
+        if kind.plural != first.plural || kind.namespaced != first.namespaced {
+            diags.push(
+                Diagnostic::error(
+                    Code::Conflict,
+                    format!(
+                        "the versions of kind `{}` disagree on its plural or scope ({} in {})",
+                        kind.name, kind.plural, version.name
+                    ),
+                )
+                .at(&kind.file, kind.pos)
+                .hint(
+                    "every version of a kind is one resource: give them the same plural and scope",
+                ),
+            );
+            return None;
+        }
+    }
+    let served_versions: Vec<_> = versions
+        .iter()
+        .filter(|(_, _, k)| !flag(&k.markers, "kubebuilder:skipversion"))
+        .collect();
+    let storage: Vec<&str> = served_versions
+        .iter()
+        .filter(|(_, _, k)| flag(&k.markers, "kubebuilder:storageversion"))
+        .map(|(_, v, _)| v.name.as_str())
+        .collect();
+    let storage = match (served_versions.len(), storage.as_slice()) {
+        (0, _) => return None,
+        (1, _) => served_versions[0].1.name.clone(),
+        (_, [one]) => (*one).to_owned(),
+        (_, marked) => {
+            let names: Vec<&str> = served_versions
+                .iter()
+                .map(|(_, v, _)| v.name.as_str())
+                .collect();
+            let why = if marked.is_empty() {
+                "none is marked"
+            } else {
+                "several are marked"
+            };
+            diags.push(
+                Diagnostic::error(
+                    Code::Conflict,
+                    format!(
+                        "kind `{}` has versions {} and {why} as the storage version",
+                        first.name,
+                        names.join(", ")
+                    ),
+                )
+                .at(&first.file, first.pos)
+                .hint("mark exactly one version's kind `+kubebuilder:storageversion`"),
+            );
+            return None;
+        }
+    };
+
+    let mut metadata = json!({"name": format!("{}.{group}", first.plural)});
+    let mut out_versions = Vec::new();
+    for (_, version, kind) in served_versions {
+        let mut builder = Builder::new(model, max_description, diags);
+        builder.optional_by_default = flag(&version.markers, "kubebuilder:validation:Optional");
+        let schema = root_schema(&mut builder, kind);
+        for violation in structural::violations(&schema) {
+            diags.push(
+                Diagnostic::error(Code::Unsupported, format!("the schema of `{}` in {} is not structural: {violation}", kind.name, version.name))
+                    .at(&kind.file, kind.pos)
+                    .hint("a marker on that field overrides what the type gives; see the Kubernetes structural schema rules"),
+            );
+        }
+        let markers = &kind.markers;
+        let mut entry = json!({
+            "name": version.name,
+            "served": !flag(markers, "kubebuilder:unservedversion"),
+            "storage": version.name == storage,
+            "schema": {"openAPIV3Schema": schema},
+        });
+        if let Some(deprecated) = marker(markers, "kubebuilder:deprecatedversion") {
+            entry["deprecated"] = json!(true);
+            if let Some(warning) = args(deprecated).get("warning") {
+                entry["deprecationWarning"] = warning.clone();
+            }
+        }
+        let mut subresources = Map::new();
+        if kind.status_subresource {
+            subresources.insert("status".into(), json!({}));
+        }
+        if let Some(scale) = marker(markers, "kubebuilder:subresource:scale") {
+            let a = args(scale);
+            let mut s =
+                json!({"specReplicasPath": a["specpath"], "statusReplicasPath": a["statuspath"]});
+            if let Some(selector) = a.get("selectorpath") {
+                s["labelSelectorPath"] = selector.clone();
+            }
+            subresources.insert("scale".into(), s);
+        }
+        if !subresources.is_empty() {
+            entry["subresources"] = Value::Object(subresources);
+        }
+        let columns: Vec<Value> = markers
+            .iter()
+            .filter(|m| m.name == "kubebuilder:printcolumn")
+            .map(|m| {
+                let a = args(&m.value);
+                let mut column =
+                    json!({"name": a["name"], "type": a["type"], "jsonPath": a["JSONPath"]});
+                for key in ["description", "format", "priority"] {
+                    if let Some(v) = a.get(key) {
+                        column[key] = v.clone();
+                    }
+                }
+                column
+            })
+            .collect();
+        if !columns.is_empty() {
+            entry["additionalPrinterColumns"] = json!(columns);
+        }
+        let selectable: Vec<Value> = markers
+            .iter()
+            .filter(|m| m.name == "kubebuilder:selectablefield")
+            .map(|m| json!({"jsonPath": args(&m.value)["JSONPath"]}))
+            .collect();
+        if !selectable.is_empty() {
+            entry["selectableFields"] = json!(selectable);
+        }
+        if let Some(meta) = marker(markers, "kubebuilder:metadata") {
+            for (key, field) in [("annotations", "annotations"), ("labels", "labels")] {
+                if let Some(Value::Array(pairs)) = args(meta).get(key) {
+                    for pair in pairs.iter().filter_map(Value::as_str) {
+                        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                        metadata[field][k] = json!(v);
+                    }
+                }
+            }
+        }
+        out_versions.push(entry);
+    }
+
+    let mut names = json!({
+        "kind": first.name,
+        "listKind": format!("{}List", first.name),
+        "plural": first.plural,
+        "singular": first.singular,
+    });
+    if !first.short_names.is_empty() {
+        names["shortNames"] = json!(first.short_names);
+    }
+    if !first.categories.is_empty() {
+        names["categories"] = json!(first.categories);
+    }
+    Some(json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": metadata,
+        "spec": {
+            "group": group,
+            "names": names,
+            "scope": if first.namespaced { "Namespaced" } else { "Cluster" },
+            "versions": out_versions,
+        },
+    }))
+}
+
+/// The schema of the whole object: apiVersion, kind, metadata (as the apiserver wants
+/// it at the root: just an object), spec, status.
+fn root_schema(builder: &mut Builder<'_>, kind: &Kind) -> Value {
+    let site = Site {
+        file: &kind.file,
+        pos: kind.pos,
+    };
+    let version = builder
+        .model
+        .groups
+        .get(&kind.root.group)
+        .and_then(|g| g.versions.get(&kind.root.version));
+    let mut schema = match kind.style {
+        KindStyle::Markers => {
+            let Some(def) = version.and_then(|v| v.types.get(&kind.root.id())) else {
+                return json!({});
+            };
+            builder.type_def(def, &[], &BTreeMap::new())
+        }
+        KindStyle::KubeDerive => {
+            let mut properties = Map::new();
+            let spec_def = kind
+                .spec_key()
+                .and_then(|k| version.and_then(|v| v.types.get(&k.id())));
+            if let Some(def) = spec_def {
+                properties.insert("spec".into(), builder.type_def(def, &[], &BTreeMap::new()));
+            }
+            if let Some(status) = &kind.status {
+                let mut s = builder.type_ref(status, &BTreeMap::new(), site);
+                s["nullable"] = json!(true);
+                properties.insert("status".into(), s);
+            }
+            let spec_name = spec_def.map(|d| d.key.name.as_str()).unwrap_or_default();
+            json!({
+                "type": "object",
+                "description": format!("Auto-generated derived type for {spec_name} via `CustomResource`"),
+                "properties": properties,
+                "required": ["spec"],
+            })
+        }
+    };
+    for rule in &kind.root_rules {
+        let rules = schema.as_object_mut().map(|m| {
+            m.entry("x-kubernetes-validations")
+                .or_insert_with(|| json!([]))
+        });
+        if let Some(Value::Array(rules)) = rules {
+            rules.push(json!({"rule": rule}));
+        }
+    }
+    let root = schema.as_object_mut().expect("an object schema");
+    let properties = root.entry("properties").or_insert_with(|| json!({}));
+    properties["apiVersion"] = json!({"type": "string", "description": API_VERSION_DOC});
+    properties["kind"] = json!({"type": "string", "description": KIND_DOC});
+    properties["metadata"] = json!({"type": "object"});
+    if let Some(Value::Array(required)) = root.get_mut("required") {
+        required.retain(|r| r != "metadata");
+        if required.is_empty() {
+            root.remove("required");
+        }
+    }
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_sort_as_kubernetes_sorts_them() {
+        let mut versions = vec![
+            "v1alpha1", "v1beta1", "v2", "v1", "v1beta2", "v2alpha1", "v10",
+        ];
+        versions.sort_by_key(|v| std::cmp::Reverse(version_priority(v)));
+        assert_eq!(
+            versions,
+            [
+                "v10", "v2", "v1", "v1beta2", "v1beta1", "v2alpha1", "v1alpha1"
+            ]
+        );
+    }
+}

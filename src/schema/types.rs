@@ -1,0 +1,457 @@
+//! Rust types → OpenAPI v3 schemas, as serde puts them on the wire: field names after
+//! `rename`/`rename_all`, optional fields out of `required`, `flatten`ed fields merged,
+//! `skip`ped fields absent, enums in the structural form kube-derive uses.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
+
+use super::{known, markers};
+use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
+use crate::model::{Body, Field, Fields, Model, Target, TypeDef, TypeKey, TypeRef, Variant};
+
+/// Where a schema is being built for, to report problems at.
+#[derive(Clone, Copy)]
+pub struct Site<'a> {
+    pub file: &'a str,
+    pub pos: Pos,
+}
+
+/// Type parameters of the type being built, bound to the arguments it was used with.
+type Bindings = BTreeMap<String, TypeRef>;
+
+pub struct Builder<'a> {
+    pub model: &'a Model,
+    pub max_description: Option<usize>,
+    /// `+kubebuilder:validation:Optional` on the package: fields are optional unless
+    /// marked required.
+    pub optional_by_default: bool,
+    pub diags: &'a mut Diagnostics,
+    /// The types being built, outermost first: a repeat is a recursive type.
+    stack: Vec<TypeKey>,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(
+        model: &'a Model,
+        max_description: Option<usize>,
+        diags: &'a mut Diagnostics,
+    ) -> Self {
+        Builder {
+            model,
+            max_description,
+            optional_by_default: false,
+            diags,
+            stack: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, site: Site<'_>, message: String, hint: &str) -> Value {
+        self.diags.push(
+            Diagnostic::error(Code::Unsupported, message)
+                .at(site.file, site.pos)
+                .hint(hint),
+        );
+        json!({})
+    }
+
+    /// A description from doc comments, truncated (at a sentence end where one is near)
+    /// to the maximum description length.
+    pub fn description(&self, docs: &str) -> Option<Value> {
+        if docs.is_empty() {
+            return None;
+        }
+        let text = match self.max_description {
+            Some(max) if docs.chars().count() > max => {
+                let cut: String = docs.chars().take(max).collect();
+                match cut.rfind(". ") {
+                    Some(end) => cut[..=end].to_owned(),
+                    None => cut,
+                }
+            }
+            _ => docs.to_owned(),
+        };
+        Some(Value::String(text))
+    }
+
+    /// The schema of a type as written at `site`.
+    pub fn type_ref(&mut self, ty: &TypeRef, bindings: &Bindings, site: Site<'_>) -> Value {
+        let TypeRef::Path {
+            segments,
+            args,
+            target,
+        } = ty
+        else {
+            let TypeRef::Other(text) = ty else {
+                unreachable!()
+            };
+            return self.error(
+                site,
+                format!("no schema for `{text}`"),
+                "API types use named types: structs, enums, String, integers, Vec, maps, Option",
+            );
+        };
+        let name = segments.last().map(String::as_str).unwrap_or_default();
+        if segments.len() == 1
+            && let Some(bound) = bindings.get(name)
+        {
+            return self.type_ref(&bound.clone(), &BTreeMap::new(), site);
+        }
+        match target {
+            Some(Target::Local(key)) => {
+                let Some(def) = self.lookup(key) else {
+                    return self.error(
+                        site,
+                        format!("`{name}` is not in the generated group versions"),
+                        "generate its group version too",
+                    );
+                };
+                self.type_def(def, args, bindings)
+            }
+            Some(Target::Absolute(path)) => {
+                if let Some(schema) = self.builtin(path, name, args, bindings, site) {
+                    return schema;
+                }
+                match known::schema(path, None) {
+                    Some(schema) => schema,
+                    None => self.unknown(path, site),
+                }
+            }
+            None => {
+                if let Some(schema) = self.builtin(name, name, args, bindings, site) {
+                    return schema;
+                }
+                match known::schema(&segments.join("::"), Some(name)) {
+                    Some(schema) => schema,
+                    None => self.unknown(&segments.join("::"), site),
+                }
+            }
+        }
+    }
+
+    fn unknown(&mut self, path: &str, site: Site<'_>) -> Value {
+        self.error(
+            site,
+            format!("no schema for type `{path}`"),
+            "use a type of the apis tree, a std type, or a Kubernetes type crdgen knows; or mark the field `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`",
+        )
+    }
+
+    fn lookup(&self, key: &TypeKey) -> Option<&'a TypeDef> {
+        self.model
+            .groups
+            .get(&key.group)?
+            .versions
+            .get(&key.version)?
+            .types
+            .get(&key.id())
+    }
+
+    /// std and primitive types, by path or bare name.
+    fn builtin(
+        &mut self,
+        path: &str,
+        name: &str,
+        args: &[TypeRef],
+        bindings: &Bindings,
+        site: Site<'_>,
+    ) -> Option<Value> {
+        let std_path = !path.contains("::")
+            || ["std::", "core::", "alloc::", "::std::"]
+                .iter()
+                .any(|p| path.starts_with(p));
+        if !std_path {
+            return None;
+        }
+        let arg = |b: &mut Self, i: usize| match args.get(i) {
+            Some(a) => b.type_ref(a, bindings, site),
+            None => b.error(
+                site,
+                format!("`{name}` needs a type argument"),
+                "write the full type, e.g. `Vec<String>`",
+            ),
+        };
+        Some(match name {
+            "String" | "str" | "char" => json!({"type": "string"}),
+            "bool" => json!({"type": "boolean"}),
+            "i8" | "i16" | "i32" => json!({"type": "integer", "format": "int32"}),
+            "u8" | "u16" => json!({"type": "integer", "format": "int32", "minimum": 0}),
+            "i64" | "isize" => json!({"type": "integer", "format": "int64"}),
+            "u32" | "u64" | "usize" => json!({"type": "integer", "format": "int64", "minimum": 0}),
+            "f32" => json!({"type": "number", "format": "float"}),
+            "f64" => json!({"type": "number", "format": "double"}),
+            "Option" | "Box" | "Arc" | "Rc" => arg(self, 0),
+            "Vec" | "VecDeque" => json!({"type": "array", "items": arg(self, 0)}),
+            "BTreeSet" | "HashSet" => {
+                json!({"type": "array", "items": arg(self, 0), "x-kubernetes-list-type": "set"})
+            }
+            "BTreeMap" | "HashMap" => {
+                json!({"type": "object", "additionalProperties": arg(self, 1)})
+            }
+            _ => return None,
+        })
+    }
+
+    /// The schema of a type of the model, used with `args`.
+    pub fn type_def(&mut self, def: &'a TypeDef, args: &[TypeRef], outer: &Bindings) -> Value {
+        if let Some(start) = self.stack.iter().position(|k| *k == def.key) {
+            let cycle: Vec<&str> = self.stack[start..]
+                .iter()
+                .chain([&def.key])
+                .map(|k| k.name.as_str())
+                .collect();
+            let at = Site {
+                file: &def.file,
+                pos: def.pos,
+            };
+            return self.error(
+                at,
+                format!("`{}` is recursive ({}), which a CRD schema cannot express", def.key.name, cycle.join(" → ")),
+                "break the cycle, or mark the recursive field `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`",
+            );
+        }
+        // Arguments are written in the user's scope: resolve them there, then bind.
+        let bindings: Bindings = def
+            .generics
+            .iter()
+            .cloned()
+            .zip(args.iter().map(|a| substitute(a, outer)))
+            .collect();
+        self.stack.push(def.key.clone());
+        let here = Site {
+            file: &def.file,
+            pos: def.pos,
+        };
+        let mut schema = match &def.body {
+            Body::Struct(Fields::Named(fields)) if def.serde.transparent && fields.len() == 1 => {
+                self.type_ref(&fields[0].ty, &bindings, here)
+            }
+            Body::Struct(Fields::Named(fields)) => self.object(fields, &bindings, here),
+            Body::Struct(Fields::Tuple(fields)) if fields.len() == 1 => {
+                self.type_ref(&fields[0].ty, &bindings, here)
+            }
+            Body::Struct(_) => self.error(
+                here,
+                format!(
+                    "`{}` is a tuple or unit struct, which has no JSON object form",
+                    def.key.name
+                ),
+                "use named fields, or a newtype of one field",
+            ),
+            Body::Enum(variants) => self.enumeration(def, variants, &bindings, here),
+        };
+        self.stack.pop();
+        if let Some(description) = self.description(&def.docs) {
+            schema["description"] = description;
+        }
+        markers::apply(&mut schema, &def.markers, here, self.diags);
+        schema
+    }
+
+    /// An object from named fields.
+    fn object(&mut self, fields: &'a [Field], bindings: &Bindings, site: Site<'_>) -> Value {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        let mut preserve = false;
+        for field in fields.iter().filter(|f| !f.serde.skip) {
+            let at = Site {
+                file: site.file,
+                pos: field.pos,
+            };
+            if field.serde.flatten {
+                if is_type_meta(&field.ty) {
+                    continue;
+                }
+                let inner = self.type_ref(&field.ty, bindings, at);
+                if let Some(Value::Object(props)) = inner.get("properties") {
+                    properties.extend(props.clone());
+                }
+                if let (Some(Value::Array(req)), false) = (inner.get("required"), field.optional) {
+                    required.extend(req.iter().filter_map(Value::as_str).map(str::to_owned));
+                }
+                preserve |= inner.get("additionalProperties").is_some()
+                    || inner.get("x-kubernetes-preserve-unknown-fields").is_some();
+                continue;
+            }
+            let wire = field
+                .wire_name
+                .clone()
+                .unwrap_or_else(|| field.name.clone());
+            // Schemaless: the type is not looked at (it may have no schema at all).
+            let schemaless = field
+                .markers
+                .iter()
+                .any(|m| m.name == "kubebuilder:validation:Schemaless");
+            let mut schema = if schemaless {
+                json!({})
+            } else {
+                self.type_ref(&field.ty, bindings, at)
+            };
+            if let Some(description) = self.description(&field.docs) {
+                schema["description"] = description;
+            }
+            // An Option without skip_serializing_if goes on the wire as null.
+            if field.ty.option_inner().is_some() && !field.serde.skip_serializing_if {
+                schema["nullable"] = json!(true);
+            }
+            markers::apply(&mut schema, &field.markers, at, self.diags);
+            if self.is_required(field) {
+                required.push(wire.clone());
+            }
+            properties.insert(wire, schema);
+        }
+        let mut schema = json!({"type": "object"});
+        if !properties.is_empty() {
+            schema["properties"] = Value::Object(properties);
+        }
+        if !required.is_empty() {
+            required.sort();
+            required.dedup();
+            schema["required"] = json!(required);
+        }
+        if preserve {
+            schema["x-kubernetes-preserve-unknown-fields"] = json!(true);
+        }
+        schema
+    }
+
+    fn is_required(&self, field: &Field) -> bool {
+        let has = |name: &str| field.markers.iter().any(|m| m.name == name);
+        let explicit_required = has("required") || has("kubebuilder:validation:Required");
+        let explicit_optional = has("optional") || has("kubebuilder:validation:Optional");
+        explicit_required || (!field.optional && !explicit_optional && !self.optional_by_default)
+    }
+
+    /// Enums in the form serde gives them, kept structural as kube-derive does.
+    fn enumeration(
+        &mut self,
+        def: &'a TypeDef,
+        variants: &'a [Variant],
+        bindings: &Bindings,
+        site: Site<'_>,
+    ) -> Value {
+        let variants: Vec<&Variant> = variants
+            .iter()
+            .filter(|v| !v.serde.skip && !v.serde.other)
+            .collect();
+        let names: Vec<&str> = variants.iter().map(|v| v.wire_name.as_str()).collect();
+        let all_unit = variants.iter().all(|v| matches!(v.fields, Fields::Unit));
+        let serde = &def.serde;
+        match (&serde.tag, &serde.content, serde.untagged) {
+            (None, _, false) if all_unit => json!({"type": "string", "enum": names}),
+            (None, _, false) => {
+                if variants.iter().any(|v| matches!(v.fields, Fields::Unit)) {
+                    return self.error(site, format!("`{}` mixes unit and data variants: on the wire that is a string or an object", def.key.name), "give every variant data, or tag the enum (`#[serde(tag = \"type\")]`)");
+                }
+                let mut properties = Map::new();
+                let mut one_of = Vec::new();
+                for v in &variants {
+                    properties.insert(v.wire_name.clone(), self.variant_payload(v, bindings, site));
+                    one_of.push(json!({"required": [v.wire_name]}));
+                }
+                json!({"type": "object", "properties": properties, "oneOf": one_of})
+            }
+            (Some(tag), None, false) => {
+                let mut properties = Map::new();
+                for v in &variants {
+                    if let Some(Value::Object(props)) =
+                        self.variant_payload(v, bindings, site).get("properties")
+                    {
+                        properties.extend(props.clone());
+                    }
+                }
+                properties.insert(tag.clone(), json!({"type": "string", "enum": names}));
+                json!({"type": "object", "properties": properties, "required": [tag]})
+            }
+            (Some(tag), Some(content), false) => json!({
+                "type": "object",
+                "properties": {
+                    tag: {"type": "string", "enum": names},
+                    content: {"x-kubernetes-preserve-unknown-fields": true},
+                },
+                "required": [tag],
+            }),
+            (_, _, true) => {
+                let payloads: Vec<Value> = variants
+                    .iter()
+                    .map(|v| self.variant_payload(v, bindings, site))
+                    .collect();
+                let types: Vec<&Value> = payloads.iter().map(|p| &p["type"]).collect();
+                if payloads.is_empty() || types.iter().any(|t| *t != types[0]) {
+                    return self.error(site, format!("the variants of untagged `{}` have different JSON types", def.key.name), "a CRD schema gives a field one type: make the variants all objects, or all of one kind");
+                }
+                let mut merged = payloads[0].clone();
+                let mut properties = Map::new();
+                for payload in &payloads {
+                    if let Some(Value::Object(props)) = payload.get("properties") {
+                        properties.extend(props.clone());
+                    }
+                }
+                if let Some(map) = merged.as_object_mut() {
+                    map.remove("required");
+                    if !properties.is_empty() {
+                        map.insert("properties".into(), Value::Object(properties));
+                    }
+                }
+                merged
+            }
+        }
+    }
+
+    fn variant_payload(
+        &mut self,
+        variant: &'a Variant,
+        bindings: &Bindings,
+        site: Site<'_>,
+    ) -> Value {
+        let at = Site {
+            file: site.file,
+            pos: variant.pos,
+        };
+        let mut schema = match &variant.fields {
+            Fields::Named(fields) => self.object(fields, bindings, at),
+            Fields::Tuple(fields) if fields.len() == 1 => {
+                self.type_ref(&fields[0].ty, bindings, at)
+            }
+            Fields::Tuple(_) => self.error(
+                at,
+                format!(
+                    "variant `{}` has several unnamed fields, a JSON array of mixed types",
+                    variant.name
+                ),
+                "give the variant named fields",
+            ),
+            Fields::Unit => json!({"type": "object"}),
+        };
+        if let Some(description) = self.description(&variant.docs) {
+            schema["description"] = description;
+        }
+        schema
+    }
+}
+
+/// `T` written in terms of the enclosing type's parameters, with those replaced.
+fn substitute(ty: &TypeRef, bindings: &Bindings) -> TypeRef {
+    match ty {
+        TypeRef::Path { segments, .. }
+            if segments.len() == 1 && bindings.contains_key(&segments[0]) =>
+        {
+            bindings[&segments[0]].clone()
+        }
+        TypeRef::Path {
+            segments,
+            args,
+            target,
+        } => TypeRef::Path {
+            segments: segments.clone(),
+            args: args.iter().map(|a| substitute(a, bindings)).collect(),
+            target: target.clone(),
+        },
+        other => other.clone(),
+    }
+}
+
+fn is_type_meta(ty: &TypeRef) -> bool {
+    ty.last_segment() == Some("TypeMeta")
+        || ty.option_inner().and_then(TypeRef::last_segment) == Some("TypeMeta")
+}
