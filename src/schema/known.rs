@@ -68,16 +68,13 @@ fn inline(schema: &Value, definitions: &BTreeMap<String, Value>) -> Value {
     match schema {
         Value::Object(map) => {
             let mut out = Map::new();
-            if let Some(name) = map
+            let target = map
                 .get("$ref")
                 .and_then(Value::as_str)
                 .and_then(|r| r.strip_prefix("#/$defs/"))
-            {
-                if let Some(Value::Object(target)) =
-                    definitions.get(name).map(|d| inline(d, definitions))
-                {
-                    out.extend(target);
-                }
+                .and_then(|name| definitions.get(name));
+            if let Some(Value::Object(target)) = target.map(|d| inline(d, definitions)) {
+                out.extend(target);
             }
             for (k, v) in map.iter().filter(|(k, _)| *k != "$ref") {
                 out.insert(k.clone(), inline(v, definitions));

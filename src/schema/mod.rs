@@ -20,13 +20,16 @@ use types::{Builder, Site};
 const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
 const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
 
+/// One version of a kind, with its group and version.
+type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
+
 /// Every CRD of the model, keyed by file name (`<group>_<plural>.yaml`).
 pub fn crds(
     model: &Model,
     max_description: Option<usize>,
     diags: &mut Diagnostics,
 ) -> BTreeMap<String, Value> {
-    let mut by_kind: BTreeMap<(&str, &str), Vec<(&Group, &Version, &Kind)>> = BTreeMap::new();
+    let mut by_kind: BTreeMap<(&str, &str), Vec<KindVersion<'_>>> = BTreeMap::new();
     for group in model.groups.values() {
         for version in group.versions.values() {
             for kind in version.kinds.values() {
@@ -39,7 +42,7 @@ pub fn crds(
     }
     let mut out = BTreeMap::new();
     for ((group_name, _), mut versions) in by_kind {
-        versions.sort_by(|a, b| version_priority(&b.1.name).cmp(&version_priority(&a.1.name)));
+        versions.sort_by_key(|(_, v, _)| std::cmp::Reverse(version_priority(&v.name)));
         if let Some(crd) = crd(model, group_name, &versions, max_description, diags) {
             let plural = &versions[0].2.plural;
             out.insert(naming::crd_file(group_name, plural), crd);
