@@ -237,6 +237,10 @@ impl Diagnostics {
         self.0.iter().any(Diagnostic::is_error)
     }
 
+    pub fn error_count(&self) -> usize {
+        self.0.iter().filter(|d| d.is_error()).count()
+    }
+
     /// Sorted by location, then code and message; identical entries collapse.
     pub fn into_sorted(mut self) -> Vec<Diagnostic> {
         self.0.sort();

@@ -212,14 +212,8 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
             }
             Ok(())
         }
-        "Schemaless" => {
-            let description = schema.get("description").cloned();
-            *schema = json!({});
-            if let Some(d) = description {
-                schema["description"] = d;
-            }
-            Ok(())
-        }
+        // The builder gives a Schemaless field an empty schema before any marker applies.
+        "Schemaless" => Ok(()),
         "kubebuilder:default" | "kubebuilder:example" => {
             let key = if name == "kubebuilder:default" {
                 "default"

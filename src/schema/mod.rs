@@ -164,10 +164,20 @@ fn crd(
     let mut metadata = json!({"name": format!("{}.{group}", first.plural)});
     let mut out_versions = Vec::new();
     for (_, version, kind) in served_versions {
-        let mut builder = Builder::new(model, max_description, diags);
+        let errors_before = diags.error_count();
+        let mut builder = Builder::new(model, diags);
         builder.optional_by_default = flag(&version.markers, "kubebuilder:validation:Optional");
-        let schema = root_schema(&mut builder, kind);
-        for violation in structural::violations(&schema) {
+        let mut schema = root_schema(&mut builder, kind);
+        if let Some(max) = max_description {
+            truncate_descriptions(&mut schema, max);
+        }
+        // A schema with errors in it is not worth checking further.
+        let violations = if diags.error_count() == errors_before {
+            structural::violations(&schema)
+        } else {
+            Vec::new()
+        };
+        for violation in violations {
             diags.push(
                 Diagnostic::error(Code::Unsupported, format!("the schema of `{}` in {} is not structural: {violation}", kind.name, version.name))
                     .at(&kind.file, kind.pos)
@@ -265,6 +275,29 @@ fn crd(
             "versions": out_versions,
         },
     }))
+}
+
+/// Cuts every description longer than `max` characters, at the last sentence end
+/// within the limit when there is one, as controller-gen's `maxDescLen` does.
+fn truncate_descriptions(schema: &mut Value, max: usize) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" && text.chars().count() > max => {
+                        let cut: String = text.chars().take(max).collect();
+                        *text = match cut.rfind(". ") {
+                            Some(end) => cut[..=end].to_owned(),
+                            None => cut,
+                        };
+                    }
+                    other => truncate_descriptions(other, max),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| truncate_descriptions(v, max)),
+        _ => {}
+    }
 }
 
 /// The schema of the whole object: apiVersion, kind, metadata (as the apiserver wants

@@ -22,7 +22,6 @@ type Bindings = BTreeMap<String, TypeRef>;
 
 pub struct Builder<'a> {
     pub model: &'a Model,
-    pub max_description: Option<usize>,
     /// `+kubebuilder:validation:Optional` on the package: fields are optional unless
     /// marked required.
     pub optional_by_default: bool,
@@ -32,14 +31,9 @@ pub struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    pub fn new(
-        model: &'a Model,
-        max_description: Option<usize>,
-        diags: &'a mut Diagnostics,
-    ) -> Self {
+    pub fn new(model: &'a Model, diags: &'a mut Diagnostics) -> Self {
         Builder {
             model,
-            max_description,
             optional_by_default: false,
             diags,
             stack: Vec::new(),
@@ -55,23 +49,9 @@ impl<'a> Builder<'a> {
         json!({})
     }
 
-    /// A description from doc comments, truncated (at a sentence end where one is near)
-    /// to the maximum description length.
+    /// A description from doc comments (cut to length with the rest, see `truncate`).
     pub fn description(&self, docs: &str) -> Option<Value> {
-        if docs.is_empty() {
-            return None;
-        }
-        let text = match self.max_description {
-            Some(max) if docs.chars().count() > max => {
-                let cut: String = docs.chars().take(max).collect();
-                match cut.rfind(". ") {
-                    Some(end) => cut[..=end].to_owned(),
-                    None => cut,
-                }
-            }
-            _ => docs.to_owned(),
-        };
-        Some(Value::String(text))
+        (!docs.is_empty()).then(|| Value::String(docs.to_owned()))
     }
 
     /// The schema of a type as written at `site`.

@@ -19,6 +19,8 @@ pub struct Case {
     pub output_pkg: &'static str,
     pub groups: &'static str,
     pub boilerplate: Option<&'static str>,
+    /// `all` unless the case is about one generator.
+    pub generators: &'static str,
 }
 
 pub fn cases() -> Vec<Case> {
@@ -30,6 +32,7 @@ pub fn cases() -> Vec<Case> {
             output_pkg: "pkg/client",
             groups: "bcrds:v1alpha1",
             boilerplate: Some("hack/boilerplate.rs.txt"),
+            generators: "all",
         },
         Case {
             name: "consumer",
@@ -38,6 +41,16 @@ pub fn cases() -> Vec<Case> {
             output_pkg: "src/client",
             groups: "bcrds:v1alpha1 other:v1",
             boilerplate: None,
+            generators: "all",
+        },
+        Case {
+            name: "crds",
+            base: testdata("crds"),
+            apis_pkg: "apis",
+            output_pkg: "client",
+            groups: "markers:v1 types:v1 versions:v1,v1beta1,v1alpha1 kinds:v1",
+            boilerplate: None,
+            generators: "crd",
         },
     ]
 }
@@ -56,6 +69,7 @@ impl Case {
 
     pub fn options_at(&self, base: &Path, groups: &str) -> Options {
         let mut opts = Options::new(base, self.output_pkg, self.apis_pkg, groups).unwrap();
+        opts.generators = crdgen::Generator::parse_list(self.generators).unwrap();
         if let Some(file) = self.boilerplate {
             opts.header = HeaderSource::File(file.into());
         }

@@ -1,0 +1,93 @@
+//! CRD generation beyond the snapshots: every CRD is a valid CustomResourceDefinition,
+//! descriptions can be cut short, and CRDs can be generated on their own.
+
+mod common;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+fn crds(opts: &crdgen::Options) -> Vec<(String, String)> {
+    common::generate_files(opts)
+        .into_iter()
+        .filter(|(path, _)| path.ends_with(".yaml"))
+        .collect()
+}
+
+#[test]
+fn every_generated_crd_is_a_custom_resource_definition() {
+    let mut seen = 0;
+    for case in common::cases() {
+        for (path, text) in crds(&case.options()) {
+            let crd: CustomResourceDefinition =
+                serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let spec = &crd.spec;
+            assert_eq!(
+                crd.metadata.name.as_deref(),
+                Some(format!("{}.{}", spec.names.plural, spec.group).as_str()),
+                "{path}"
+            );
+            assert!(
+                path.ends_with(&format!("{}_{}.yaml", spec.group, spec.names.plural)),
+                "{path}"
+            );
+            assert_eq!(
+                spec.versions.iter().filter(|v| v.storage).count(),
+                1,
+                "{path}: one storage version"
+            );
+            for version in &spec.versions {
+                let schema = version
+                    .schema
+                    .as_ref()
+                    .and_then(|s| s.open_api_v3_schema.as_ref())
+                    .unwrap();
+                assert_eq!(schema.type_.as_deref(), Some("object"), "{path}");
+                assert!(
+                    schema.properties.as_ref().unwrap().contains_key("metadata"),
+                    "{path}"
+                );
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(
+        seen,
+        1 + 6 + 5,
+        "the example's, the consumer's and the crds case's CRDs"
+    );
+}
+
+#[test]
+fn descriptions_are_cut_at_the_maximum_length() {
+    let case = common::case("crds");
+    let mut opts = case.options();
+    opts.max_description_len = Some(60);
+    let (_, text) = crds(&opts)
+        .into_iter()
+        .find(|(p, _)| p.contains("mappeds"))
+        .unwrap();
+    let crd: serde_json::Value = serde_yaml_ng::from_str(&text).unwrap();
+    let quantity = crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/quantity/description").unwrap();
+    assert_eq!(
+        quantity,
+        "Quantity is a fixed-point representation of a number."
+    );
+    let sentence = crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/targetPort/description").unwrap();
+    assert_eq!(
+        sentence,
+        "IntOrString is a type that can hold an int32 or a string."
+    );
+}
+
+#[test]
+fn crds_alone_leave_the_rust_output_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_tree(&common::testdata("example"), dir.path());
+    let mut opts = common::case("example").options_at(dir.path(), "bcrds:v1alpha1");
+    opts.generators = crdgen::Generator::parse_list("crd").unwrap();
+    let output = crdgen::generate(&opts).unwrap().files(&opts).unwrap();
+    assert_eq!(
+        output.owned_dirs,
+        [std::path::PathBuf::from("config/crd/bases")]
+    );
+    assert_eq!(output.files.len(), 1);
+}
