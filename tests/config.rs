@@ -10,7 +10,7 @@ fn generates_one_includable_file_and_rewrites_it_only_on_change() {
     config
         .apis_dir("testdata/consumer/src/apis")
         .apis_module("crate::apis")
-        .groups_versions("other:v1 bcrds:v1alpha1")
+        .groups_versions("derived:v1 other:v1 bcrds:v1alpha1")
         .out_dir(out.path());
     let path = config.generate().unwrap();
     assert_eq!(path, out.path().join("crdgen.rs"));

@@ -3,7 +3,7 @@ fn main() -> Result<(), crdgen::Error> {
         .apis_dir("src/apis")
         .apis_module("crate::apis")
         .output_module("crate::client")
-        .groups_versions("bcrds:v1alpha1 other:v1")
+        .groups_versions("bcrds:v1alpha1 other:v1 derived:v1")
         .generators("all")
         .generate()?;
     Ok(())

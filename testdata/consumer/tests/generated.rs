@@ -211,6 +211,7 @@ fn build_rs_writes_a_crd_per_kind() {
             "gadgets.other.example.com",
             "gizmos.bcrds.example.com",
             "thingamajigs.bcrds.example.com",
+            "things.derived.example.com",
             "widgetz.bcrds.example.com",
         ]
     );

@@ -1,2 +1,3 @@
 pub mod bcrds;
+pub mod derived;
 pub mod other;
