@@ -18,7 +18,7 @@ pub struct Validated {
 
 /// Every validation marker, once.
 ///
-/// +kubebuilder:validation:XValidation:rule="self.minReplicas <= 10",message="at most ten",reason=FieldValueInvalid,fieldPath=".minReplicas"
+/// +kubebuilder:validation:XValidation:rule="self.name != 'forbidden'",message="that name is taken",reason=FieldValueForbidden,fieldPath=".name"
 /// +kubebuilder:validation:MinProperties=1
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
