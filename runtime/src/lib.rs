@@ -6,10 +6,16 @@
 //! - [`client`]: what generated clientsets share.
 //! - [`informer`] and [`cache`]: shared informers on kube-runtime's watcher, an indexed
 //!   cache, and the factory generated informers wrap.
+//! - [`workqueue`] and [`ratelimit`]: client-go's rate-limited work queue.
+//! - [`controller`]: the seed's controller (N workers, error classes, graceful
+//!   shutdown) around a `sync(key)`, and event handlers that feed it.
 
 pub mod cache;
 pub mod client;
+pub mod controller;
 pub mod informer;
+pub mod ratelimit;
 pub mod testing;
+pub mod workqueue;
 
 pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,271 @@
+//! The seed's operator framework: a controller owns a rate-limited work queue fed by
+//! informer events, runs N workers until shutdown, and leaves only `sync(key)` to write.
+//!
+//! Each worker loops on `process_next_work_item`: take a key, call `sync`, then
+//! - success: `forget` (reset its backoff);
+//! - [`SyncError::Requeue`]: rate-limited requeue;
+//! - [`SyncError::RequeueAfter`]: requeue after that long;
+//! - [`SyncError::Ignore`]: logged at debug level and dropped;
+//! - any other error: logged and rate-limited requeue;
+//! - a panic: caught, logged and requeued; the worker lives on;
+//! - always `done`; the queue never hands one key to two workers.
+
+use std::collections::BTreeMap;
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use kube::Resource;
+use tokio_util::sync::CancellationToken;
+
+use crate::cache::key_of;
+use crate::informer::HandlerFns;
+use crate::workqueue::WorkQueue;
+
+type BoxError = Box<dyn StdError + Send + Sync>;
+
+/// How a failed sync is handled.
+#[derive(Debug)]
+pub enum SyncError {
+    /// Retry with the queue's backoff.
+    Requeue(BoxError),
+    /// Retry after this long.
+    RequeueAfter(Duration),
+    /// Not worth retrying (logged at debug level).
+    Ignore(BoxError),
+    /// Anything else: logged, and retried with backoff.
+    Other(BoxError),
+}
+
+impl SyncError {
+    pub fn requeue(e: impl Into<BoxError>) -> Self {
+        SyncError::Requeue(e.into())
+    }
+
+    pub fn ignore(e: impl Into<BoxError>) -> Self {
+        SyncError::Ignore(e.into())
+    }
+}
+
+impl fmt::Display for SyncError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SyncError::Requeue(e) => write!(f, "requeue: {e}"),
+            SyncError::RequeueAfter(d) => write!(f, "requeue after {d:?}"),
+            SyncError::Ignore(e) => write!(f, "ignored: {e}"),
+            SyncError::Other(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl<E: StdError + Send + Sync + 'static> From<E> for SyncError {
+    fn from(e: E) -> Self {
+        SyncError::Other(Box::new(e))
+    }
+}
+
+/// The one thing an operator author writes: bring the object named `key`
+/// (`namespace/name`) to its desired state.
+pub trait SyncHandler: Send + Sync + 'static {
+    fn sync(&self, key: &str) -> impl Future<Output = Result<(), SyncError>> + Send;
+}
+
+/// The seed's `Controller`: runs `workers` workers until `shutdown`.
+pub trait Controller: Send + Sync {
+    fn run(&self, workers: usize, shutdown: CancellationToken) -> impl Future<Output = ()> + Send;
+}
+
+/// The seed's `InformerFactory`: start every informer, then wait for every cache.
+pub trait InformerFactory: Send + Sync {
+    fn start(&self, shutdown: &CancellationToken);
+    fn wait_for_cache_sync(&self) -> impl Future<Output = BTreeMap<String, bool>> + Send;
+}
+
+impl InformerFactory for crate::informer::InformerFactory {
+    fn start(&self, shutdown: &CancellationToken) {
+        crate::informer::InformerFactory::start(self, shutdown);
+    }
+
+    fn wait_for_cache_sync(&self) -> impl Future<Output = BTreeMap<String, bool>> + Send {
+        crate::informer::InformerFactory::wait_for_cache_sync(self)
+    }
+}
+
+/// A controller around a [`SyncHandler`], with client-go's default rate limiter.
+pub struct QueueController<S> {
+    name: String,
+    queue: WorkQueue<String>,
+    handler: Arc<S>,
+    /// How long in-flight syncs may run after shutdown before `run` returns anyway.
+    drain_deadline: Duration,
+}
+
+impl<S: SyncHandler> QueueController<S> {
+    pub fn new(name: &str, handler: S) -> Self {
+        Self::with_queue(name, WorkQueue::new(name), handler)
+    }
+
+    pub fn with_queue(name: &str, queue: WorkQueue<String>, handler: S) -> Self {
+        QueueController {
+            name: name.to_owned(),
+            queue,
+            handler: Arc::new(handler),
+            drain_deadline: Duration::from_secs(30),
+        }
+    }
+
+    /// How long in-flight syncs may finish after shutdown (default 30 s).
+    pub fn drain_deadline(mut self, deadline: Duration) -> Self {
+        self.drain_deadline = deadline;
+        self
+    }
+
+    /// The queue informer handlers add keys to.
+    pub fn queue(&self) -> &WorkQueue<String> {
+        &self.queue
+    }
+
+    /// Takes one key and syncs it; `false` once the queue has shut down.
+    pub async fn process_next_work_item(&self) -> bool {
+        process_next_work_item(&self.name, &self.queue, &*self.handler).await
+    }
+}
+
+async fn process_next_work_item<S: SyncHandler>(
+    name: &str,
+    queue: &WorkQueue<String>,
+    handler: &S,
+) -> bool {
+    let Some(key) = queue.get().await else {
+        return false;
+    };
+    let outcome = AssertUnwindSafe(handler.sync(&key)).catch_unwind().await;
+    match outcome {
+        Ok(Ok(())) => queue.forget(&key),
+        Ok(Err(SyncError::Requeue(e))) => {
+            tracing::debug!(controller = name, key, error = %e, "requeue");
+            queue.add_rate_limited(key.clone());
+        }
+        Ok(Err(SyncError::RequeueAfter(delay))) => queue.add_after(key.clone(), delay),
+        Ok(Err(SyncError::Ignore(e))) => {
+            tracing::debug!(controller = name, key, error = %e, "ignored error");
+            queue.forget(&key);
+        }
+        Ok(Err(SyncError::Other(e))) => {
+            tracing::error!(controller = name, key, error = %e, "sync failed, requeuing");
+            queue.add_rate_limited(key.clone());
+        }
+        Err(_) => {
+            tracing::error!(controller = name, key, "sync panicked, requeuing");
+            queue.add_rate_limited(key.clone());
+        }
+    }
+    queue.done(&key);
+    true
+}
+
+impl<S: SyncHandler> Controller for QueueController<S> {
+    /// Starts `workers` workers and blocks until `shutdown`; then stops taking keys and
+    /// lets in-flight syncs finish, for at most the drain deadline.
+    fn run(&self, workers: usize, shutdown: CancellationToken) -> impl Future<Output = ()> + Send {
+        async move {
+            tracing::info!(controller = %self.name, workers, "starting controller");
+            let mut tasks = Vec::new();
+            for _ in 0..workers.max(1) {
+                let (name, queue, handler) =
+                    (self.name.clone(), self.queue.clone(), self.handler.clone());
+                tasks.push(tokio::spawn(async move {
+                    while process_next_work_item(&name, &queue, &*handler).await {}
+                }));
+            }
+            shutdown.cancelled().await;
+            self.queue.shut_down();
+            let all = futures_util::future::join_all(tasks);
+            if tokio::time::timeout(self.drain_deadline, all)
+                .await
+                .is_err()
+            {
+                tracing::warn!(controller = %self.name, "in-flight syncs did not finish before the deadline");
+            }
+            tracing::info!(controller = %self.name, "shut down controller");
+        }
+    }
+}
+
+/// An event handler that queues `namespace/name` of every added, updated or deleted
+/// object.
+pub fn enqueue<K: Resource + Send + Sync + 'static>(queue: &WorkQueue<String>) -> HandlerFns<K> {
+    let (a, u, d) = (queue.clone(), queue.clone(), queue.clone());
+    HandlerFns::new()
+        .on_add(move |o: &Arc<K>| a.add(key_of(o.as_ref())))
+        .on_update(move |_, n: &Arc<K>| u.add(key_of(n.as_ref())))
+        .on_delete(move |o: &Arc<K>| d.add(key_of(o.as_ref())))
+}
+
+/// An event handler for owned objects that queues the key of their `Owner` (through
+/// owner references of `Owner`'s kind and apiVersion; owners share the owned object's
+/// namespace unless cluster-scoped).
+pub fn enqueue_owner<K, Owner>(queue: &WorkQueue<String>) -> HandlerFns<K>
+where
+    K: Resource + Send + Sync + 'static,
+    Owner: Resource<DynamicType = ()>,
+    Owner::Scope: 'static,
+{
+    let namespaced = std::any::TypeId::of::<Owner::Scope>()
+        == std::any::TypeId::of::<kube::core::NamespaceResourceScope>();
+    let owners = move |object: &K| -> Vec<String> {
+        let (kind, api_version) = (Owner::kind(&()), Owner::api_version(&()));
+        let meta = object.meta();
+        meta.owner_references
+            .iter()
+            .flatten()
+            .filter(|r| r.kind == kind && r.api_version == api_version)
+            .map(|r| match (&meta.namespace, namespaced) {
+                (Some(ns), true) => format!("{ns}/{}", r.name),
+                _ => r.name.clone(),
+            })
+            .collect()
+    };
+    let owners = Arc::new(owners);
+    let (a, u, d) = (queue.clone(), queue.clone(), queue.clone());
+    let (oa, ou, od) = (owners.clone(), owners.clone(), owners);
+    HandlerFns::new()
+        .on_add(move |o: &Arc<K>| oa(o).into_iter().for_each(|k| a.add(k)))
+        .on_update(move |old: &Arc<K>, new: &Arc<K>| {
+            ou(old).into_iter().chain(ou(new)).for_each(|k| u.add(k))
+        })
+        .on_delete(move |o: &Arc<K>| od(o).into_iter().for_each(|k| d.add(k)))
+}
+
+/// Cancels `shutdown` on SIGTERM or Ctrl-C (SIGINT), as a graceful shutdown starts.
+pub fn cancel_on_signal(shutdown: &CancellationToken) {
+    let token = shutdown.clone();
+    tokio::spawn(async move {
+        let ctrl_c = tokio::signal::ctrl_c();
+        #[cfg(unix)]
+        {
+            let mut term =
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(term) => term,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot listen for SIGTERM; Ctrl-C only");
+                        let _ = ctrl_c.await;
+                        token.cancel();
+                        return;
+                    }
+                };
+            tokio::select! {
+                _ = ctrl_c => {}
+                _ = term.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = ctrl_c.await;
+        tracing::info!("shutdown signal received");
+        token.cancel();
+    });
+}

@@ -1,0 +1,253 @@
+//! client-go's rate-limited work queue:
+//! - an item added many times before it is taken is handed out once;
+//! - an item is never handed to two workers at once: added while being processed, it is
+//!   handed out again after `done`;
+//! - `add_after` and `add_rate_limited` delay an add; `forget` resets its backoff;
+//! - `shut_down` hands out what is queued, then `None`; `shut_down_with_drain` also waits
+//!   for items being processed.
+//!
+//! Metrics go through the `metrics` facade, with client-go's names and a `name` label:
+//! `workqueue_depth`, `workqueue_adds_total`, `workqueue_queue_duration_seconds`,
+//! `workqueue_work_duration_seconds`, `workqueue_retries_total`,
+//! `workqueue_unfinished_work_seconds`, `workqueue_longest_running_processor_seconds`.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use crate::ratelimit::{RateLimiter, default_controller_rate_limiter};
+
+struct State<T> {
+    queue: VecDeque<T>,
+    /// Items waiting to be handed out (queued, or re-added while processing).
+    dirty: HashSet<T>,
+    processing: HashMap<T, Instant>,
+    /// When each dirty item was added, for the queue-duration metric.
+    added: HashMap<T, Instant>,
+    /// The ready time of each delayed item: a later add_after waits for the earlier one.
+    waiting: HashMap<T, Instant>,
+    shutting_down: bool,
+}
+
+struct Inner<T> {
+    name: String,
+    state: Mutex<State<T>>,
+    /// Wakes getters when an item is queued or the queue shuts down.
+    ready: Notify,
+    /// Wakes `shut_down_with_drain` when processing items finish.
+    drained: Notify,
+    rate_limiter: Box<dyn RateLimiter<T>>,
+}
+
+/// A rate-limited work queue. Cloning gives another handle to the same queue.
+pub struct WorkQueue<T> {
+    inner: Arc<Inner<T>>,
+}
+
+impl<T> Clone for WorkQueue<T> {
+    fn clone(&self) -> Self {
+        WorkQueue {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T> WorkQueue<T>
+where
+    T: Clone + Eq + Hash + Debug + Send + Sync + 'static,
+{
+    /// A queue named `name` (for metrics and logs) with client-go's default controller
+    /// rate limiter.
+    pub fn new(name: &str) -> Self {
+        Self::with_rate_limiter(name, default_controller_rate_limiter())
+    }
+
+    pub fn with_rate_limiter(name: &str, rate_limiter: impl RateLimiter<T> + 'static) -> Self {
+        WorkQueue {
+            inner: Arc::new(Inner {
+                name: name.to_owned(),
+                state: Mutex::new(State {
+                    queue: VecDeque::new(),
+                    dirty: HashSet::new(),
+                    processing: HashMap::new(),
+                    added: HashMap::new(),
+                    waiting: HashMap::new(),
+                    shutting_down: false,
+                }),
+                ready: Notify::new(),
+                drained: Notify::new(),
+                rate_limiter: Box::new(rate_limiter),
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State<T>> {
+        self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn label(&self) -> [(&'static str, String); 1] {
+        [("name", self.inner.name.clone())]
+    }
+
+    /// Queues `item` unless it is queued already (or the queue is shutting down).
+    pub fn add(&self, item: T) {
+        let mut state = self.state();
+        if state.shutting_down || !state.dirty.insert(item.clone()) {
+            return;
+        }
+        metrics::counter!("workqueue_adds_total", &self.label()).increment(1);
+        state.added.insert(item.clone(), Instant::now());
+        if state.processing.contains_key(&item) {
+            // Handed out again when the worker holding it calls `done`.
+            return;
+        }
+        state.queue.push_back(item);
+        metrics::gauge!("workqueue_depth", &self.label()).set(state.queue.len() as f64);
+        drop(state);
+        self.inner.ready.notify_one();
+    }
+
+    /// Queues `item` after `delay`; an earlier pending delay for it wins.
+    pub fn add_after(&self, item: T, delay: Duration) {
+        if delay.is_zero() {
+            return self.add(item);
+        }
+        let at = Instant::now() + delay;
+        {
+            let mut state = self.state();
+            if state.shutting_down
+                || state
+                    .waiting
+                    .get(&item)
+                    .is_some_and(|earlier| *earlier <= at)
+            {
+                return;
+            }
+            state.waiting.insert(item.clone(), at);
+        }
+        let queue = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep_until(at).await;
+            let due = {
+                let mut state = queue.state();
+                let due = state.waiting.get(&item) == Some(&at);
+                if due {
+                    state.waiting.remove(&item);
+                }
+                due
+            };
+            if due {
+                queue.add(item);
+            }
+        });
+    }
+
+    /// Queues `item` after its rate limiter's wait: a retry.
+    pub fn add_rate_limited(&self, item: T) {
+        metrics::counter!("workqueue_retries_total", &self.label()).increment(1);
+        let delay = self.inner.rate_limiter.when(&item);
+        self.add_after(item, delay);
+    }
+
+    /// Resets `item`'s backoff.
+    pub fn forget(&self, item: &T) {
+        self.inner.rate_limiter.forget(item);
+    }
+
+    pub fn num_requeues(&self, item: &T) -> u32 {
+        self.inner.rate_limiter.num_requeues(item)
+    }
+
+    /// The next item, once one is queued; `None` once the queue is shut down and empty.
+    /// The caller must call `done` with it.
+    pub async fn get(&self) -> Option<T> {
+        loop {
+            let notified = self.inner.ready.notified();
+            {
+                let mut state = self.state();
+                if let Some(item) = state.queue.pop_front() {
+                    state.dirty.remove(&item);
+                    let now = Instant::now();
+                    if let Some(added) = state.added.remove(&item) {
+                        metrics::histogram!("workqueue_queue_duration_seconds", &self.label())
+                            .record(now.duration_since(added).as_secs_f64());
+                    }
+                    state.processing.insert(item.clone(), now);
+                    metrics::gauge!("workqueue_depth", &self.label()).set(state.queue.len() as f64);
+                    self.record_unfinished(&state);
+                    return Some(item);
+                }
+                if state.shutting_down {
+                    return None;
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Marks `item` processed; if it was added meanwhile, it is queued again.
+    pub fn done(&self, item: &T) {
+        let mut state = self.state();
+        if let Some(started) = state.processing.remove(item) {
+            metrics::histogram!("workqueue_work_duration_seconds", &self.label())
+                .record(started.elapsed().as_secs_f64());
+        }
+        self.record_unfinished(&state);
+        if state.dirty.contains(item) {
+            state.queue.push_back(item.clone());
+            metrics::gauge!("workqueue_depth", &self.label()).set(state.queue.len() as f64);
+            drop(state);
+            self.inner.ready.notify_one();
+        } else if state.processing.is_empty() {
+            drop(state);
+            self.inner.drained.notify_waiters();
+        }
+    }
+
+    fn record_unfinished(&self, state: &State<T>) {
+        let now = Instant::now();
+        let running = state
+            .processing
+            .values()
+            .map(|s| now.duration_since(*s).as_secs_f64());
+        let (total, longest) = running.fold((0.0, 0.0_f64), |(t, l), d| (t + d, l.max(d)));
+        metrics::gauge!("workqueue_unfinished_work_seconds", &self.label()).set(total);
+        metrics::gauge!("workqueue_longest_running_processor_seconds", &self.label()).set(longest);
+    }
+
+    /// Items queued and not yet handed out.
+    pub fn len(&self) -> usize {
+        self.state().queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Stops taking new items; `get` hands out what is queued, then `None`.
+    pub fn shut_down(&self) {
+        self.state().shutting_down = true;
+        self.inner.ready.notify_waiters();
+    }
+
+    pub fn is_shutting_down(&self) -> bool {
+        self.state().shutting_down
+    }
+
+    /// `shut_down`, then waits until no item is being processed.
+    pub async fn shut_down_with_drain(&self) {
+        self.shut_down();
+        loop {
+            let drained = self.inner.drained.notified();
+            if self.state().processing.is_empty() {
+                return;
+            }
+            drained.await;
+        }
+    }
+}
