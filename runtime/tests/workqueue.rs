@@ -198,8 +198,5 @@ fn metrics_use_client_go_names() {
             .map(|(_, (_, _, v))| format!("{v:?}"))
     };
     assert_eq!(value("workqueue_adds_total").as_deref(), Some("Counter(2)"));
-    assert_eq!(
-        value("workqueue_depth").as_deref(),
-        Some("Gauge(2.0)")
-    );
+    assert_eq!(value("workqueue_depth").as_deref(), Some("Gauge(2.0)"));
 }
