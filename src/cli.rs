@@ -30,6 +30,81 @@ struct Cli {
 enum Command {
     /// Generate code for API groups, like k8s.io/code-generator's generate-groups.sh.
     GenerateGroups(GenerateGroups),
+    /// Scaffold a new operator project that builds, runs and is tested, like kubebuilder init.
+    Init(Init),
+    /// Add to an operator project made by `crdgen init`.
+    #[command(subcommand)]
+    Create(Create),
+}
+
+/// The API a scaffolded kind belongs to.
+#[derive(Args)]
+struct ApiArgs {
+    /// The API group's DNS name, e.g. bcrds.example.com.
+    #[arg(long)]
+    group: String,
+    /// The API version, e.g. v1alpha1.
+    #[arg(long)]
+    version: String,
+    /// The kind, e.g. Example.
+    #[arg(long)]
+    kind: String,
+    /// Namespaced kind (the default).
+    #[arg(long, conflicts_with = "cluster")]
+    namespaced: bool,
+    /// Cluster-scoped kind.
+    #[arg(long)]
+    cluster: bool,
+}
+
+impl ApiArgs {
+    fn api(&self) -> crate::scaffold::Api {
+        crate::scaffold::Api {
+            group: self.group.clone(),
+            version: self.version.clone(),
+            kind: self.kind.clone(),
+            namespaced: !self.cluster,
+        }
+    }
+}
+
+#[derive(Args)]
+struct Init {
+    /// The project directory to create (its name names the crate).
+    #[arg(value_name = "NAME")]
+    name: PathBuf,
+    #[command(flatten)]
+    api: ApiArgs,
+    /// Where the project takes crdgen-runtime from: path:DIR, git:URL or version:X.
+    #[arg(long, value_name = "SOURCE", default_value = crate::scaffold::DEFAULT_RUNTIME)]
+    runtime: String,
+}
+
+#[derive(Subcommand)]
+enum Create {
+    /// Add a kind (types, controller, test) and regenerate, like kubebuilder create api.
+    Api {
+        #[command(flatten)]
+        api: ApiArgs,
+        /// The project's directory.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+    },
+}
+
+fn scaffolded(result: Result<Vec<PathBuf>, Error>, root: &std::path::Path) -> ExitCode {
+    match result {
+        Ok(files) => {
+            for file in files {
+                eprintln!("  {}", root.join(file).display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 const GENERATE_GROUPS_HELP: &str = "\
@@ -172,6 +247,13 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::GenerateGroups(args) => generate_groups(&args),
+        Command::Init(args) => scaffolded(
+            crate::scaffold::init(&args.name, &args.api.api(), &args.runtime),
+            &args.name,
+        ),
+        Command::Create(Create::Api { api, dir }) => {
+            scaffolded(crate::scaffold::create_api(&dir, &api.api()), &dir)
+        }
     }
 }
 

@@ -21,6 +21,7 @@ pub mod naming;
 pub mod options;
 mod parse;
 mod pipeline;
+pub mod scaffold;
 mod schema;
 pub mod sink;
 mod source;

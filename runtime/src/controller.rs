@@ -74,6 +74,12 @@ pub trait SyncHandler: Send + Sync + 'static {
     fn sync(&self, key: &str) -> impl Future<Output = Result<(), SyncError>> + Send;
 }
 
+impl<S: SyncHandler> SyncHandler for Arc<S> {
+    fn sync(&self, key: &str) -> impl Future<Output = Result<(), SyncError>> + Send {
+        (**self).sync(key)
+    }
+}
+
 /// The seed's `Controller`: runs `workers` workers until `shutdown`.
 pub trait Controller: Send + Sync {
     fn run(&self, workers: usize, shutdown: CancellationToken) -> impl Future<Output = ()> + Send;
@@ -127,6 +133,11 @@ impl<S: SyncHandler> QueueController<S> {
     /// The queue informer handlers add keys to.
     pub fn queue(&self) -> &WorkQueue<String> {
         &self.queue
+    }
+
+    /// The sync it runs, e.g. to wrap it in tests.
+    pub fn handler(&self) -> &Arc<S> {
+        &self.handler
     }
 
     /// Takes one key and syncs it; `false` once the queue has shut down.

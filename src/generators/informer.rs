@@ -149,6 +149,17 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
 
             #group_accessors
         }
+
+        /// The seed's `InformerFactory`, for code written against every factory.
+        impl ::#runtime::controller::InformerFactory for #factory {
+            fn start(&self, shutdown: &::#runtime::CancellationToken) {
+                self.factory.start(shutdown);
+            }
+
+            fn wait_for_cache_sync(&self) -> impl ::std::future::Future<Output = ::std::collections::BTreeMap<::std::string::String, bool>> + Send {
+                self.factory.wait_for_cache_sync()
+            }
+        }
     });
 }
 

@@ -58,3 +58,16 @@ impl SharedInformerFactory {
         bcrds::BcrdsInformers::new(&self.factory)
     }
 }
+/// The seed's `InformerFactory`, for code written against every factory.
+impl ::crdgen_runtime::controller::InformerFactory for SharedInformerFactory {
+    fn start(&self, shutdown: &::crdgen_runtime::CancellationToken) {
+        self.factory.start(shutdown);
+    }
+    fn wait_for_cache_sync(
+        &self,
+    ) -> impl ::std::future::Future<
+        Output = ::std::collections::BTreeMap<::std::string::String, bool>,
+    > + Send {
+        self.factory.wait_for_cache_sync()
+    }
+}

@@ -1,0 +1,471 @@
+//! `crdgen init` and `crdgen create api`: lay down an operator project from
+//! `templates/project`, or add a kind to one, then generate its client code and CRDs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use heck::ToSnakeCase;
+
+use crate::Error;
+use crate::naming;
+use crate::options::{HeaderSource, Options};
+
+/// The template files, embedded so the binary carries them.
+mod templates {
+    pub const CARGO_TOML: &str = include_str!("../templates/project/Cargo.toml.tmpl");
+    pub const README: &str = include_str!("../templates/project/README.md.tmpl");
+    pub const BOILERPLATE: &str = include_str!("../templates/project/hack/boilerplate.rs.txt");
+    pub const UPDATE_CODEGEN: &str =
+        include_str!("../templates/project/hack/update-codegen.sh.tmpl");
+    pub const VERIFY_CODEGEN: &str = include_str!("../templates/project/hack/verify-codegen.sh");
+    pub const LIB: &str = include_str!("../templates/project/src/lib.rs");
+    pub const MAIN: &str = include_str!("../templates/project/src/main.rs.tmpl");
+    pub const CONTROLLER_MOD: &str =
+        include_str!("../templates/project/src/controller/mod.rs.tmpl");
+    pub const CONTROLLER: &str = include_str!("../templates/project/src/controller/kind.rs.tmpl");
+    pub const APIS_MOD: &str = include_str!("../templates/project/src/apis/mod.rs.tmpl");
+    pub const GROUP_MOD: &str = include_str!("../templates/project/src/apis/group_mod.rs.tmpl");
+    pub const VERSION_MOD: &str = include_str!("../templates/project/src/apis/version_mod.rs.tmpl");
+    pub const TYPES: &str = include_str!("../templates/project/src/apis/kind_types.rs.tmpl");
+    pub const TEST: &str = include_str!("../templates/project/tests/kind_controller.rs.tmpl");
+}
+
+/// Where a new project takes crdgen-runtime from.
+pub const DEFAULT_RUNTIME: &str = "git:https://github.com/crdgen/crdgen";
+
+/// What `init` and `create api` are told.
+#[derive(Clone, Debug)]
+pub struct Api {
+    /// The API group's DNS name: `bcrds.example.com`.
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub namespaced: bool,
+}
+
+/// The placeholders a kind's templates use.
+fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
+    let group_dir = api
+        .group
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_snake_case();
+    if !naming::is_identifier(&group_dir) || !api.group.contains('.') {
+        return Err(format!(
+            "`{}` is not an API group name like `bcrds.example.com`",
+            api.group
+        ));
+    }
+    if !naming::is_api_version(&api.version) {
+        return Err(format!(
+            "`{}` is not a Kubernetes API version like `v1alpha1`",
+            api.version
+        ));
+    }
+    if !naming::is_identifier(&api.kind) || !api.kind.starts_with(|c: char| c.is_ascii_uppercase())
+    {
+        return Err(format!("`{}` is not a kind name like `Example`", api.kind));
+    }
+    let plural = naming::plural(&api.kind, &naming::default_plural_exceptions());
+    let plural_accessor = naming::client::kind_accessor(&plural);
+    let gv = naming::client::group_version_accessor(&group_dir, &api.version);
+    let (scope_markers, key_doc, split_key, lookup, client, test_client) = if api.namespaced {
+        (
+            String::new(),
+            "namespace/name",
+            "        let (namespace, name) = key.split_once('/').unwrap_or_default();\n        let name = name.to_owned();".to_owned(),
+            format!("self.lister.{plural_accessor}(namespace).get(&name)"),
+            format!("self.clientset.{gv}().{plural_accessor}(namespace)"),
+            format!("clientset.{gv}().{plural_accessor}(\"default\")"),
+        )
+    } else {
+        (
+            "/// +genclient:nonNamespaced\n/// +kubebuilder:resource:scope=Cluster\n".to_owned(),
+            "name",
+            "        let name = key.to_owned();".to_owned(),
+            "self.lister.get(&name)".to_owned(),
+            format!("self.clientset.{gv}().{plural_accessor}()"),
+            format!("clientset.{gv}().{plural_accessor}()"),
+        )
+    };
+    Ok(BTreeMap::from([
+        ("group", api.group.clone()),
+        ("group_dir", group_dir.clone()),
+        (
+            "group_accessor",
+            naming::informer::group_accessor(&group_dir),
+        ),
+        ("version", api.version.clone()),
+        ("kind", api.kind.clone()),
+        ("kind_snake", api.kind.to_snake_case()),
+        ("plural", plural.clone()),
+        ("plural_accessor", plural_accessor),
+        ("scope_markers", scope_markers),
+        ("key_doc", key_doc.to_owned()),
+        ("split_key", split_key),
+        ("lookup", lookup),
+        ("client", client),
+        ("test_client", test_client),
+    ]))
+}
+
+/// Fills `{{name}}` placeholders; a placeholder without a value is a bug in crdgen.
+fn render(template: &str, values: &BTreeMap<&str, String>) -> String {
+    let mut out = template.to_owned();
+    for (key, value) in values {
+        out = out.replace(&format!("{{{{{key}}}}}"), value);
+    }
+    debug_assert!(
+        !out.contains("{{"),
+        "unfilled placeholder in a template: {out}"
+    );
+    out
+}
+
+/// `path:DIR`, `git:URL` or `version:X`, as a Cargo dependency.
+fn runtime_dependency(spec: &str) -> Result<String, String> {
+    match spec.split_once(':') {
+        Some(("path", dir)) => Ok(format!("{{ path = {dir:?} }}")),
+        Some(("git", url)) => Ok(format!("{{ git = {url:?} }}")),
+        Some(("version", v)) => Ok(format!("{v:?}")),
+        _ => Err(format!(
+            "--runtime `{spec}` is not `path:DIR`, `git:URL` or `version:X`"
+        )),
+    }
+}
+
+/// `crdgen init`: a new operator project in `dir` (which must not exist, or be empty).
+pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error> {
+    let usage = Error::Usage;
+    if dir.exists() && std::fs::read_dir(dir).map_err(Error::Io)?.next().is_some() {
+        return Err(usage(format!(
+            "`{}` exists and is not empty; crdgen init writes only into a new or empty directory",
+            dir.display()
+        )));
+    }
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| usage(format!("`{}` has no usable name", dir.display())))?;
+    let crate_name = name.replace('-', "_");
+    if !naming::is_identifier(&crate_name) {
+        return Err(usage(format!("`{name}` cannot name a Rust crate")));
+    }
+    let mut values = kind_values(api).map_err(usage)?;
+    values.insert("name", name.to_owned());
+    values.insert("crate", crate_name);
+    values.insert("runtime", runtime_dependency(runtime).map_err(usage)?);
+    let (group_dir, version, kind_snake) = (
+        values["group_dir"].clone(),
+        api.version.clone(),
+        values["kind_snake"].clone(),
+    );
+    let files: Vec<(String, &str, bool)> = vec![
+        ("Cargo.toml".into(), templates::CARGO_TOML, false),
+        ("README.md".into(), templates::README, false),
+        (".gitignore".into(), "target/\n", false),
+        (
+            "hack/boilerplate.rs.txt".into(),
+            templates::BOILERPLATE,
+            false,
+        ),
+        (
+            "hack/update-codegen.sh".into(),
+            templates::UPDATE_CODEGEN,
+            true,
+        ),
+        (
+            "hack/verify-codegen.sh".into(),
+            templates::VERIFY_CODEGEN,
+            true,
+        ),
+        ("src/lib.rs".into(), templates::LIB, false),
+        ("src/main.rs".into(), templates::MAIN, false),
+        (
+            "src/controller/mod.rs".into(),
+            templates::CONTROLLER_MOD,
+            false,
+        ),
+        (
+            format!("src/controller/{kind_snake}.rs"),
+            templates::CONTROLLER,
+            false,
+        ),
+        ("src/apis/mod.rs".into(), templates::APIS_MOD, false),
+        (
+            format!("src/apis/{group_dir}/mod.rs"),
+            templates::GROUP_MOD,
+            false,
+        ),
+        (
+            format!("src/apis/{group_dir}/{version}/mod.rs"),
+            templates::VERSION_MOD,
+            false,
+        ),
+        (
+            format!("src/apis/{group_dir}/{version}/{kind_snake}_types.rs"),
+            templates::TYPES,
+            false,
+        ),
+        (
+            format!("tests/{kind_snake}_controller.rs"),
+            templates::TEST,
+            false,
+        ),
+    ];
+    // Everything is laid down beside the target and moved into place at the end, so a
+    // failure leaves nothing half-written.
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(Error::Io)?;
+    let staging = tempfile::Builder::new()
+        .prefix(".crdgen-init-")
+        .tempdir_in(parent)
+        .map_err(Error::Io)?;
+    let mut written = Vec::new();
+    for (path, template, executable) in files {
+        let full = staging.path().join(&path);
+        write(&full, &render(template, &values), executable).map_err(Error::Io)?;
+        written.push(PathBuf::from(path));
+    }
+    written.extend(generate(staging.path(), &format!("{group_dir}:{version}"))?);
+    if dir.exists() {
+        std::fs::remove_dir(dir).map_err(Error::Io)?;
+    }
+    std::fs::rename(staging.keep(), dir).map_err(Error::Io)?;
+    written.sort();
+    Ok(written)
+}
+
+fn write(path: &Path, text: &str, executable: bool) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, text)?;
+    #[cfg(unix)]
+    if executable {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    Ok(())
+}
+
+/// Generates the project's client code and CRDs, as its hack/update-codegen.sh does.
+fn generate(project: &Path, groups: &str) -> Result<Vec<PathBuf>, Error> {
+    let mut opts = Options::new(project, "src/client", "src/apis", groups).map_err(Error::Usage)?;
+    opts.header = HeaderSource::File("hack/boilerplate.rs.txt".into());
+    let generation = crate::generate(&opts)?;
+    let output = generation.files(&opts)?;
+    let mut diags = crate::diag::Diagnostics::default();
+    let plan = crate::sink::plan(&output, project, &mut diags);
+    if diags.has_errors() {
+        return Err(Error::Diagnostics(crate::diag::render_all(
+            &diags.into_sorted(),
+            &generation.sources,
+        )));
+    }
+    crate::sink::write(&plan, project, &output.owned_dirs).map_err(Error::Io)?;
+    Ok(output.files.into_keys().collect())
+}
+
+/// The `group:v1,v2 other:v1` list of a project's `src/apis` tree.
+fn project_groups(project: &Path) -> Result<String, Error> {
+    let mut groups = Vec::new();
+    let apis = project.join("src/apis");
+    let mut group_dirs: Vec<_> = std::fs::read_dir(&apis)
+        .map_err(Error::Io)?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .collect();
+    group_dirs.sort_by_key(|e| e.file_name());
+    for group in group_dirs {
+        let mut versions: Vec<String> = std::fs::read_dir(group.path())
+            .map_err(Error::Io)?
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+            .collect();
+        versions.sort();
+        if !versions.is_empty() {
+            groups.push(format!(
+                "{}:{}",
+                group.file_name().to_string_lossy(),
+                versions.join(",")
+            ));
+        }
+    }
+    Ok(groups.join(" "))
+}
+
+/// `crdgen create api`: adds a kind (types, controller, test) to the project in `project`
+/// and regenerates its code.
+pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
+    let usage = Error::Usage;
+    let cargo = std::fs::read_to_string(project.join("Cargo.toml")).map_err(|_| {
+        usage(format!(
+            "`{}` has no Cargo.toml: run crdgen create api in a project made by crdgen init",
+            project.display()
+        ))
+    })?;
+    let crate_name = cargo
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("name = \"")?.strip_suffix('"'))
+        .ok_or_else(|| usage("Cargo.toml names no package".into()))?
+        .replace('-', "_");
+    let mut values = kind_values(api).map_err(usage)?;
+    values.insert("crate", crate_name);
+    let (group_dir, version, kind_snake) = (
+        values["group_dir"].clone(),
+        api.version.clone(),
+        values["kind_snake"].clone(),
+    );
+    let types = project.join(format!(
+        "src/apis/{group_dir}/{version}/{kind_snake}_types.rs"
+    ));
+    if types.exists() {
+        return Err(usage(format!(
+            "`{}` exists: kind {} is there already",
+            types.display(),
+            api.kind
+        )));
+    }
+    let main = project.join("src/main.rs");
+    let main_text = std::fs::read_to_string(&main).map_err(Error::Io)?;
+    for marker in ["// crdgen:build-controllers", "// crdgen:run-controllers"] {
+        if !main_text.contains(marker) {
+            return Err(usage(format!(
+                "src/main.rs lacks the `{marker}` line crdgen adds controllers at"
+            )));
+        }
+    }
+    let mut written = Vec::new();
+    let mut put = |rel: String, text: String| -> Result<(), Error> {
+        write(&project.join(&rel), &text, false).map_err(Error::Io)?;
+        written.push(PathBuf::from(rel));
+        Ok(())
+    };
+    put(
+        format!("src/apis/{group_dir}/{version}/{kind_snake}_types.rs"),
+        render(templates::TYPES, &values),
+    )?;
+    put(
+        format!("src/controller/{kind_snake}.rs"),
+        render(templates::CONTROLLER, &values),
+    )?;
+    put(
+        format!("tests/{kind_snake}_controller.rs"),
+        render(templates::TEST, &values),
+    )?;
+    let appends = [
+        (
+            "src/apis/mod.rs".to_owned(),
+            format!("pub mod {group_dir};\n"),
+            None,
+        ),
+        (
+            format!("src/apis/{group_dir}/mod.rs"),
+            format!("pub mod {version};\n"),
+            Some(templates::GROUP_MOD),
+        ),
+        (
+            format!("src/apis/{group_dir}/{version}/mod.rs"),
+            format!("pub mod {kind_snake}_types;\npub use {kind_snake}_types::*;\n"),
+            Some(templates::VERSION_MOD),
+        ),
+        (
+            "src/controller/mod.rs".to_owned(),
+            format!("pub mod {kind_snake};\n"),
+            None,
+        ),
+    ];
+    for (rel, line, template) in appends {
+        let path = project.join(&rel);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) if text.lines().any(|l| line.lines().next() == Some(l)) => continue,
+            Ok(text) => format!("{text}{line}"),
+            Err(_) => match template {
+                Some(template) => render(template, &values),
+                None => return Err(usage(format!("`{rel}` is missing"))),
+            },
+        };
+        put(rel, text)?;
+    }
+    let main_text = main_text
+        .replace("    // crdgen:build-controllers", &format!("    let {kind_snake} = controller::{kind_snake}::new(&clientset, &factory);\n    // crdgen:build-controllers"))
+        .replace("        // crdgen:run-controllers", &format!("        {kind_snake}.run(workers, shutdown.clone()),\n        // crdgen:run-controllers"));
+    put("src/main.rs".into(), main_text)?;
+    written.extend(generate(project, &project_groups(project)?)?);
+    written.sort();
+    written.dedup();
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_have_a_value_for_every_placeholder() {
+        let api = Api {
+            group: "bcrds.example.com".into(),
+            version: "v1alpha1".into(),
+            kind: "Example".into(),
+            namespaced: true,
+        };
+        let mut values = kind_values(&api).unwrap();
+        for key in ["name", "crate", "runtime"] {
+            values.insert(key, "x".into());
+        }
+        let all = [
+            templates::CARGO_TOML,
+            templates::README,
+            templates::UPDATE_CODEGEN,
+            templates::MAIN,
+            templates::CONTROLLER_MOD,
+            templates::CONTROLLER,
+            templates::APIS_MOD,
+            templates::GROUP_MOD,
+            templates::VERSION_MOD,
+            templates::TYPES,
+            templates::TEST,
+        ];
+        for template in all {
+            assert!(!render(template, &values).contains("{{"), "{template}");
+        }
+    }
+
+    #[test]
+    fn names_and_versions_are_checked() {
+        let api = |group: &str, version: &str, kind: &str| Api {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            namespaced: true,
+        };
+        assert!(
+            kind_values(&api("bcrds", "v1", "Example"))
+                .unwrap_err()
+                .contains("API group")
+        );
+        assert!(
+            kind_values(&api("a.b", "1", "Example"))
+                .unwrap_err()
+                .contains("API version")
+        );
+        assert!(
+            kind_values(&api("a.b", "v1", "example"))
+                .unwrap_err()
+                .contains("kind name")
+        );
+        assert_eq!(
+            runtime_dependency("path:../runtime").unwrap(),
+            "{ path = \"../runtime\" }"
+        );
+        assert!(runtime_dependency("nowhere").is_err());
+    }
+}

@@ -1,0 +1,5 @@
+//! The operator's API types, generated client code, and controllers.
+
+pub mod apis;
+pub mod client;
+pub mod controller;

