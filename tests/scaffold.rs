@@ -172,3 +172,121 @@ fn init_refuses_a_directory_that_is_not_empty() {
         "nothing was left beside it"
     );
 }
+
+/// With CRDGEN_E2E_KUBECONFIG: a freshly scaffolded operator, built and started against
+/// the real cluster, marks a created object Ready for its generation.
+#[tokio::test]
+async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
+    use k8s_openapi::api::core::v1::Namespace;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    use kube::api::{
+        Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
+        PostParams,
+    };
+
+    let Some(kubeconfig) = std::env::var_os("CRDGEN_E2E_KUBECONFIG") else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "scaffold e2e: skipped: set CRDGEN_E2E_KUBECONFIG to run a scaffolded operator against a real cluster"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "init",
+        "e2e-operator",
+        "--group",
+        "e2e.crdgen.dev",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Probe",
+        "--runtime",
+        &runtime_path(),
+    ];
+    assert_eq!(crdgen(dir.path(), &args).status.code(), Some(0));
+    let project = dir.path().join("e2e-operator");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"),
+        project.join("Cargo.lock"),
+    )
+    .unwrap();
+    let build = Command::new(env!("CARGO"))
+        .current_dir(&project)
+        .args(["build", "--quiet"])
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .unwrap();
+    assert_eq!(build.status.code(), Some(0), "{}", text(&build));
+
+    let config = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(&kubeconfig).unwrap(),
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+    let crd: CustomResourceDefinition = serde_yaml_ng::from_str(
+        &std::fs::read_to_string(project.join("config/crd/bases/e2e.crdgen.dev_probes.yaml"))
+            .unwrap(),
+    )
+    .unwrap();
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    crds.patch(
+        "probes.e2e.crdgen.dev",
+        &PatchParams::apply("crdgen-e2e").force(),
+        &Patch::Apply(&crd),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let namespace = format!("crdgen-operator-{}", std::process::id());
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    namespaces
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(serde_json::json!({"metadata": {"name": namespace}})).unwrap(),
+        )
+        .await
+        .unwrap();
+
+    let mut operator = Command::new(target_dir().join("debug/e2e-operator"))
+        .env("KUBECONFIG", &kubeconfig)
+        .spawn()
+        .unwrap();
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("e2e.crdgen.dev", "v1alpha1", "Probe"),
+        "probes",
+    );
+    let probes: Api<DynamicObject> = Api::namespaced_with(client.clone(), &namespace, &resource);
+    let mut probe = DynamicObject::new("probe", &resource);
+    probe.data = serde_json::json!({"spec": {}});
+    probes.create(&PostParams::default(), &probe).await.unwrap();
+    let mut ready = false;
+    for _ in 0..120 {
+        let status = probes.get("probe").await.unwrap().data["status"].clone();
+        let is_ready = status["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c["type"] == "Ready" && c["status"] == "True");
+        if status["observedGeneration"] == 1 && is_ready {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    let _ = operator.kill();
+    let _ = operator.wait();
+    let _ = namespaces
+        .delete(&namespace, &DeleteParams::default())
+        .await;
+    let _ = crds
+        .delete("probes.e2e.crdgen.dev", &DeleteParams::default())
+        .await;
+    assert!(
+        ready,
+        "the operator did not mark the Probe Ready within 60 s"
+    );
+}

@@ -182,28 +182,26 @@ async fn process_next_work_item<S: SyncHandler>(
 impl<S: SyncHandler> Controller for QueueController<S> {
     /// Starts `workers` workers and blocks until `shutdown`; then stops taking keys and
     /// lets in-flight syncs finish, for at most the drain deadline.
-    fn run(&self, workers: usize, shutdown: CancellationToken) -> impl Future<Output = ()> + Send {
-        async move {
-            tracing::info!(controller = %self.name, workers, "starting controller");
-            let mut tasks = Vec::new();
-            for _ in 0..workers.max(1) {
-                let (name, queue, handler) =
-                    (self.name.clone(), self.queue.clone(), self.handler.clone());
-                tasks.push(tokio::spawn(async move {
-                    while process_next_work_item(&name, &queue, &*handler).await {}
-                }));
-            }
-            shutdown.cancelled().await;
-            self.queue.shut_down();
-            let all = futures_util::future::join_all(tasks);
-            if tokio::time::timeout(self.drain_deadline, all)
-                .await
-                .is_err()
-            {
-                tracing::warn!(controller = %self.name, "in-flight syncs did not finish before the deadline");
-            }
-            tracing::info!(controller = %self.name, "shut down controller");
+    async fn run(&self, workers: usize, shutdown: CancellationToken) {
+        tracing::info!(controller = %self.name, workers, "starting controller");
+        let mut tasks = Vec::new();
+        for _ in 0..workers.max(1) {
+            let (name, queue, handler) =
+                (self.name.clone(), self.queue.clone(), self.handler.clone());
+            tasks.push(tokio::spawn(async move {
+                while process_next_work_item(&name, &queue, &*handler).await {}
+            }));
         }
+        shutdown.cancelled().await;
+        self.queue.shut_down();
+        let all = futures_util::future::join_all(tasks);
+        if tokio::time::timeout(self.drain_deadline, all)
+            .await
+            .is_err()
+        {
+            tracing::warn!(controller = %self.name, "in-flight syncs did not finish before the deadline");
+        }
+        tracing::info!(controller = %self.name, "shut down controller");
     }
 }
 
