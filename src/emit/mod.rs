@@ -14,11 +14,16 @@ use crate::naming;
 use header::Header;
 
 /// A generated Rust module: its items and its child modules, in name order.
+///
+/// Items are formatted as they are added, so the tree holds text rather than token
+/// trees: memory stays in proportion to the output, not to the tokens behind it.
 #[derive(Debug, Default)]
 pub struct RustModule {
     /// Documentation for the `pub mod` line that declares this module.
     pub doc: String,
-    pub items: TokenStream,
+    body: String,
+    /// Items that were not valid Rust: bugs in crdgen, reported when emitting.
+    bugs: Vec<Diagnostic>,
     pub children: BTreeMap<String, RustModule>,
 }
 
@@ -33,32 +38,46 @@ impl RustModule {
             })
     }
 
-    fn declarations(&self) -> TokenStream {
-        self.children
-            .iter()
-            .map(|(name, child)| {
-                let ident = naming::ident(name);
-                let doc = doc(&child.doc);
-                quote! {
-                    #doc
-                    pub mod #ident;
-                }
-            })
-            .collect()
+    /// Adds items to the module.
+    pub fn push(&mut self, items: TokenStream) {
+        match format(items) {
+            Ok(text) => self.body.push_str(&text),
+            Err(bug) => self.bugs.push(bug),
+        }
     }
 
-    fn inline(&self) -> TokenStream {
-        let mut out = self.items.clone();
+    /// The first bug anywhere in the tree.
+    fn check(&self) -> Result<(), Diagnostic> {
+        match self.bugs.first() {
+            Some(bug) => Err(bug.clone()),
+            None => self.children.values().try_for_each(RustModule::check),
+        }
+    }
+
+    /// `/// doc` lines and `pub mod name;` for each child, as prettyplease prints them.
+    fn declarations(&self) -> String {
+        let mut out = String::new();
         for (name, child) in &self.children {
-            let ident = naming::ident(name);
-            let doc = doc(&child.doc);
-            let body = child.inline();
-            out.extend(quote! {
-                #doc
-                pub mod #ident {
-                    #body
+            out.push_str(&doc_comment(&child.doc));
+            out.push_str(&format!("pub mod {};\n", naming::ident(name)));
+        }
+        out
+    }
+
+    /// The module's items, then its children as inline `pub mod name { .. }` blocks.
+    fn inline(&self) -> String {
+        let mut out = self.body.clone();
+        for (name, child) in &self.children {
+            out.push_str(&doc_comment(&child.doc));
+            out.push_str(&format!("pub mod {} {{\n", naming::ident(name)));
+            for line in child.inline().lines() {
+                if !line.is_empty() {
+                    out.push_str("    ");
+                    out.push_str(line);
                 }
-            });
+                out.push('\n');
+            }
+            out.push_str("}\n");
         }
         out
     }
@@ -90,15 +109,13 @@ pub struct OutputSet {
 /// Lays the tree out as files under `dir`: `dir/mod.rs` for the root, `name/mod.rs`
 /// for a module with children, `name.rs` for one without.
 pub fn to_files(tree: &RustModule, header: &Header, dir: &Path) -> Result<OutputSet, Diagnostic> {
+    tree.check()?;
     let mut out = OutputSet {
         owned_dirs: vec![dir.to_owned()],
         files: BTreeMap::new(),
     };
-    let mut root = rustfmt_skip();
-    root.extend(tree.declarations());
-    root.extend(tree.items.clone());
     out.files
-        .insert(dir.join("mod.rs"), header.rust_file(&format(root)?));
+        .insert(dir.join("mod.rs"), file_text(tree, header)?);
     for (name, child) in &tree.children {
         add_files(child, header, &dir.join(name), &mut out)?;
     }
@@ -111,30 +128,45 @@ fn add_files(
     path: &Path,
     out: &mut OutputSet,
 ) -> Result<(), Diagnostic> {
-    let mut tokens = rustfmt_skip();
-    tokens.extend(module.declarations());
-    tokens.extend(module.items.clone());
     let file = if module.children.is_empty() {
         path.with_extension("rs")
     } else {
         path.join("mod.rs")
     };
-    out.files.insert(file, header.rust_file(&format(tokens)?));
+    out.files.insert(file, file_text(module, header)?);
     for (name, child) in &module.children {
         add_files(child, header, &path.join(name), out)?;
     }
     Ok(())
 }
 
+/// A module's file: the header, rustfmt's opt-out, its children's declarations, its items.
+fn file_text(module: &RustModule, header: &Header) -> Result<String, Diagnostic> {
+    let text = format!("{RUSTFMT_SKIP}\n{}{}", module.declarations(), module.body);
+    Ok(header.rust_file(&text))
+}
+
 /// The whole tree as one file of inline modules, for `include!` from build.rs.
 pub fn to_single_file(tree: &RustModule, header: &Header) -> Result<String, Diagnostic> {
-    Ok(header.rust_file(&format(tree.inline())?))
+    tree.check()?;
+    Ok(header.rust_file(&tree.inline()))
 }
 
 /// Generated files keep prettyplease's layout: rustfmt would change it, and
 /// `--verify-only` would then see drift. rustfmt skips the file and its child modules.
-fn rustfmt_skip() -> TokenStream {
-    quote!(#![cfg_attr(rustfmt, rustfmt::skip)])
+const RUSTFMT_SKIP: &str = "#![cfg_attr(rustfmt, rustfmt::skip)]";
+
+/// `///` lines for `text`, as prettyplease prints doc attributes.
+fn doc_comment(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line.is_empty() {
+                "///\n".to_owned()
+            } else {
+                format!("/// {line}\n")
+            }
+        })
+        .collect()
 }
 
 fn format(tokens: TokenStream) -> Result<String, Diagnostic> {
@@ -155,9 +187,9 @@ mod tests {
     fn tree() -> RustModule {
         let mut root = RustModule::default();
         let apis = root.child("apis", || "APIs.".into());
-        apis.child("leaf", || "A leaf.".into()).items = quote!(
+        apis.child("leaf", || "A leaf.".into()).push(quote!(
             pub const X: u8 = 1;
-        );
+        ));
         root
     }
 

@@ -87,7 +87,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
     }
     let runtime = naming::ident(naming::RUNTIME_CRATE);
     let clientset_ty = naming::ident(names::CLIENTSET);
-    clientset.items.extend(quote! {
+    clientset.push(quote! {
         /// Typed access to every API group version this clientset was generated for.
         #[derive(Clone)]
         pub struct #clientset_ty {
@@ -169,11 +169,9 @@ fn group_version(
         let kind_module = module.child(&names::kind_module(&kind.name), || {
             format!("The `{}` client.", kind.name)
         });
-        kind_module
-            .items
-            .extend(kind_clients(ctx, kind, &verbs, diags));
+        kind_module.push(kind_clients(ctx, kind, &verbs, diags));
     }
-    module.items.extend(quote! {
+    module.push(quote! {
         #reexports
 
         /// Clients for the kinds of this group version.

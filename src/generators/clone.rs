@@ -30,8 +30,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
                 .child(naming::modules::CLONE, || {
                     "`Clone` for the API types that do not derive it.".to_owned()
                 })
-                .items
-                .extend(items);
+                .push(items);
         }
     }
 }

@@ -53,6 +53,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
                 format!("Informers for `{}/{}`.", group.name, version.name)
             });
             let mut kind_accessors = TokenStream::new();
+            let mut reexports = TokenStream::new();
             for kind in version.kinds.values().filter(|k| k.has_client()) {
                 let kind_mod = naming::client::kind_module(&kind.name);
                 let mod_ident = naming::ident(&kind_mod);
@@ -65,13 +66,10 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
                         #informer::new(self.factory)
                     }
                 });
-                module
-                    .items
-                    .extend(quote!(pub use self::#mod_ident::#informer;));
+                reexports.extend(quote!(pub use self::#mod_ident::#informer;));
                 module
                     .child(&kind_mod, || format!("The `{}` informer.", kind.name))
-                    .items
-                    .extend(kind_informer(
+                    .push(kind_informer(
                         ctx,
                         kind,
                         &informer,
@@ -79,7 +77,9 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
                         &group.dir,
                     ));
             }
-            module.items.extend(quote! {
+            module.push(quote! {
+                #reexports
+
                 #[derive(Clone, Copy)]
                 pub struct #version_ty<'a> {
                     factory: &'a ::#runtime::informer::InformerFactory,
@@ -94,7 +94,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
                 }
             });
         }
-        group_module.items.extend(quote! {
+        group_module.push(quote! {
             #[derive(Clone, Copy)]
             pub struct #group_ty<'a> {
                 factory: &'a ::#runtime::informer::InformerFactory,
@@ -109,7 +109,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
             }
         });
     }
-    informers.items.extend(quote! {
+    informers.push(quote! {
         /// Hands out one shared informer per resource, and starts, waits for and stops
         /// them together: client-go's `SharedInformerFactory`.
         pub struct #factory {

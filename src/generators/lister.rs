@@ -25,16 +25,17 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
                 .child(&version.name, || {
                     format!("Listers for `{}/{}`.", group.name, version.name)
                 });
+            let mut reexports = TokenStream::new();
             for kind in kinds {
                 let kind_mod = naming::client::kind_module(&kind.name);
                 let lister = naming::ident(&names::kind_lister(&kind.name));
                 let mod_ident = naming::ident(&kind_mod);
-                module.items.extend(quote!(pub use self::#mod_ident::*;));
+                reexports.extend(quote!(pub use self::#mod_ident::*;));
                 module
                     .child(&kind_mod, || format!("The `{}` lister.", kind.name))
-                    .items
-                    .extend(lister_items(ctx, kind, &lister));
+                    .push(lister_items(ctx, kind, &lister));
             }
+            module.push(reexports);
         }
     }
 }

@@ -51,8 +51,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
             .child(naming::modules::REGISTER, || {
                 "Group and version constants, `kube::Resource` impls and constructors.".to_owned()
             })
-            .items
-            .extend(items);
+            .push(items);
     }
 }
 
