@@ -43,8 +43,9 @@ fn main() {
         } else {
             let written =
                 crdgen::sink::write(&plan, &opts.output_base, &output.owned_dirs).expect("write");
+            let output_kib = output.files.values().map(String::len).sum::<usize>() / 1024;
             format!(
-                "{} written, {} unchanged",
+                "{} written, {} unchanged, {output_kib} KiB of output",
                 written.written, written.unchanged
             )
         };
