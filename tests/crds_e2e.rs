@@ -7,11 +7,10 @@ mod common;
 
 use std::time::Duration;
 
+use crdgen_runtime::testing::cluster;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
-};
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{Value, json};
 
@@ -41,21 +40,6 @@ fn generated_crds() -> Vec<CustomResourceDefinition> {
         .filter(|(p, _)| p.ends_with(".yaml"))
         .map(|(_, text)| serde_yaml_ng::from_str(text).unwrap())
         .collect()
-}
-
-async fn established(api: &Api<CustomResourceDefinition>, name: &str) -> bool {
-    for _ in 0..60 {
-        let crd = api.get(name).await.unwrap();
-        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
-        if conditions
-            .iter()
-            .any(|c| c.type_ == "Established" && c.status == "True")
-        {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    false
 }
 
 fn valid() -> Value {
@@ -129,21 +113,14 @@ fn invalid() -> Vec<(&'static str, Value)> {
 #[tokio::test]
 async fn generated_crds_are_accepted_and_enforce_their_markers() {
     let Some(client) = client().await else { return };
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let generated = generated_crds();
-    for crd in &generated {
-        let name = crd.metadata.name.clone().unwrap();
-        crds.patch(
-            &name,
-            &PatchParams::apply("crdgen-e2e").force(),
-            &Patch::Apply(crd),
-        )
-        .await
-        .unwrap();
-        assert!(
-            established(&crds, &name).await,
-            "{name} did not become Established"
-        );
+    let names: Vec<&str> = generated
+        .iter()
+        .map(|crd| crd.metadata.name.as_deref().unwrap())
+        .collect();
+    if let Err(e) = cluster::install_crds(&client, &generated, "crdgen-e2e").await {
+        let _ = cluster::uninstall_crds(&client, names.iter().copied()).await;
+        panic!("installing the generated CRDs: {e}");
     }
     let namespace = format!(
         "crdgen-crds-{}",
@@ -175,7 +152,18 @@ async fn generated_crds_are_accepted_and_enforce_their_markers() {
     };
     // Collect the outcome first, clean up, then report: a failure must not leave the
     // CRDs behind.
-    let valid_outcome = api.create(&dry_run, &object(valid())).await.map(drop);
+    // An Established CRD can still answer 404 for a moment while its handler is
+    // installed on every apiserver behind the endpoint: retry the first request.
+    let mut valid_outcome = api.create(&dry_run, &object(valid())).await.map(drop);
+    for _ in 0..20 {
+        match &valid_outcome {
+            Err(kube::Error::Api(status)) if status.code == 404 => {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                valid_outcome = api.create(&dry_run, &object(valid())).await.map(drop);
+            }
+            _ => break,
+        }
+    }
     let mut accepted = Vec::new();
     for (marker, spec) in invalid() {
         match api.create(&dry_run, &object(spec)).await {
@@ -186,15 +174,9 @@ async fn generated_crds_are_accepted_and_enforce_their_markers() {
     let _ = namespaces
         .delete(&namespace, &DeleteParams::default())
         .await;
-    for crd in &generated {
-        let _ = crds
-            .delete(
-                crd.metadata.name.as_deref().unwrap(),
-                &DeleteParams::default(),
-            )
-            .await;
-    }
+    let uninstalled = cluster::uninstall_crds(&client, names.iter().copied()).await;
     valid_outcome.expect("the valid object is accepted");
+    uninstalled.expect("removing the generated CRDs");
     assert!(
         accepted.is_empty(),
         "objects breaking these markers were not rejected: {accepted:#?}"

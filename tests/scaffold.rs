@@ -177,12 +177,19 @@ fn init_refuses_a_directory_that_is_not_empty() {
 /// the real cluster, marks a created object Ready for its generation.
 #[tokio::test]
 async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
+    use crdgen_runtime::testing::cluster;
     use k8s_openapi::api::core::v1::Namespace;
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-    use kube::api::{
-        Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
-        PostParams,
-    };
+    use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
+
+    /// The operator process, stopped when the test ends, however it ends.
+    struct Operator(std::process::Child);
+    impl Drop for Operator {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 
     let Some(kubeconfig) = std::env::var_os("CRDGEN_E2E_KUBECONFIG") else {
         use std::io::Write as _;
@@ -232,15 +239,11 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
             .unwrap(),
     )
     .unwrap();
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    crds.patch(
-        "probes.e2e.crdgen.dev",
-        &PatchParams::apply("crdgen-e2e").force(),
-        &Patch::Apply(&crd),
-    )
-    .await
-    .unwrap();
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let crd_name = "probes.e2e.crdgen.dev";
+    if let Err(e) = cluster::install_crds(&client, &[crd], "crdgen-e2e").await {
+        let _ = cluster::uninstall_crds(&client, [crd_name]).await;
+        panic!("installing the scaffolded CRD: {e}");
+    }
     let namespace = format!("crdgen-operator-{}", std::process::id());
     let namespaces: Api<Namespace> = Api::all(client.clone());
     namespaces
@@ -251,10 +254,12 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
         .await
         .unwrap();
 
-    let mut operator = Command::new(target_dir().join("debug/e2e-operator"))
-        .env("KUBECONFIG", &kubeconfig)
-        .spawn()
-        .unwrap();
+    let operator = Operator(
+        Command::new(target_dir().join("debug/e2e-operator"))
+            .env("KUBECONFIG", &kubeconfig)
+            .spawn()
+            .unwrap(),
+    );
     let resource = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("e2e.crdgen.dev", "v1alpha1", "Probe"),
         "probes",
@@ -277,14 +282,11 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     }
-    let _ = operator.kill();
-    let _ = operator.wait();
+    drop(operator);
     let _ = namespaces
         .delete(&namespace, &DeleteParams::default())
         .await;
-    let _ = crds
-        .delete("probes.e2e.crdgen.dev", &DeleteParams::default())
-        .await;
+    let _ = cluster::uninstall_crds(&client, [crd_name]).await;
     assert!(
         ready,
         "the operator did not mark the Probe Ready within 60 s"

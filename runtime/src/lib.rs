@@ -2,7 +2,8 @@
 //! code-generator's output.
 //!
 //! - [`testing`]: an in-memory Kubernetes API server behind `kube::Client`, for testing
-//!   generated clientsets and your own controllers without a cluster.
+//!   generated clientsets and your own controllers without a cluster; and, for
+//!   end-to-end tests against a real one, installing and removing CRDs.
 //! - [`client`]: what generated clientsets share.
 //! - [`informer`] and [`cache`]: shared informers on kube-runtime's watcher, an indexed
 //!   cache, and the factory generated informers wrap.

@@ -47,6 +47,7 @@
 //!   authentication or authorization, no field selectors beyond name and namespace.
 //! - uids are deterministic per server, `generateName` suffixes come from a counter.
 
+pub mod cluster;
 mod http;
 mod selector;
 mod status;

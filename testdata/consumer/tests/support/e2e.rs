@@ -2,11 +2,10 @@
 //! kubeconfig, in namespaces of its own, with the CRDs crdgen generated for this crate,
 //! and removes all of it afterwards.
 
-use std::time::Duration;
-
+use crdgen_runtime::testing::cluster;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::Env;
@@ -47,18 +46,9 @@ pub async fn connect() -> Option<kube::Client> {
         .await
         .unwrap();
     let client = kube::Client::try_from(config).unwrap();
-    let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for crd in crds() {
-        let name = crd.metadata.name.clone().unwrap();
-        crd_api
-            .patch(
-                &name,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&crd),
-            )
-            .await
-            .unwrap();
-        wait_established(&crd_api, &name).await;
+    if let Err(e) = cluster::install_crds(&client, &crds(), MANAGER).await {
+        uninstall(&client).await;
+        panic!("installing the CRDs: {e}");
     }
     Some(client)
 }
@@ -95,23 +85,6 @@ pub async fn env(client: &kube::Client) -> Env {
     }
 }
 
-async fn wait_established(api: &Api<CustomResourceDefinition>, name: &str) {
-    for _ in 0..60 {
-        let crd = api.get(name).await.unwrap();
-        let established = crd
-            .status
-            .and_then(|s| s.conditions)
-            .unwrap_or_default()
-            .iter()
-            .any(|c| c.type_ == "Established" && c.status == "True");
-        if established {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    panic!("CRD {name} was not established within 30 s");
-}
-
 /// Deletes a check's namespaces (and with them what it made in them).
 pub async fn clean_up(env: &Env) {
     let namespaces: Api<Namespace> = Api::all(env.cs.client().clone());
@@ -120,16 +93,13 @@ pub async fn clean_up(env: &Env) {
     }
 }
 
-/// Removes the CRDs, and with them every object of theirs.
+/// Removes the CRDs, and with them every object of theirs, and waits until they are
+/// gone, so that the next suite can install them again.
 pub async fn uninstall(client: &kube::Client) {
-    let crd_api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for crd in crds() {
-        let _ = crd_api
-            .delete(
-                crd.metadata.name.as_deref().unwrap(),
-                &DeleteParams::default(),
-            )
-            .await;
+    let crds = crds();
+    let names = crds.iter().map(|crd| crd.metadata.name.as_deref().unwrap());
+    if let Err(e) = cluster::uninstall_crds(client, names).await {
+        eprintln!("real_cluster: removing the CRDs: {e}");
     }
 }
 

@@ -1,0 +1,124 @@
+//! `testing::cluster` against the in-memory API server, with a task standing in for
+//! the apiextensions controller: it marks applied CRDs Established, and a CRD being
+//! deleted goes only when the test removes its finalizer.
+
+use std::time::Duration;
+
+use crdgen_runtime::testing::{ApiServer, cluster};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use serde_json::json;
+
+const NAME: &str = "probes.e2e.crdgen.dev";
+
+fn crd(finalizers: &[&str]) -> CustomResourceDefinition {
+    serde_json::from_value(json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": NAME, "finalizers": finalizers},
+        "spec": {
+            "group": "e2e.crdgen.dev",
+            "names": {"kind": "Probe", "plural": "probes"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}]
+        }
+    }))
+    .unwrap()
+}
+
+/// What the apiextensions controller does for these tests: sets `Established` on every
+/// CRD that lacks it, until the test ends.
+fn establish_crds(api: Api<CustomResourceDefinition>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            for crd in api.list(&Default::default()).await.unwrap() {
+                if crd.status.is_none() {
+                    let status = json!({"status": {"conditions": [
+                        {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
+                         "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+                    ]}});
+                    let name = crd.metadata.name.as_deref().unwrap();
+                    let _ = api
+                        .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+                        .await;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+}
+
+fn server() -> (kube::Client, Api<CustomResourceDefinition>) {
+    let server = ApiServer::new();
+    server.register::<CustomResourceDefinition>(true);
+    let client = server.client();
+    (client.clone(), Api::all(client))
+}
+
+fn established(crd: &CustomResourceDefinition) -> bool {
+    let conditions = crd.status.as_ref().and_then(|s| s.conditions.as_ref());
+    conditions
+        .into_iter()
+        .flatten()
+        .any(|c| c.type_ == "Established" && c.status == "True")
+}
+
+#[tokio::test]
+async fn install_returns_once_the_crd_is_established() {
+    let (client, api) = server();
+    let controller = establish_crds(api.clone());
+    cluster::install_crds(&client, &[crd(&[])], "test")
+        .await
+        .unwrap();
+    assert!(established(&api.get(NAME).await.unwrap()));
+    controller.abort();
+}
+
+#[tokio::test]
+async fn install_waits_out_a_crd_still_terminating() {
+    let (client, api) = server();
+    let old = api
+        .create(&PostParams::default(), &crd(&["test/hold"]))
+        .await
+        .unwrap();
+    api.delete(NAME, &DeleteParams::default()).await.unwrap();
+    let controller = establish_crds(api.clone());
+    let install = tokio::spawn({
+        let client = client.clone();
+        async move { cluster::install_crds(&client, &[crd(&[])], "test").await }
+    });
+    // The old CRD goes only when its finalizer is removed; install must not have
+    // applied to it meanwhile.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let release = json!({"metadata": {"finalizers": null}});
+    api.patch(NAME, &PatchParams::default(), &Patch::Merge(&release))
+        .await
+        .unwrap();
+    install.await.unwrap().unwrap();
+    let installed = api.get(NAME).await.unwrap();
+    assert_ne!(installed.metadata.uid, old.metadata.uid);
+    assert!(installed.metadata.deletion_timestamp.is_none());
+    assert!(established(&installed));
+    controller.abort();
+}
+
+#[tokio::test]
+async fn uninstall_waits_until_the_crd_is_gone_and_skips_missing_ones() {
+    let (client, api) = server();
+    api.create(&PostParams::default(), &crd(&["test/hold"]))
+        .await
+        .unwrap();
+    let uninstall = tokio::spawn({
+        let client = client.clone();
+        async move { cluster::uninstall_crds(&client, ["absent.e2e.crdgen.dev", NAME]).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!uninstall.is_finished(), "returned while the CRD was held");
+    let release = json!({"metadata": {"finalizers": null}});
+    api.patch(NAME, &PatchParams::default(), &Patch::Merge(&release))
+        .await
+        .unwrap();
+    uninstall.await.unwrap().unwrap();
+    assert!(api.get_opt(NAME).await.unwrap().is_none());
+}
