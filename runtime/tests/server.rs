@@ -168,6 +168,99 @@ async fn resources_from_a_crd() {
     assert_eq!(created.metadata.namespace, None);
 }
 
+#[tokio::test]
+async fn the_scale_subresource_of_a_crd() {
+    let crd = serde_json::from_value(json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "bars.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Bar", "plural": "bars"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                          "subresources": {"status": {}, "scale": {
+                              "specReplicasPath": ".spec.replicas",
+                              "statusReplicasPath": ".status.replicas",
+                              "labelSelectorPath": ".status.selector"}},
+                          "schema": {"openAPIV3Schema": {"type": "object"}}}]
+        }
+    }))
+    .unwrap();
+    let server = ApiServer::new();
+    server.register_crd(&crd);
+    let resource = ApiResource::from_gvk_with_plural(
+        &kube::api::GroupVersionKind::gvk("example.com", "v1", "Bar"),
+        "bars",
+    );
+    let api: Api<DynamicObject> = Api::namespaced_with(server.client(), "ns", &resource);
+    let mut bar = DynamicObject::new("b", &resource);
+    bar.data = json!({"spec": {"replicas": 2, "image": "x"}});
+    api.create(&PostParams::default(), &bar).await.unwrap();
+    let status = json!({"status": {"replicas": 1, "selector": "app=b"}});
+    api.patch_status("b", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
+
+    let scale = api.get_scale("b").await.unwrap();
+    assert_eq!(scale.spec.as_ref().unwrap().replicas, Some(2));
+    let seen = scale.status.as_ref().unwrap();
+    assert_eq!(
+        (seen.replicas, seen.selector.as_deref()),
+        (1, Some("app=b"))
+    );
+    assert_eq!(scale.metadata.name.as_deref(), Some("b"));
+
+    // A patch of the Scale changes the object's spec replicas and nothing else.
+    let patch = json!({"spec": {"replicas": 5}});
+    let scaled = api
+        .patch_scale("b", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    assert_eq!(scaled.spec.unwrap().replicas, Some(5));
+    let object = api.get("b").await.unwrap();
+    assert_eq!(object.data["spec"], json!({"replicas": 5, "image": "x"}));
+    assert_eq!(object.metadata.generation, Some(2));
+
+    // Replacing it checks the resourceVersion it carries.
+    let mut stale = scale.clone();
+    stale.spec = Some(k8s_openapi::api::autoscaling::v1::ScaleSpec { replicas: Some(3) });
+    assert_eq!(
+        code(
+            api.replace_scale("b", &PostParams::default(), &stale)
+                .await
+                .unwrap_err()
+        ),
+        409
+    );
+    let mut current = api.get_scale("b").await.unwrap();
+    current.spec = Some(k8s_openapi::api::autoscaling::v1::ScaleSpec { replicas: Some(3) });
+    let replaced = api
+        .replace_scale("b", &PostParams::default(), &current)
+        .await
+        .unwrap();
+    assert_eq!(replaced.spec.unwrap().replicas, Some(3));
+    assert_eq!(api.get("b").await.unwrap().data["spec"]["replicas"], 3);
+    current.spec = Some(k8s_openapi::api::autoscaling::v1::ScaleSpec { replicas: Some(-1) });
+    current.metadata.resource_version = None;
+    assert_eq!(
+        code(
+            api.replace_scale("b", &PostParams::default(), &current)
+                .await
+                .unwrap_err()
+        ),
+        422
+    );
+
+    // A resource without the subresource has no /scale, as on a cluster.
+    let (_, config_maps) = server_with_config_maps();
+    config_maps
+        .create(&PostParams::default(), &config_map("c"))
+        .await
+        .unwrap();
+    assert_eq!(code(config_maps.get_scale("c").await.unwrap_err()), 404);
+}
+
 #[tokio::test(start_paused = true)]
 async fn initial_events_and_timeouts() {
     let (_server, api) = server_with_config_maps();

@@ -24,6 +24,8 @@ struct Route {
     namespace: Option<String>,
     name: Option<String>,
     target: Target,
+    /// The `/scale` subresource rather than the object.
+    scale: bool,
 }
 
 fn route(path: &str) -> Option<Route> {
@@ -37,10 +39,11 @@ fn route(path: &str) -> Option<Route> {
         ["namespaces", ns, rest @ ..] if !rest.is_empty() => (Some((*ns).to_owned()), rest),
         rest => (None, rest),
     };
-    let (plural, name, target) = match rest {
-        [plural] => (*plural, None, Target::Main),
-        [plural, name] => (*plural, Some((*name).to_owned()), Target::Main),
-        [plural, name, "status"] => (*plural, Some((*name).to_owned()), Target::Status),
+    let (plural, name, target, scale) = match rest {
+        [plural] => (*plural, None, Target::Main, false),
+        [plural, name] => (*plural, Some((*name).to_owned()), Target::Main, false),
+        [plural, name, "status"] => (*plural, Some((*name).to_owned()), Target::Status, false),
+        [plural, name, "scale"] => (*plural, Some((*name).to_owned()), Target::Main, true),
         _ => return None,
     };
     Some(Route {
@@ -48,6 +51,7 @@ fn route(path: &str) -> Option<Route> {
         namespace,
         name,
         target,
+        scale,
     })
 }
 
@@ -149,6 +153,18 @@ impl ApiServer {
         let key = &route.key;
         let mut store = self.store();
         match (method, route.name.as_deref()) {
+            (&Method::GET, Some(name)) if route.scale => store.get_scale(key, ns, name).map(ok),
+            (&Method::PUT, Some(name)) if route.scale => {
+                store.replace_scale(key, ns, name, body()?, dry_run).map(ok)
+            }
+            (&Method::PATCH, Some(name)) if route.scale => store
+                .patch_scale(key, ns, name, patch(params, content_type, body()?), dry_run)
+                .map(ok),
+            _ if route.scale => Err(ApiError::new(
+                405,
+                "MethodNotAllowed",
+                format!("{method} is not supported on /scale"),
+            )),
             (&Method::GET, None) => store
                 .list(key, &params.query(route.namespace.clone())?)
                 .map(ok),
@@ -159,22 +175,16 @@ impl ApiServer {
             (&Method::PUT, Some(name)) => store
                 .replace(key, ns, name, body()?, route.target, dry_run)
                 .map(ok),
-            (&Method::PATCH, Some(name)) => {
-                let kind = match content_type.split(';').next().unwrap_or_default().trim() {
-                    "application/merge-patch+json" => PatchKind::Merge,
-                    "application/json-patch+json" => PatchKind::Json,
-                    "application/apply-patch+yaml" => PatchKind::Apply,
-                    _ => PatchKind::Strategic,
-                };
-                let patch = Patch {
-                    kind,
-                    body: body()?,
-                    field_manager: params.get("fieldManager"),
-                };
-                store
-                    .patch(key, ns, name, patch, route.target, dry_run)
-                    .map(ok)
-            }
+            (&Method::PATCH, Some(name)) => store
+                .patch(
+                    key,
+                    ns,
+                    name,
+                    patch(params, content_type, body()?),
+                    route.target,
+                    dry_run,
+                )
+                .map(ok),
             (&Method::DELETE, Some(name)) => store.delete(key, ns, name, &body()?, dry_run).map(ok),
             (&Method::DELETE, None) => {
                 let query = params.query(route.namespace.clone())?;
@@ -221,6 +231,21 @@ impl ApiServer {
             http::HeaderValue::from_static("application/json"),
         );
         response
+    }
+}
+
+/// A PATCH body, read as its content type says.
+fn patch<'a>(params: &'a Params, content_type: &str, body: Value) -> Patch<'a> {
+    let kind = match content_type.split(';').next().unwrap_or_default().trim() {
+        "application/merge-patch+json" => PatchKind::Merge,
+        "application/json-patch+json" => PatchKind::Json,
+        "application/apply-patch+yaml" => PatchKind::Apply,
+        _ => PatchKind::Strategic,
+    };
+    Patch {
+        kind,
+        body,
+        field_manager: params.get("fieldManager"),
     }
 }
 

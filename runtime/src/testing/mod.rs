@@ -49,6 +49,7 @@
 
 pub mod cluster;
 mod http;
+mod scale;
 mod selector;
 mod status;
 mod store;
@@ -65,6 +66,7 @@ use kube::core::{NamespaceResourceScope, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use scale::ScalePaths;
 pub use status::ApiError;
 use store::{ResourceInfo, Store};
 
@@ -107,12 +109,41 @@ impl ApiServer {
             kind: K::kind(&()).into_owned(),
             namespaced: TypeId::of::<K::Scope>() == TypeId::of::<NamespaceResourceScope>(),
             status_subresource,
+            scale: None,
             validate: Some(Arc::new(|object| {
                 serde_json::from_value::<K>(object.clone())
                     .map(drop)
                     .map_err(|e| e.to_string())
             })),
         });
+        self
+    }
+
+    /// Gives `K`'s resource a `/scale` subresource reading and writing the given paths
+    /// (`.spec.replicas`, `.status.replicas`, `.status.selector`), as
+    /// `+kubebuilder:subresource:scale` does. Registers `K` first if nothing has.
+    pub fn register_scale<K>(
+        &self,
+        spec_replicas_path: &str,
+        status_replicas_path: &str,
+        label_selector_path: Option<&str>,
+    ) -> &Self
+    where
+        K: Resource<DynamicType = ()> + DeserializeOwned + 'static,
+        K::Scope: 'static,
+    {
+        let key = key_of::<K>();
+        if self.store().info(&key).is_err() {
+            self.register::<K>(false);
+        }
+        self.store().set_scale(
+            &key,
+            ScalePaths {
+                spec_replicas: spec_replicas_path.to_owned(),
+                status_replicas: status_replicas_path.to_owned(),
+                label_selector: label_selector_path.map(str::to_owned),
+            },
+        );
         self
     }
 
@@ -131,6 +162,15 @@ impl ApiServer {
                     .subresources
                     .as_ref()
                     .is_some_and(|s| s.status.is_some()),
+                scale: version
+                    .subresources
+                    .as_ref()
+                    .and_then(|s| s.scale.as_ref())
+                    .map(|s| ScalePaths {
+                        spec_replicas: s.spec_replicas_path.clone(),
+                        status_replicas: s.status_replicas_path.clone(),
+                        label_selector: s.label_selector_path.clone(),
+                    }),
                 validate: None,
             });
         }
@@ -145,11 +185,7 @@ impl ApiServer {
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + 'static,
         K::Scope: 'static,
     {
-        let key = (
-            K::group(&()).into_owned(),
-            K::version(&()).into_owned(),
-            K::plural(&()).into_owned(),
-        );
+        let key = key_of::<K>();
         if self.store().info(&key).is_err() {
             self.register::<K>(false);
         }
@@ -203,11 +239,7 @@ impl ApiServer {
 
     /// How many watches of `K`'s resource have been opened.
     pub fn watch_count<K: Resource<DynamicType = ()>>(&self) -> usize {
-        let key = (
-            K::group(&()).into_owned(),
-            K::version(&()).into_owned(),
-            K::plural(&()).into_owned(),
-        );
+        let key = key_of::<K>();
         self.store().watch_count(&key)
     }
 
@@ -248,4 +280,13 @@ impl tower::Service<::http::Request<kube::client::Body>> for ApiServer {
         let server = self.clone();
         Box::pin(async move { Ok(server.handle(request).await) })
     }
+}
+
+/// Where `K`'s objects live in the store.
+fn key_of<K: Resource<DynamicType = ()>>() -> store::ResourceKey {
+    (
+        K::group(&()).into_owned(),
+        K::version(&()).into_owned(),
+        K::plural(&()).into_owned(),
+    )
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
+use super::scale::{self, ScalePaths};
 use super::selector::{FieldSelector, LabelSelector};
 use super::status::ApiError;
 
@@ -24,6 +25,8 @@ pub(crate) struct ResourceInfo {
     pub kind: String,
     pub namespaced: bool,
     pub status_subresource: bool,
+    /// The `/scale` subresource, when the resource has one.
+    pub scale: Option<ScalePaths>,
     pub validate: Option<Validator>,
 }
 
@@ -213,6 +216,13 @@ impl Store {
         }
     }
 
+    /// Gives a registered resource a `/scale` subresource.
+    pub fn set_scale(&mut self, key: &ResourceKey, paths: ScalePaths) {
+        if let Some(collection) = self.resources.get_mut(key) {
+            collection.info.scale = Some(paths);
+        }
+    }
+
     pub fn info(&self, key: &ResourceKey) -> Result<&ResourceInfo, ApiError> {
         self.resources.get(key).map(|c| &c.info).ok_or_else(|| {
             ApiError::new(
@@ -358,11 +368,7 @@ impl Store {
         } = patch;
         let info = self.info(key)?.clone();
         if kind == PatchKind::Strategic {
-            return Err(ApiError::new(
-                415,
-                "UnsupportedMediaType",
-                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
-            ));
+            return Err(strategic_refused());
         }
         if kind == PatchKind::Apply && field_manager.is_none_or(str::is_empty) {
             return Err(info.invalid(
@@ -381,29 +387,67 @@ impl Store {
             }
             Err(e) => return Err(e),
         };
-        let mut new = old.clone();
-        match kind {
-            PatchKind::Merge => json_patch::merge(&mut new, &body),
-            PatchKind::Apply => apply(&mut new, &body),
-            PatchKind::Json => {
-                let ops: json_patch::Patch = serde_json::from_value(body.clone()).map_err(|e| {
-                    ApiError::bad_request(format!(
-                        "the body of the request was not a JSON patch: {e}"
-                    ))
-                })?;
-                json_patch::patch(&mut new, &ops)
-                    .map_err(|e| info.invalid(name, &e.to_string()))?;
-            }
-            PatchKind::Strategic => unreachable!("rejected above"),
-        }
+        let new = patched(&info, name, &old, kind, &body)?;
+        let new = checked_body(&info, new, ns)?;
+        self.write(key, &info, old, new, target, dry_run)
+    }
+
+    /// The object's `/scale`.
+    pub fn get_scale(
+        &self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+    ) -> Result<Value, ApiError> {
+        let (info, object) = self.object(key, ns, name)?;
+        Ok(scale::view(scale_paths(&info)?, &object))
+    }
+
+    /// Replaces the object's `/scale`: its spec replicas change, nothing else does.
+    pub fn replace_scale(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+        body: Value,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let (info, old) = self.object(key, ns, name)?;
+        let paths = scale_paths(&info)?.clone();
         if let Some(rv) = body["metadata"]["resourceVersion"].as_str()
-            && kind != PatchKind::Json
+            && !rv.is_empty()
             && Some(rv) != old["metadata"]["resourceVersion"].as_str()
         {
             return Err(info.conflict(name));
         }
-        let new = checked_body(&info, new, ns)?;
-        self.write(key, &info, old, new, target, dry_run)
+        let replicas = body["spec"]["replicas"].as_i64().unwrap_or(0);
+        if replicas < 0 {
+            return Err(info.invalid(
+                name,
+                &format!(
+                    "spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0"
+                ),
+            ));
+        }
+        let mut new = old.clone();
+        scale::set_replicas(&paths, &mut new, replicas);
+        let result = self.write(key, &info, old, new, Target::Main, dry_run)?;
+        Ok(scale::view(&paths, &result))
+    }
+
+    /// Patches the object's `/scale` as a `Scale`, then replaces it.
+    pub fn patch_scale(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+        patch: Patch<'_>,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let info = self.info(key)?.clone();
+        let current = self.get_scale(key, ns, name)?;
+        let new = patched(&info, name, &current, patch.kind, &patch.body)?;
+        self.replace_scale(key, ns, name, new, dry_run)
     }
 
     /// The common end of update and patch: keep what the target may not change,
@@ -921,4 +965,54 @@ fn dns_subdomain(name: &str) -> Result<(), &'static str> {
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
         )
     }
+}
+
+/// `old` with a patch applied, or why it cannot be (a strategic merge patch, a
+/// `resourceVersion` that is not current).
+fn patched(
+    info: &ResourceInfo,
+    name: &str,
+    old: &Value,
+    kind: PatchKind,
+    body: &Value,
+) -> Result<Value, ApiError> {
+    let mut new = old.clone();
+    match kind {
+        PatchKind::Merge => json_patch::merge(&mut new, body),
+        PatchKind::Apply => apply(&mut new, body),
+        PatchKind::Json => {
+            let ops: json_patch::Patch = serde_json::from_value(body.clone()).map_err(|e| {
+                ApiError::bad_request(format!("the body of the request was not a JSON patch: {e}"))
+            })?;
+            json_patch::patch(&mut new, &ops).map_err(|e| info.invalid(name, &e.to_string()))?;
+        }
+        PatchKind::Strategic => return Err(strategic_refused()),
+    }
+    if let Some(rv) = body["metadata"]["resourceVersion"].as_str()
+        && kind != PatchKind::Json
+        && Some(rv) != old["metadata"]["resourceVersion"].as_str()
+    {
+        return Err(info.conflict(name));
+    }
+    Ok(new)
+}
+
+/// Custom resources take no strategic merge patch; neither does this server.
+fn strategic_refused() -> ApiError {
+    ApiError::new(
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+    )
+}
+
+/// Where the resource's `/scale` reads and writes, or 404 as for any unknown path.
+fn scale_paths(info: &ResourceInfo) -> Result<&ScalePaths, ApiError> {
+    info.scale.as_ref().ok_or_else(|| {
+        ApiError::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+    })
 }
