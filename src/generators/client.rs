@@ -76,6 +76,15 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
                 let ty = ctx.type_path(&kind.root, &kind.path);
                 let status = kind.status_subresource;
                 registrations.extend(quote!(server.register::<#ty>(#status);));
+                if let Some(scale) = kind.scale() {
+                    let (spec, status) = (&scale.spec_replicas, &scale.status_replicas);
+                    let selector = match &scale.label_selector {
+                        Some(path) => quote!(::std::option::Option::Some(#path)),
+                        None => quote!(::std::option::Option::None),
+                    };
+                    registrations
+                        .extend(quote!(server.register_scale::<#ty>(#spec, #status, #selector);));
+                }
             }
             let module = clientset
                 .child(&group.dir, || format!("The `{}` API group.", group.name))
@@ -106,7 +115,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
             }
 
             /// A clientset over an in-memory API server serving every kind it knows
-            /// (with the `/status` subresource where the kind declares one).
+            /// (with the `/status` and `/scale` subresources where the kind declares them).
             pub fn in_memory(server: &::#runtime::testing::ApiServer) -> Self {
                 #registrations
                 Self::new(server.client())

@@ -159,6 +159,36 @@ impl Kind {
                 .iter()
                 .any(|m| m.name == "genclient" && m.value == crate::markers::Value::Bool(true))
     }
+
+    /// The `/scale` subresource, when the kind declares one with
+    /// `+kubebuilder:subresource:scale` (or kube-derive's `scale`, said as that marker).
+    pub fn scale(&self) -> Option<ScalePaths> {
+        let marker = self
+            .markers
+            .iter()
+            .rev()
+            .find(|m| m.name == "kubebuilder:subresource:scale")?;
+        let crate::markers::Value::Args(args) = &marker.value else {
+            return None;
+        };
+        let path = |key: &str| match args.get(key) {
+            Some(crate::markers::Value::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        Some(ScalePaths {
+            spec_replicas: path("specpath")?,
+            status_replicas: path("statuspath")?,
+            label_selector: path("selectorpath"),
+        })
+    }
+}
+
+/// Where a kind's `/scale` subresource reads and writes, as dotted paths.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
 }
 
 impl TypeDef {

@@ -201,12 +201,13 @@ fn crd(
         if kind.status_subresource {
             subresources.insert("status".into(), json!({}));
         }
-        if let Some(scale) = marker(markers, "kubebuilder:subresource:scale") {
-            let a = args(scale);
-            let mut s =
-                json!({"specReplicasPath": a["specpath"], "statusReplicasPath": a["statuspath"]});
-            if let Some(selector) = a.get("selectorpath") {
-                s["labelSelectorPath"] = selector.clone();
+        if let Some(scale) = kind.scale() {
+            let mut s = json!({
+                "specReplicasPath": scale.spec_replicas,
+                "statusReplicasPath": scale.status_replicas,
+            });
+            if let Some(selector) = scale.label_selector {
+                s["labelSelectorPath"] = json!(selector);
             }
             subresources.insert("scale".into(), s);
         }

@@ -21,7 +21,9 @@
 //! resourceVersion, delete preconditions), 409 AlreadyExists, 422 Invalid, 400
 //! BadRequest, 410 Expired and 415, each as a `Status` body; the status subresource
 //! (the main resource ignores status, `/status` ignores everything else, create drops
-//! status); finalizers (delete sets `deletionTimestamp`, removing the last finalizer
+//! status); the scale subresource (`/scale` as an `autoscaling/v1` `Scale` through the
+//! CRD's replica and selector paths; get, replace with a resourceVersion check, patch);
+//! finalizers (delete sets `deletionTimestamp`, removing the last finalizer
 //! deletes); label selectors (equality, set-based, existence) and field selectors on
 //! `metadata.name` and `metadata.namespace`; `limit`/`continue` paging with
 //! `remainingItemCount`; watches from a resourceVersion with ADDED, MODIFIED and

@@ -16,6 +16,7 @@ use crdgen_consumer::client::clientset::bcrds::v1alpha1::ExampleClient;
 use crdgen_runtime::client::Either;
 use crdgen_runtime::testing::ApiServer;
 use futures_util::{StreamExt, TryStreamExt};
+use k8s_openapi::api::autoscaling::v1::ScaleSpec;
 use kube::ResourceExt;
 use kube::api::{
     DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
@@ -83,6 +84,7 @@ pub async fn round_trip(env: &Env) {
     changed.status = Some(ExampleStatus {
         observed_generation: Some(99),
         conditions: vec![],
+        ..Default::default()
     });
     let updated = examples.update(&pp, &changed).await.unwrap();
     assert_eq!(updated.metadata.generation, Some(2));
@@ -94,6 +96,7 @@ pub async fn round_trip(env: &Env) {
     with_status.status = Some(ExampleStatus {
         observed_generation: Some(2),
         conditions: vec![],
+        ..Default::default()
     });
     let status_updated = examples.update_status(&pp, &with_status).await.unwrap();
     assert_eq!(
@@ -168,6 +171,7 @@ pub async fn round_trip(env: &Env) {
     status_config.status = Some(ExampleStatus {
         observed_generation: Some(2),
         conditions: vec![],
+        ..Default::default()
     });
     let applied = examples.apply_status(&status_config, &apply).await.unwrap();
     assert_eq!(applied.status.unwrap().observed_generation, Some(2));
@@ -613,6 +617,53 @@ async fn misfit_body(env: &Env) {
     );
 }
 
+/// The `/scale` subresource (`+kubebuilder:subresource:scale`), through the methods
+/// `+genclient:method=GetScale/UpdateScale` generated: what an autoscaler reads and writes.
+async fn scale(env: &Env) {
+    let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
+    examples
+        .create(&PostParams::default(), &example("scaled", 2))
+        .await
+        .unwrap();
+    let status = Patch::Merge(json!({"status": {"replicas": 1, "selector": "app=scaled"}}));
+    examples
+        .patch_status("scaled", &PatchParams::default(), &status)
+        .await
+        .unwrap();
+
+    let scale = examples.get_scale("scaled").await.unwrap();
+    assert_eq!(scale.spec.as_ref().and_then(|s| s.replicas), Some(2));
+    let seen = scale.status.as_ref().unwrap();
+    assert_eq!(
+        (seen.replicas, seen.selector.as_deref()),
+        (1, Some("app=scaled"))
+    );
+
+    let mut wanted = scale.clone();
+    wanted.spec = Some(ScaleSpec { replicas: Some(4) });
+    let updated = examples
+        .update_scale("scaled", &PostParams::default(), &wanted)
+        .await
+        .unwrap();
+    assert_eq!(updated.spec.and_then(|s| s.replicas), Some(4));
+    let object = examples.get("scaled").await.unwrap();
+    assert_eq!(
+        (object.spec.replicas, object.metadata.generation),
+        (4, Some(2)),
+        "scaling changes the spec, and so the generation"
+    );
+    assert_eq!(
+        code(
+            examples
+                .update_scale("scaled", &PostParams::default(), &wanted)
+                .await
+                .unwrap_err()
+        ),
+        (409, "Conflict".into()),
+        "a Scale read before the change is stale"
+    );
+}
+
 macro_rules! in_memory_tests {
     ($($check:ident),* $(,)?) => {
         $(
@@ -631,7 +682,8 @@ mod in_memory_server {
         selectors_and_paging,
         watch_order,
         other_kinds,
-        misfit_body
+        misfit_body,
+        scale
     );
 
     #[tokio::test]
@@ -647,6 +699,7 @@ mod in_memory_server {
         seeded.status = Some(super::ExampleStatus {
             observed_generation: Some(1),
             conditions: vec![],
+            ..Default::default()
         });
         let cs =
             super::Clientset::in_memory(&crdgen_runtime::testing::ApiServer::new().with(&seeded));
@@ -671,5 +724,6 @@ real_cluster_checks!(
     finalizers,
     selectors_and_paging,
     watch_order,
-    other_kinds
+    other_kinds,
+    scale
 );

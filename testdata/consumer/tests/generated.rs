@@ -79,6 +79,7 @@ fn generated_clones_equal_their_originals() {
     example.status = Some(ExampleStatus {
         observed_generation: Some(4),
         conditions: Vec::new(),
+        ..Default::default()
     });
     assert_eq!(example.clone(), example);
 

@@ -31,7 +31,7 @@ impl Clientset {
         ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
     }
     /// A clientset over an in-memory API server serving every kind it knows
-    /// (with the `/status` subresource where the kind declares one).
+    /// (with the `/status` and `/scale` subresources where the kind declares them).
     pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
         server.register::<crate::pkg::apis::bcrds::v1alpha1::Example>(true);
         Self::new(server.client())

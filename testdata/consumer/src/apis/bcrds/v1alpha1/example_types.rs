@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 /// An Example, named through a module alias (`metav1::ObjectMeta`).
 ///
 /// +genclient
+/// +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
+/// +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
 /// +kubebuilder:subresource:status
+/// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct Example {
     #[serde(flatten, default)]
@@ -31,4 +34,10 @@ pub struct ExampleStatus {
     pub observed_generation: Option<i64>,
     #[serde(default)]
     pub conditions: Vec<Condition>,
+    /// Replicas running, as `/scale` reports them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// The label selector of what runs them, as `/scale` reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
 }

@@ -7,8 +7,6 @@ use serde::{Deserialize, Serialize};
 /// Clone`; crdgen's clone generator provides it.
 ///
 /// +genclient:method=GetStatus,verb=get,subresource=status
-/// +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
-/// +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
 #[derive(CustomResource, Debug, PartialEq, Serialize, Deserialize)]
 #[kube(
     group = "other.example.com",
