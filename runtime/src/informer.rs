@@ -2,7 +2,7 @@
 //! handlers and subscriptions, and a factory that starts them all and waits for their
 //! caches, as client-go's `SharedInformerFactory` does.
 //!
-//! List, watch, relist and backoff are kube-runtime's [`watcher`]; this adds what it
+//! List, watch, relist and backoff are kube-runtime's [`watcher()`]; this adds what it
 //! does not have: one shared watch however many consumers, an indexed cache, exact
 //! add/update/delete notifications across relists, late handlers, resync, and a
 //! factory with start / wait-for-sync / shutdown.
