@@ -183,3 +183,36 @@ fn only_genclient_kinds_get_a_typed_client() {
         "{register}"
     );
 }
+
+#[test]
+fn kubernetes_types_through_a_glob_import_resolve_to_their_paths() {
+    let types = "use k8s_openapi::api::core::v1::*;\n\n/// +kubebuilder:object:root=true\n/// +genclient\npub struct Probe {\n    #[serde(flatten, default)]\n    pub types: Option<kube::core::TypeMeta>,\n    pub metadata: ObjectMeta,\n    pub spec: ProbeSpec,\n}\n\npub struct ProbeSpec {\n    /// Used by PodSpec, not named by crdgen's list of roots.\n    pub exec: ExecAction,\n    pub ports: Vec<ContainerPort>,\n}\n\nuse k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n";
+    let generation = run(&[("mod.rs", MOD), ("types.rs", types)], &[]).unwrap();
+    let model = serde_json::to_string(&generation.model).unwrap();
+    for path in [
+        "k8s_openapi::api::core::v1::ExecAction",
+        "k8s_openapi::api::core::v1::ContainerPort",
+    ] {
+        assert!(model.contains(&format!("\"{path}\"")), "{path} in {model}");
+    }
+    let spec = &generation.crds["g.example.com_probes.yaml"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+        ["properties"]["spec"]["properties"];
+    assert_eq!(
+        spec["exec"]["properties"]["command"]["type"], "array",
+        "{spec}"
+    );
+    assert_eq!(
+        spec["ports"]["items"]["required"],
+        serde_json::json!(["containerPort"]),
+        "{spec}"
+    );
+}
+
+#[test]
+fn a_name_no_glob_import_is_known_to_provide_is_an_error_with_a_hint() {
+    let types = "use some_crate::types::*;\n\n/// +kubebuilder:object:root=true\n/// +genclient\npub struct Probe {\n    #[serde(flatten, default)]\n    pub types: Option<kube::core::TypeMeta>,\n    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,\n    pub spec: ProbeSpec,\n}\n\npub struct ProbeSpec {\n    pub gadget: Gadget,\n}\n";
+    let error = run(&[("mod.rs", MOD), ("types.rs", types)], &[]).unwrap_err();
+    assert!(error.contains("no schema for type `Gadget`"), "{error}");
+    assert!(error.contains("types.rs:13:9"), "{error}");
+    assert!(error.contains("hint:"), "{error}");
+}

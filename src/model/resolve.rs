@@ -111,18 +111,21 @@ impl Resolver<'_> {
         })
     }
 
-    /// A single name not declared in the file: look through its glob imports.
+    /// A single name not declared in the file: look through its glob imports. Outside
+    /// the apis tree only the Kubernetes types crdgen knows can be told apart (what
+    /// else a crate's glob brings in is not visible from here).
     fn glob(&self, name: &str, scope: &Scope) -> Option<Target> {
         scope
             .uses
             .iter()
             .filter(|u| u.glob)
-            .filter_map(|u| match self.place(&u.path, scope)? {
-                Place::Apis(module) => self.index.get(&module, name).cloned(),
-                Place::Elsewhere(_) => None,
+            .find_map(|u| match self.place(&u.path, scope)? {
+                Place::Apis(module) => self.index.get(&module, name).cloned().map(Target::Local),
+                Place::Elsewhere(module) => {
+                    let path = format!("{}::{name}", module.join("::"));
+                    crate::schema::known::knows(&path).then_some(Target::Absolute(path))
+                }
             })
-            .next()
-            .map(Target::Local)
     }
 
     fn target(&self, place: Place) -> Option<Target> {

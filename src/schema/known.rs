@@ -24,6 +24,11 @@ fn data() -> &'static Data {
     })
 }
 
+/// Whether `path` (absolute, `k8s_openapi::api::core::v1::PodSpec`) is a known type.
+pub fn knows(path: &str) -> bool {
+    special(path).is_some() || data().types.contains_key(path)
+}
+
 /// The schema of a known type named by its absolute Rust path (or, when the path
 /// could not be resolved, by a bare name that only one known type has), with every
 /// definition it uses inlined.

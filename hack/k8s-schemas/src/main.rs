@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 macro_rules! known {
     ($($path:path),* $(,)?) => {
@@ -56,7 +56,10 @@ fn main() {
     let mut definitions = BTreeMap::new();
     for (path, mut schema) in roots {
         let object = schema.as_object_mut().expect("a schema is an object");
-        let name = object.remove("title").and_then(|t| t.as_str().map(str::to_owned)).expect("k8s-openapi titles its schemas");
+        let name = object
+            .remove("title")
+            .and_then(|t| t.as_str().map(str::to_owned))
+            .expect("k8s-openapi titles its schemas");
         if let Some(Value::Object(defs)) = object.remove("$defs") {
             definitions.extend(defs);
         }
@@ -64,10 +67,30 @@ fn main() {
         definitions.insert(name.clone(), schema);
         types.insert(path, name);
     }
+    // Every type a root uses is known too, under the Rust path k8s-openapi gives it
+    // (its definition name, re-rooted): a field may name `ContainerPort` directly.
+    for name in definitions.keys() {
+        types.entry(rust_path(name)).or_insert_with(|| name.clone());
+    }
+    for (path, name) in &types {
+        assert_eq!(
+            &rust_path(name),
+            path,
+            "k8s-openapi names {path} after {name}"
+        );
+    }
     let out = json!({
         "generatedBy": "hack/update-k8s-schemas.sh from k8s-openapi's schemars support",
         "types": types,
         "definitions": definitions,
     });
     println!("{}", serde_json::to_string_pretty(&out).unwrap());
+}
+
+/// `io.k8s.api.core.v1.PodSpec` → `k8s_openapi::api::core::v1::PodSpec`.
+fn rust_path(definition: &str) -> String {
+    let inside = definition
+        .strip_prefix("io.k8s.")
+        .expect("a Kubernetes definition");
+    format!("k8s_openapi::{}", inside.replace('.', "::"))
 }
