@@ -143,8 +143,10 @@ struct Shared<K> {
     store: Store<K>,
     /// Every handler's and subscriber's channel. Held while the store changes, so
     /// that a handler added concurrently sees each object exactly once.
-    subscribers: Mutex<Vec<mpsc::UnboundedSender<Notification<K>>>>,
+    subscribers: Mutex<Vec<Sender<K>>>,
     state: watch::Sender<SyncState>,
+    /// Cancelled when the informer stops, ending what runs beside it (handler resyncs).
+    stopped: CancellationToken,
     transform: Mutex<Option<Transform<K>>>,
     meta_transform: Option<MetaTransform>,
 }
@@ -190,6 +192,7 @@ where
                 store: Store::new(),
                 subscribers: Mutex::new(Vec::new()),
                 state: watch::channel(SyncState::Pending).0,
+                stopped: CancellationToken::new(),
                 transform: Mutex::new(None),
                 meta_transform,
             }),
@@ -218,18 +221,42 @@ where
     /// Adds a handler. One added after the cache filled first receives an add for
     /// every cached object. Needs a Tokio runtime.
     pub fn add_event_handler(&self, handler: impl EventHandler<K>) {
-        let mut receiver = self.register();
+        deliver(self.register().1, handler);
+    }
+
+    /// Adds a handler that, besides the events, receives every cached object as an
+    /// update each `period` while the informer runs: client-go's
+    /// `AddEventHandlerWithResyncPeriod`, independent of the factory's resync.
+    pub fn add_event_handler_with_resync(&self, handler: impl EventHandler<K>, period: Duration) {
+        let (sender, receiver) = self.register();
+        deliver(receiver, handler);
+        let shared = Arc::downgrade(&self.shared);
+        let stopped = self.shared.stopped.clone();
         tokio::spawn(async move {
-            while let Some(notification) = receiver.recv().await {
-                let delivered = catch_unwind(AssertUnwindSafe(|| match &notification {
-                    Notification::Add(o) => handler.on_add(o),
-                    Notification::Update { old, new } => handler.on_update(old, new),
-                    Notification::Delete(o) => handler.on_delete(o),
-                }));
-                if delivered.is_err() {
-                    tracing::error!(
-                        "an informer event handler panicked; it keeps receiving events"
-                    );
+            let start = tokio::time::Instant::now() + period;
+            let mut ticks = tokio::time::interval_at(start, period);
+            loop {
+                tokio::select! {
+                    _ = stopped.cancelled() => break,
+                    _ = ticks.tick() => {}
+                }
+                let Some(shared) = shared.upgrade() else {
+                    break;
+                };
+                if *shared.state.borrow() != SyncState::Synced {
+                    continue;
+                }
+                // Under the subscribers' lock, as events are sent: no resync copy of an
+                // object can overtake a newer event about it.
+                let _events = lock(&shared.subscribers);
+                for object in shared.store.list() {
+                    let old = object.clone();
+                    if sender
+                        .send(Notification::Update { old, new: object })
+                        .is_err()
+                    {
+                        return;
+                    }
                 }
             }
         });
@@ -237,17 +264,18 @@ where
 
     /// The same notifications as a stream, starting with an add for every cached object.
     pub fn subscribe(&self) -> impl futures_util::Stream<Item = Notification<K>> + Send + 'static {
-        tokio_stream::wrappers::UnboundedReceiverStream::new(self.register())
+        tokio_stream::wrappers::UnboundedReceiverStream::new(self.register().1)
     }
 
-    fn register(&self) -> mpsc::UnboundedReceiver<Notification<K>> {
+    /// A new channel among the subscribers, primed with an add for every cached object.
+    fn register(&self) -> (Sender<K>, mpsc::UnboundedReceiver<Notification<K>>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut subscribers = lock(&self.shared.subscribers);
         for object in self.shared.store.list() {
             let _ = tx.send(Notification::Add(object));
         }
-        subscribers.push(tx);
-        rx
+        subscribers.push(tx.clone());
+        (tx, rx)
     }
 
     /// Whether the first list has been cached.
@@ -300,6 +328,7 @@ where
             });
             // Handlers and subscribers end once they have drained what they were sent.
             lock(&shared.subscribers).clear();
+            shared.stopped.cancel();
         })
     }
 }
@@ -393,10 +422,29 @@ where
     }
 }
 
-fn notify<K>(
-    subscribers: &mut Vec<mpsc::UnboundedSender<Notification<K>>>,
-    notification: Notification<K>,
+type Sender<K> = mpsc::UnboundedSender<Notification<K>>;
+
+/// Runs `handler` on what arrives, on a task of its own; a panic in it is logged and
+/// the handler keeps receiving.
+fn deliver<K: Send + Sync + 'static>(
+    mut receiver: mpsc::UnboundedReceiver<Notification<K>>,
+    handler: impl EventHandler<K>,
 ) {
+    tokio::spawn(async move {
+        while let Some(notification) = receiver.recv().await {
+            let delivered = catch_unwind(AssertUnwindSafe(|| match &notification {
+                Notification::Add(o) => handler.on_add(o),
+                Notification::Update { old, new } => handler.on_update(old, new),
+                Notification::Delete(o) => handler.on_delete(o),
+            }));
+            if delivered.is_err() {
+                tracing::error!("an informer event handler panicked; it keeps receiving events");
+            }
+        }
+    });
+}
+
+fn notify<K>(subscribers: &mut Vec<Sender<K>>, notification: Notification<K>) {
     subscribers.retain(|tx| tx.send(notification.clone()).is_ok());
 }
 

@@ -419,6 +419,38 @@ mod in_memory_server {
         factory.shutdown().await;
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_handler_resync_period_is_its_own_and_ends_with_the_informer() {
+        let env = in_memory();
+        seed(&env, &[("p", "")]).await;
+        let (factory, _token) = started(&env, FactoryOptions::default()).await;
+        let informer = factory.bcrds().v1alpha1().examples();
+        let (resynced, resynced_log) = recorder(&env.ns);
+        informer.add_event_handler_with_resync(resynced, Duration::from_secs(10));
+        let (plain, plain_log) = recorder(&env.ns);
+        informer.add_event_handler(plain);
+
+        tokio::time::sleep(Duration::from_secs(25)).await;
+        assert_eq!(
+            wait_for(&resynced_log, 3).await,
+            ["add p", "update p", "update p"],
+            "two resyncs in 25 s at a 10 s period"
+        );
+        assert_eq!(
+            wait_for(&plain_log, 1).await,
+            ["add p"],
+            "no factory resync"
+        );
+
+        factory.shutdown().await;
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(
+            resynced_log.lock().unwrap().len(),
+            3,
+            "no resync after the informer stopped"
+        );
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_slow_handler_delays_neither_the_cache_nor_other_handlers() {
         let env = in_memory();
