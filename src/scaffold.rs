@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use heck::ToSnakeCase;
+use heck::{ToKebabCase, ToSnakeCase};
 
 use crate::Error;
 use crate::naming;
@@ -28,6 +28,7 @@ mod templates {
     pub const VERSION_MOD: &str = include_str!("../templates/project/src/apis/version_mod.rs.tmpl");
     pub const TYPES: &str = include_str!("../templates/project/src/apis/kind_types.rs.tmpl");
     pub const TEST: &str = include_str!("../templates/project/tests/kind_controller.rs.tmpl");
+    pub const SAMPLE: &str = include_str!("../templates/project/config/samples/sample.yaml.tmpl");
 }
 
 /// Where a new project takes crdgen-runtime from.
@@ -99,6 +100,15 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
         ("version", api.version.clone()),
         ("kind", api.kind.clone()),
         ("kind_snake", api.kind.to_snake_case()),
+        ("kind_kebab", api.kind.to_kebab_case()),
+        (
+            "sample",
+            format!(
+                "{group_dir}_{}_{}.yaml",
+                api.version,
+                api.kind.to_snake_case()
+            ),
+        ),
         ("plural", plural.clone()),
         ("plural_accessor", plural_accessor),
         ("scope_markers", scope_markers),
@@ -211,6 +221,11 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
         (
             format!("tests/{kind_snake}_controller.rs"),
             templates::TEST,
+            false,
+        ),
+        (
+            format!("config/samples/{}", values["sample"]),
+            templates::SAMPLE,
             false,
         ),
     ];
@@ -360,6 +375,10 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
     put(
         format!("tests/{kind_snake}_controller.rs"),
         render(templates::TEST, &values),
+    )?;
+    put(
+        format!("config/samples/{}", values["sample"]),
+        render(templates::SAMPLE, &values),
     )?;
     let appends = [
         (

@@ -85,6 +85,7 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         "hack/update-codegen.sh",
         "hack/verify-codegen.sh",
         "hack/boilerplate.rs.txt",
+        "config/samples/bcrds_v1alpha1_example.yaml",
     ] {
         assert!(project.join(file).is_file(), "{file} was not laid down");
     }
@@ -105,11 +106,12 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(
-        project
-            .join("config/crd/bases/bcrds.example.com_widgets.yaml")
-            .is_file()
-    );
+    for file in [
+        "config/crd/bases/bcrds.example.com_widgets.yaml",
+        "config/samples/bcrds_v1beta1_widget.yaml",
+    ] {
+        assert!(project.join(file).is_file(), "{file} was not laid down");
+    }
     let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
     assert!(
         main.contains("let widget = controller::widget::new(&clientset, &factory);"),
@@ -125,9 +127,9 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let report = text(&out);
     assert_eq!(
-        report.matches("test result: ok. 3 passed").count(),
+        report.matches("test result: ok. 4 passed").count(),
         2,
-        "three tests per kind:\n{report}"
+        "four tests per kind:\n{report}"
     );
 
     // Its drift check, with this crdgen.
@@ -265,12 +267,14 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
         "probes",
     );
     let probes: Api<DynamicObject> = Api::namespaced_with(client.clone(), &namespace, &resource);
-    let mut probe = DynamicObject::new("probe", &resource);
-    probe.data = serde_json::json!({"spec": {}});
+    // The project's own sample, as `kubectl apply -f config/samples/` would create it.
+    let sample = project.join("config/samples/e2e_v1alpha1_probe.yaml");
+    let probe: DynamicObject =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(sample).unwrap()).unwrap();
     probes.create(&PostParams::default(), &probe).await.unwrap();
     let mut ready = false;
     for _ in 0..120 {
-        let status = probes.get("probe").await.unwrap().data["status"].clone();
+        let status = probes.get("probe-sample").await.unwrap().data["status"].clone();
         let is_ready = status["conditions"]
             .as_array()
             .into_iter()
