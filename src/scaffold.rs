@@ -29,6 +29,8 @@ mod templates {
     pub const TYPES: &str = include_str!("../templates/project/src/apis/kind_types.rs.tmpl");
     pub const TEST: &str = include_str!("../templates/project/tests/kind_controller.rs.tmpl");
     pub const SAMPLE: &str = include_str!("../templates/project/config/samples/sample.yaml.tmpl");
+    pub const ROLE: &str = include_str!("../templates/project/config/rbac/role.yaml.tmpl");
+    pub const RULES: &str = include_str!("../templates/project/config/rbac/rules.yaml.tmpl");
 }
 
 /// Where a new project takes crdgen-runtime from.
@@ -166,6 +168,8 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     values.insert("name", name.to_owned());
     values.insert("crate", crate_name);
     values.insert("runtime", runtime_dependency(runtime).map_err(usage)?);
+    let rules = render(templates::RULES, &values);
+    values.insert("rbac_rules", rules.trim_end().to_owned());
     let (group_dir, version, kind_snake) = (
         values["group_dir"].clone(),
         api.version.clone(),
@@ -228,6 +232,7 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
             templates::SAMPLE,
             false,
         ),
+        ("config/rbac/role.yaml".into(), templates::ROLE, false),
     ];
     // Everything is laid down beside the target and moved into place at the end, so a
     // failure leaves nothing half-written.
@@ -401,6 +406,11 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
             format!("pub mod {kind_snake};\n"),
             None,
         ),
+        (
+            "config/rbac/role.yaml".to_owned(),
+            render(templates::RULES, &values),
+            None,
+        ),
     ];
     for (rel, line, template) in appends {
         let path = project.join(&rel);
@@ -437,7 +447,7 @@ mod tests {
             namespaced: true,
         };
         let mut values = kind_values(&api).unwrap();
-        for key in ["name", "crate", "runtime"] {
+        for key in ["name", "crate", "runtime", "rbac_rules"] {
             values.insert(key, "x".into());
         }
         let all = [
@@ -452,6 +462,9 @@ mod tests {
             templates::VERSION_MOD,
             templates::TYPES,
             templates::TEST,
+            templates::SAMPLE,
+            templates::ROLE,
+            templates::RULES,
         ];
         for template in all {
             assert!(!render(template, &values).contains("{{"), "{template}");

@@ -7,6 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use k8s_openapi::api::rbac::v1::ClusterRole;
+
 fn crdgen(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_crdgen"))
         .current_dir(dir)
@@ -86,6 +88,7 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         "hack/verify-codegen.sh",
         "hack/boilerplate.rs.txt",
         "config/samples/bcrds_v1alpha1_example.yaml",
+        "config/rbac/role.yaml",
     ] {
         assert!(project.join(file).is_file(), "{file} was not laid down");
     }
@@ -111,6 +114,27 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         "config/samples/bcrds_v1beta1_widget.yaml",
     ] {
         assert!(project.join(file).is_file(), "{file} was not laid down");
+    }
+    // The role grants what each kind's controller does: watch it, write its status.
+    let role: ClusterRole = serde_yaml_ng::from_str(
+        &std::fs::read_to_string(project.join("config/rbac/role.yaml")).unwrap(),
+    )
+    .unwrap();
+    let granted = |resource: &str, verb: &str| {
+        role.rules.iter().flatten().any(|rule| {
+            rule.api_groups
+                .iter()
+                .flatten()
+                .any(|g| g == "bcrds.example.com")
+                && rule.resources.iter().flatten().any(|r| r == resource)
+                && rule.verbs.iter().any(|v| v == verb)
+        })
+    };
+    for resource in ["examples", "widgets"] {
+        for verb in ["list", "watch", "get"] {
+            assert!(granted(resource, verb), "{verb} {resource} in {role:?}");
+        }
+        assert!(granted(&format!("{resource}/status"), "patch"), "{role:?}");
     }
     let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
     assert!(
