@@ -31,6 +31,9 @@ mod templates {
     pub const SAMPLE: &str = include_str!("../templates/project/config/samples/sample.yaml.tmpl");
     pub const ROLE: &str = include_str!("../templates/project/config/rbac/role.yaml.tmpl");
     pub const RULES: &str = include_str!("../templates/project/config/rbac/rules.yaml.tmpl");
+    pub const SERVICE_ACCOUNT: &str =
+        include_str!("../templates/project/config/rbac/service_account.yaml.tmpl");
+    pub const MANAGER: &str = include_str!("../templates/project/config/manager/manager.yaml.tmpl");
 }
 
 /// Where a new project takes crdgen-runtime from.
@@ -233,6 +236,16 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
             false,
         ),
         ("config/rbac/role.yaml".into(), templates::ROLE, false),
+        (
+            "config/rbac/service_account.yaml".into(),
+            templates::SERVICE_ACCOUNT,
+            false,
+        ),
+        (
+            "config/manager/manager.yaml".into(),
+            templates::MANAGER,
+            false,
+        ),
     ];
     // Everything is laid down beside the target and moved into place at the end, so a
     // failure leaves nothing half-written.
@@ -465,6 +478,8 @@ mod tests {
             templates::SAMPLE,
             templates::ROLE,
             templates::RULES,
+            templates::SERVICE_ACCOUNT,
+            templates::MANAGER,
         ];
         for template in all {
             assert!(!render(template, &values).contains("{{"), "{template}");

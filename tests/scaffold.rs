@@ -7,7 +7,26 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use k8s_openapi::api::rbac::v1::ClusterRole;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use serde::Deserialize;
+
+/// A YAML file of two documents, as the two types.
+fn two_documents<A: for<'de> Deserialize<'de>, B: for<'de> Deserialize<'de>>(
+    path: &Path,
+) -> (A, B) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut documents = serde_yaml_ng::Deserializer::from_str(&text);
+    let first = A::deserialize(documents.next().unwrap()).unwrap();
+    let second = B::deserialize(documents.next().unwrap()).unwrap();
+    assert!(
+        documents.next().is_none(),
+        "{} has two documents",
+        path.display()
+    );
+    (first, second)
+}
 
 fn crdgen(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_crdgen"))
@@ -89,6 +108,8 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         "hack/boilerplate.rs.txt",
         "config/samples/bcrds_v1alpha1_example.yaml",
         "config/rbac/role.yaml",
+        "config/rbac/service_account.yaml",
+        "config/manager/manager.yaml",
     ] {
         assert!(project.join(file).is_file(), "{file} was not laid down");
     }
@@ -136,6 +157,24 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         }
         assert!(granted(&format!("{resource}/status"), "patch"), "{role:?}");
     }
+    // The deployment runs as the service account the role is bound to, in one namespace.
+    let (account, binding): (ServiceAccount, ClusterRoleBinding) =
+        two_documents(&project.join("config/rbac/service_account.yaml"));
+    let (namespace, deployment): (Namespace, Deployment) =
+        two_documents(&project.join("config/manager/manager.yaml"));
+    assert_eq!(binding.role_ref.name, role.metadata.name.clone().unwrap());
+    let subject = &binding.subjects.unwrap()[0];
+    assert_eq!(
+        (Some(&subject.name), subject.namespace.as_ref()),
+        (
+            account.metadata.name.as_ref(),
+            account.metadata.namespace.as_ref()
+        )
+    );
+    assert_eq!(account.metadata.namespace, namespace.metadata.name);
+    assert_eq!(deployment.metadata.namespace, namespace.metadata.name);
+    let pod = deployment.spec.template.spec.unwrap();
+    assert_eq!(pod.service_account_name, account.metadata.name);
     let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
     assert!(
         main.contains("let widget = controller::widget::new(&clientset, &factory);"),
