@@ -256,29 +256,11 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
         }
     }
 
-    let Some(kubeconfig) = std::env::var_os("CRDGEN_E2E_KUBECONFIG") else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "scaffold e2e: skipped: set CRDGEN_E2E_KUBECONFIG to run a scaffolded operator against a real cluster"
-        );
+    let Some((kubeconfig, client)) = e2e_client("a scaffolded operator").await else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "init",
-        "e2e-operator",
-        "--group",
-        "e2e.crdgen.dev",
-        "--version",
-        "v1alpha1",
-        "--kind",
-        "Probe",
-        "--runtime",
-        &runtime_path(),
-    ];
-    assert_eq!(crdgen(dir.path(), &args).status.code(), Some(0));
-    let project = dir.path().join("e2e-operator");
+    let project = init_probe_project(dir.path(), "e2e-operator");
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"),
         project.join("Cargo.lock"),
@@ -292,13 +274,6 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
         .unwrap();
     assert_eq!(build.status.code(), Some(0), "{}", text(&build));
 
-    let config = kube::Config::from_custom_kubeconfig(
-        kube::config::Kubeconfig::read_from(&kubeconfig).unwrap(),
-        &Default::default(),
-    )
-    .await
-    .unwrap();
-    let client = kube::Client::try_from(config).unwrap();
     let crd: CustomResourceDefinition = serde_yaml_ng::from_str(
         &std::fs::read_to_string(project.join("config/crd/bases/e2e.crdgen.dev_probes.yaml"))
             .unwrap(),
@@ -358,4 +333,113 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
         ready,
         "the operator did not mark the Probe Ready within 60 s"
     );
+}
+
+/// `crdgen init NAME` in `dir` for a namespaced `e2e.crdgen.dev/v1alpha1` Probe.
+fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
+    let args = [
+        "init",
+        name,
+        "--group",
+        "e2e.crdgen.dev",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Probe",
+        "--runtime",
+        &runtime_path(),
+    ];
+    assert_eq!(crdgen(dir, &args).status.code(), Some(0));
+    dir.join(name)
+}
+
+/// The kubeconfig CRDGEN_E2E_KUBECONFIG names and a client from it; or `None`, saying
+/// on stderr that `what` is skipped.
+async fn e2e_client(what: &str) -> Option<(std::ffi::OsString, kube::Client)> {
+    let Some(kubeconfig) = std::env::var_os("CRDGEN_E2E_KUBECONFIG") else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "scaffold e2e: skipped: set CRDGEN_E2E_KUBECONFIG to run {what} against a real cluster"
+        );
+        return None;
+    };
+    let config = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(&kubeconfig).unwrap(),
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    Some((kubeconfig, kube::Client::try_from(config).unwrap()))
+}
+
+/// With CRDGEN_E2E_KUBECONFIG: the scaffolded RBAC and Deployment pass the apiserver's
+/// validation, as server-side dry runs (the namespaced ones in `default`).
+#[tokio::test]
+async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
+    use kube::api::{Api, PostParams};
+
+    let Some((_, client)) = e2e_client("the scaffolded manifests").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let project = init_probe_project(dir.path(), "manifests");
+    let role: ClusterRole = serde_yaml_ng::from_str(
+        &std::fs::read_to_string(project.join("config/rbac/role.yaml")).unwrap(),
+    )
+    .unwrap();
+    let (mut account, binding): (ServiceAccount, ClusterRoleBinding) =
+        two_documents(&project.join("config/rbac/service_account.yaml"));
+    let (namespace, mut deployment): (Namespace, Deployment) =
+        two_documents(&project.join("config/manager/manager.yaml"));
+    account.metadata.namespace = Some("default".into());
+    deployment.metadata.namespace = Some("default".into());
+
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let c = &client;
+    let outcomes = [
+        (
+            "Namespace",
+            Api::<Namespace>::all(c.clone())
+                .create(&dry_run, &namespace)
+                .await
+                .map(drop),
+        ),
+        (
+            "ClusterRole",
+            Api::<ClusterRole>::all(c.clone())
+                .create(&dry_run, &role)
+                .await
+                .map(drop),
+        ),
+        (
+            "ClusterRoleBinding",
+            Api::<ClusterRoleBinding>::all(c.clone())
+                .create(&dry_run, &binding)
+                .await
+                .map(drop),
+        ),
+        (
+            "ServiceAccount",
+            Api::<ServiceAccount>::namespaced(c.clone(), "default")
+                .create(&dry_run, &account)
+                .await
+                .map(drop),
+        ),
+        (
+            "Deployment",
+            Api::<Deployment>::namespaced(c.clone(), "default")
+                .create(&dry_run, &deployment)
+                .await
+                .map(drop),
+        ),
+    ];
+    let refused: Vec<_> = outcomes
+        .into_iter()
+        .filter_map(|(kind, outcome)| outcome.err().map(|e| format!("{kind}: {e}")))
+        .collect();
+    assert!(refused.is_empty(), "the apiserver refused: {refused:#?}");
 }
