@@ -5,33 +5,13 @@
 
 mod common;
 
-use std::time::Duration;
-
 use crdgen_runtime::testing::cluster;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::{Value, json};
 
 const VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
-
-async fn client() -> Option<kube::Client> {
-    let Some(path) = std::env::var_os(VARIABLE) else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "crds_e2e: skipped: set {VARIABLE} to a kubeconfig to apply the generated CRDs to a real cluster"
-        );
-        return None;
-    };
-    let kubeconfig =
-        Kubeconfig::read_from(&path).unwrap_or_else(|e| panic!("{VARIABLE}={path:?}: {e}"));
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .unwrap();
-    Some(kube::Client::try_from(config).unwrap())
-}
 
 fn generated_crds() -> Vec<CustomResourceDefinition> {
     let files = common::generate_files(&common::case("crds").options());
@@ -112,7 +92,9 @@ fn invalid() -> Vec<(&'static str, Value)> {
 
 #[tokio::test]
 async fn generated_crds_are_accepted_and_enforce_their_markers() {
-    let Some(client) = client().await else { return };
+    let Some(client) = cluster::connect_from_env(VARIABLE, "crds_e2e").await else {
+        return;
+    };
     let generated = generated_crds();
     let names: Vec<&str> = generated
         .iter()
@@ -152,18 +134,7 @@ async fn generated_crds_are_accepted_and_enforce_their_markers() {
     };
     // Collect the outcome first, clean up, then report: a failure must not leave the
     // CRDs behind.
-    // An Established CRD can still answer 404 for a moment while its handler is
-    // installed on every apiserver behind the endpoint: retry the first request.
-    let mut valid_outcome = api.create(&dry_run, &object(valid())).await.map(drop);
-    for _ in 0..20 {
-        match &valid_outcome {
-            Err(kube::Error::Api(status)) if status.code == 404 => {
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                valid_outcome = api.create(&dry_run, &object(valid())).await.map(drop);
-            }
-            _ => break,
-        }
-    }
+    let valid_outcome = api.create(&dry_run, &object(valid())).await.map(drop);
     let mut accepted = Vec::new();
     for (marker, spec) in invalid() {
         match api.create(&dry_run, &object(spec)).await {

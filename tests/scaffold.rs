@@ -7,6 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crdgen_runtime::testing::cluster;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
@@ -27,6 +28,8 @@ fn two_documents<A: for<'de> Deserialize<'de>, B: for<'de> Deserialize<'de>>(
     );
     (first, second)
 }
+
+const VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
 
 fn crdgen(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_crdgen"))
@@ -256,9 +259,10 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
         }
     }
 
-    let Some((kubeconfig, client)) = e2e_client("a scaffolded operator").await else {
+    let Some(client) = cluster::connect_from_env(VARIABLE, "scaffold e2e (operator)").await else {
         return;
     };
+    let kubeconfig = std::env::var_os(VARIABLE).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let project = init_probe_project(dir.path(), "e2e-operator");
     std::fs::copy(
@@ -353,33 +357,13 @@ fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// The kubeconfig CRDGEN_E2E_KUBECONFIG names and a client from it; or `None`, saying
-/// on stderr that `what` is skipped.
-async fn e2e_client(what: &str) -> Option<(std::ffi::OsString, kube::Client)> {
-    let Some(kubeconfig) = std::env::var_os("CRDGEN_E2E_KUBECONFIG") else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "scaffold e2e: skipped: set CRDGEN_E2E_KUBECONFIG to run {what} against a real cluster"
-        );
-        return None;
-    };
-    let config = kube::Config::from_custom_kubeconfig(
-        kube::config::Kubeconfig::read_from(&kubeconfig).unwrap(),
-        &Default::default(),
-    )
-    .await
-    .unwrap();
-    Some((kubeconfig, kube::Client::try_from(config).unwrap()))
-}
-
 /// With CRDGEN_E2E_KUBECONFIG: the scaffolded RBAC and Deployment pass the apiserver's
 /// validation, as server-side dry runs (the namespaced ones in `default`).
 #[tokio::test]
 async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
     use kube::api::{Api, PostParams};
 
-    let Some((_, client)) = e2e_client("the scaffolded manifests").await else {
+    let Some(client) = cluster::connect_from_env(VARIABLE, "scaffold e2e (manifests)").await else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

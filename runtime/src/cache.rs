@@ -210,6 +210,16 @@ mod tests {
         Arc::new(c)
     }
 
+    /// An index function: every label value of the object.
+    fn label_values(c: &ConfigMap) -> Vec<String> {
+        c.metadata
+            .labels
+            .iter()
+            .flatten()
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
     fn names(objects: Vec<Arc<ConfigMap>>) -> Vec<String> {
         objects.iter().map(|o| key_of(o.as_ref())).collect()
     }
@@ -217,14 +227,7 @@ mod tests {
     #[test]
     fn indexes_follow_inserts_updates_and_removals() {
         let store = Store::new();
-        store.add_index("app", |c: &ConfigMap| {
-            c.metadata
-                .labels
-                .iter()
-                .flatten()
-                .map(|(_, v)| v.clone())
-                .collect()
-        });
+        store.add_index("app", label_values);
         store.insert(cm("a", "x", "web"));
         store.insert(cm("a", "y", "db"));
         store.insert(cm("b", "x", "web"));
@@ -257,14 +260,7 @@ mod tests {
     fn an_index_added_later_covers_cached_objects() {
         let store = Store::new();
         store.insert(cm("a", "x", "web"));
-        store.add_index("app", |c: &ConfigMap| {
-            c.metadata
-                .labels
-                .iter()
-                .flatten()
-                .map(|(_, v)| v.clone())
-                .collect()
-        });
+        store.add_index("app", label_values);
         assert_eq!(names(store.by_index("app", "web").unwrap()), ["a/x"]);
     }
 }

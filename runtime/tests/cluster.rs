@@ -1,12 +1,15 @@
 //! `testing::cluster` against the in-memory API server, with a task standing in for
-//! the apiextensions controller: it marks applied CRDs Established, and a CRD being
-//! deleted goes only when the test removes its finalizer.
+//! the apiextensions controller: it marks applied CRDs Established and, a moment later,
+//! serves their resources; a CRD being deleted goes only when the test removes its
+//! finalizer.
 
 use std::time::Duration;
 
 use crdgen_runtime::testing::{ApiServer, cluster};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+};
 use serde_json::json;
 
 const NAME: &str = "probes.e2e.crdgen.dev";
@@ -28,12 +31,22 @@ fn crd(finalizers: &[&str]) -> CustomResourceDefinition {
 }
 
 /// What the apiextensions controller does for these tests: sets `Established` on every
-/// CRD that lacks it, until the test ends.
-fn establish_crds(api: Api<CustomResourceDefinition>) -> tokio::task::JoinHandle<()> {
+/// CRD that lacks it and serves its resource `serve_after` later, until the test ends.
+fn establish_crds(
+    server: ApiServer,
+    api: Api<CustomResourceDefinition>,
+    serve_after: Duration,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             for crd in api.list(&Default::default()).await.unwrap() {
                 if crd.status.is_none() {
+                    let server = server.clone();
+                    let served = crd.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(serve_after).await;
+                        server.register_crd(&served);
+                    });
                     let status = json!({"status": {"conditions": [
                         {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
                          "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}
@@ -49,11 +62,11 @@ fn establish_crds(api: Api<CustomResourceDefinition>) -> tokio::task::JoinHandle
     })
 }
 
-fn server() -> (kube::Client, Api<CustomResourceDefinition>) {
+fn server() -> (ApiServer, kube::Client, Api<CustomResourceDefinition>) {
     let server = ApiServer::new();
     server.register::<CustomResourceDefinition>(true);
     let client = server.client();
-    (client.clone(), Api::all(client))
+    (server, client.clone(), Api::all(client))
 }
 
 fn established(crd: &CustomResourceDefinition) -> bool {
@@ -65,25 +78,34 @@ fn established(crd: &CustomResourceDefinition) -> bool {
 }
 
 #[tokio::test]
-async fn install_returns_once_the_crd_is_established() {
-    let (client, api) = server();
-    let controller = establish_crds(api.clone());
+async fn install_returns_once_the_crd_is_established_and_served() {
+    let (server, client, api) = server();
+    let controller = establish_crds(server, api.clone(), Duration::from_millis(100));
     cluster::install_crds(&client, &[crd(&[])], "test")
         .await
         .unwrap();
     assert!(established(&api.get(NAME).await.unwrap()));
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("e2e.crdgen.dev", "v1", "Probe"),
+        "probes",
+    );
+    let probes: Api<DynamicObject> = Api::all_with(client, &resource);
+    probes
+        .list(&Default::default())
+        .await
+        .expect("served when install returns");
     controller.abort();
 }
 
 #[tokio::test]
 async fn install_waits_out_a_crd_still_terminating() {
-    let (client, api) = server();
+    let (server, client, api) = server();
     let old = api
         .create(&PostParams::default(), &crd(&["test/hold"]))
         .await
         .unwrap();
     api.delete(NAME, &DeleteParams::default()).await.unwrap();
-    let controller = establish_crds(api.clone());
+    let controller = establish_crds(server, api.clone(), Duration::ZERO);
     let install = tokio::spawn({
         let client = client.clone();
         async move { cluster::install_crds(&client, &[crd(&[])], "test").await }
@@ -105,7 +127,7 @@ async fn install_waits_out_a_crd_still_terminating() {
 
 #[tokio::test]
 async fn uninstall_waits_until_the_crd_is_gone_and_skips_missing_ones() {
-    let (client, api) = server();
+    let (_, client, api) = server();
     api.create(&PostParams::default(), &crd(&["test/hold"]))
         .await
         .unwrap();

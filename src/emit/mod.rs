@@ -22,8 +22,8 @@ pub struct RustModule {
     /// Documentation for the `pub mod` line that declares this module.
     pub doc: String,
     body: String,
-    /// Items that were not valid Rust: bugs in crdgen, reported when emitting.
-    bugs: Vec<Diagnostic>,
+    /// The first item that was not valid Rust (a bug in crdgen), reported when emitting.
+    bug: Option<Diagnostic>,
     pub children: BTreeMap<String, RustModule>,
 }
 
@@ -42,13 +42,15 @@ impl RustModule {
     pub fn push(&mut self, items: TokenStream) {
         match format(items) {
             Ok(text) => self.body.push_str(&text),
-            Err(bug) => self.bugs.push(bug),
+            Err(bug) => {
+                self.bug.get_or_insert(bug);
+            }
         }
     }
 
     /// The first bug anywhere in the tree.
     fn check(&self) -> Result<(), Diagnostic> {
-        match self.bugs.first() {
+        match &self.bug {
             Some(bug) => Err(bug.clone()),
             None => self.children.values().try_for_each(RustModule::check),
         }
@@ -58,28 +60,41 @@ impl RustModule {
     fn declarations(&self) -> String {
         let mut out = String::new();
         for (name, child) in &self.children {
-            out.push_str(&doc_comment(&child.doc));
-            out.push_str(&format!("pub mod {};\n", naming::ident(name)));
+            out.push_str(&child.declaration(name, ";"));
         }
         out
     }
 
-    /// The module's items, then its children as inline `pub mod name { .. }` blocks.
-    fn inline(&self) -> String {
-        let mut out = self.body.clone();
+    /// This module's doc lines and its `pub mod name` line, ended by `end`.
+    fn declaration(&self, name: &str, end: &str) -> String {
+        format!(
+            "{}pub mod {}{end}\n",
+            doc_comment(&self.doc),
+            naming::ident(name)
+        )
+    }
+
+    /// Writes the module's items, then its children as inline `pub mod name { .. }`
+    /// blocks, every line indented by `pad`.
+    fn write_inline(&self, out: &mut String, pad: &str) {
+        push_indented(out, &self.body, pad);
+        let inner = format!("{pad}    ");
         for (name, child) in &self.children {
-            out.push_str(&doc_comment(&child.doc));
-            out.push_str(&format!("pub mod {} {{\n", naming::ident(name)));
-            for line in child.inline().lines() {
-                if !line.is_empty() {
-                    out.push_str("    ");
-                    out.push_str(line);
-                }
-                out.push('\n');
-            }
-            out.push_str("}\n");
+            push_indented(out, &child.declaration(name, " {"), pad);
+            child.write_inline(out, &inner);
+            push_indented(out, "}", pad);
         }
-        out
+    }
+}
+
+/// Appends `text` line by line, each non-empty line after `pad`.
+fn push_indented(out: &mut String, text: &str, pad: &str) {
+    for line in text.lines() {
+        if !line.is_empty() {
+            out.push_str(pad);
+            out.push_str(line);
+        }
+        out.push('\n');
     }
 }
 
@@ -149,7 +164,9 @@ fn file_text(module: &RustModule, header: &Header) -> Result<String, Diagnostic>
 /// The whole tree as one file of inline modules, for `include!` from build.rs.
 pub fn to_single_file(tree: &RustModule, header: &Header) -> Result<String, Diagnostic> {
     tree.check()?;
-    Ok(header.rust_file(&tree.inline()))
+    let mut text = String::new();
+    tree.write_inline(&mut text, "");
+    Ok(header.rust_file(&text))
 }
 
 /// Generated files keep prettyplease's layout: rustfmt would change it, and

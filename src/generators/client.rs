@@ -16,7 +16,7 @@ use quote::quote;
 use super::Context;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::emit::{RustModule, doc};
-use crate::markers::{Marker, Value};
+use crate::markers::{self, Marker, Value};
 use crate::model::{Kind, Version};
 use crate::naming::{self, client as names};
 
@@ -202,7 +202,7 @@ fn group_version(
 /// The verbs a kind's client gets, from its `+genclient` markers.
 fn verbs(kind: &Kind, diags: &mut Diagnostics) -> BTreeSet<Verb> {
     let find = |name: &str| kind.markers.iter().rev().find(|m| m.name == name);
-    let flag = |name: &str| matches!(find(name).map(|m| &m.value), Some(Value::Bool(true)));
+    let flag = |name: &str| markers::flag(&kind.markers, name);
     let mut parse = |marker: &Marker| -> BTreeSet<Verb> {
         let Value::List(names) = &marker.value else {
             return BTreeSet::new();
@@ -258,8 +258,7 @@ fn kind_clients(
     let client = naming::ident(&names::kind_client(&kind.name));
     let runtime = naming::ident(naming::RUNTIME_CRATE);
     let has = |v: Verb| verbs.contains(&v);
-    let has_status =
-        kind.status.is_some() && !kind.markers.iter().any(|m| m.name == "genclient:noStatus");
+    let has_status = kind.status.is_some() && !markers::has(&kind.markers, "genclient:noStatus");
 
     // Marker-style kinds carry apiVersion and kind in an Option<TypeMeta> that may be
     // empty (objects read from lists); fill it in before sending.

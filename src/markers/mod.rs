@@ -46,6 +46,42 @@ pub enum Value {
     Args(BTreeMap<String, Value>),
 }
 
+impl Value {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// The value of the last marker named `name`: a later marker overrides an earlier one.
+pub fn find<'a>(markers: &'a [Marker], name: &str) -> Option<&'a Value> {
+    markers
+        .iter()
+        .rev()
+        .find(|m| m.name == name)
+        .map(|m| &m.value)
+}
+
+/// Whether a marker named `name` is there, whatever its value.
+pub fn has(markers: &[Marker], name: &str) -> bool {
+    markers.iter().any(|m| m.name == name)
+}
+
+/// Whether the marker `name` is set: `+name` or `+name=true`.
+pub fn flag(markers: &[Marker], name: &str) -> bool {
+    matches!(find(markers, name), Some(Value::Bool(true)))
+}
+
+/// Argument `key` of the marker `name`: `+name:key=value`.
+pub fn arg<'a>(markers: &'a [Marker], name: &str, key: &str) -> Option<&'a Value> {
+    match find(markers, name)? {
+        Value::Args(args) => args.get(key),
+        _ => None,
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Marker {
     /// The table name; `items:` forms keep their `kubebuilder:validation:items:` name.

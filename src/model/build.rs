@@ -322,7 +322,7 @@ fn finish_fields(
                 (None, None) => rust_name.to_owned(),
             });
         }
-        let has = |name: &str| field.markers.iter().any(|m| m.name == name);
+        let has = |name: &str| markers::has(&field.markers, name);
         field.optional = !has("required")
             && (field.ty.option_inner().is_some()
                 || field.serde.default
@@ -346,32 +346,6 @@ fn fields_mut(body: &mut Body) -> Vec<&mut Field> {
     }
 }
 
-fn marker<'a>(markers: &'a [Marker], name: &str) -> Option<&'a Value> {
-    markers
-        .iter()
-        .rev()
-        .find(|m| m.name == name)
-        .map(|m| &m.value)
-}
-
-fn flag(markers: &[Marker], name: &str) -> bool {
-    matches!(marker(markers, name), Some(Value::Bool(true)))
-}
-
-fn arg<'a>(markers: &'a [Marker], name: &str, key: &str) -> Option<&'a Value> {
-    match marker(markers, name)? {
-        Value::Args(args) => args.get(key),
-        _ => None,
-    }
-}
-
-fn string(value: Option<&Value>) -> Option<&str> {
-    match value? {
-        Value::String(s) => Some(s),
-        _ => None,
-    }
-}
-
 fn list(value: Option<&Value>) -> Vec<String> {
     match value {
         Some(Value::List(items)) => items.clone(),
@@ -390,7 +364,8 @@ fn find_kinds(
     exceptions.extend(opts.plural_exceptions.clone());
     let mut kinds: Vec<Kind> = Vec::new();
     for ty in version.types.values() {
-        let marked = flag(&ty.markers, "genclient") || flag(&ty.markers, "kubebuilder:object:root");
+        let marked = markers::flag(&ty.markers, "genclient")
+            || markers::flag(&ty.markers, "kubebuilder:object:root");
         match (&ty.kube, marked) {
             (Some(_), true) => diags.push(
                 Diagnostic::error(Code::Conflict, format!("`{}` is both a `#[derive(CustomResource)]` spec and a marked kind", ty.key.name))
@@ -520,8 +495,8 @@ fn marker_kind(
     }
     let path = reachable(ty, diags)?;
 
-    let scope = string(arg(&ty.markers, "kubebuilder:resource", "scope"));
-    let non_namespaced = flag(&ty.markers, "genclient:nonNamespaced");
+    let scope = markers::arg(&ty.markers, "kubebuilder:resource", "scope").and_then(Value::as_str);
+    let non_namespaced = markers::flag(&ty.markers, "genclient:nonNamespaced");
     let namespaced = match scope {
         None => !non_namespaced,
         Some("Cluster") => false,
@@ -545,8 +520,9 @@ fn marker_kind(
             true
         }
     };
-    let resource_name = string(marker(&ty.markers, "resourceName"));
-    let path_marker = string(arg(&ty.markers, "kubebuilder:resource", "path"));
+    let resource_name = markers::find(&ty.markers, "resourceName").and_then(Value::as_str);
+    let path_marker =
+        markers::arg(&ty.markers, "kubebuilder:resource", "path").and_then(Value::as_str);
     let plural = match (resource_name, path_marker) {
         (Some(a), Some(b)) if a != b => {
             diags.push(error(
@@ -567,13 +543,22 @@ fn marker_kind(
         path,
         spec: by_rust_wire("spec"),
         status: by_rust_wire("status").map(|t| t.option_inner().cloned().unwrap_or(t)),
-        status_subresource: flag(&ty.markers, "kubebuilder:subresource:status"),
+        status_subresource: markers::flag(&ty.markers, "kubebuilder:subresource:status"),
         plural,
-        singular: string(arg(&ty.markers, "kubebuilder:resource", "singular"))
+        singular: markers::arg(&ty.markers, "kubebuilder:resource", "singular")
+            .and_then(Value::as_str)
             .map_or_else(|| naming::singular(name), str::to_owned),
         namespaced,
-        short_names: list(arg(&ty.markers, "kubebuilder:resource", "shortName")),
-        categories: list(arg(&ty.markers, "kubebuilder:resource", "categories")),
+        short_names: list(markers::arg(
+            &ty.markers,
+            "kubebuilder:resource",
+            "shortName",
+        )),
+        categories: list(markers::arg(
+            &ty.markers,
+            "kubebuilder:resource",
+            "categories",
+        )),
         type_meta_field: type_meta.map(|f| f.name.clone()),
         markers: ty.markers.clone(),
         root_rules: Vec::new(),
@@ -800,10 +785,12 @@ fn group_name(
     scopes: &Scopes,
     diags: &mut Diagnostics,
 ) -> String {
-    let group_level = from_group_file.and_then(|m| string(marker(m, "groupName")));
+    let group_level =
+        from_group_file.and_then(|m| markers::find(m, "groupName").and_then(Value::as_str));
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     for version in group.versions.values() {
-        let name = string(marker(&version.markers, "groupName"))
+        let name = markers::find(&version.markers, "groupName")
+            .and_then(Value::as_str)
             .or(group_level)
             .map(str::to_owned)
             .or_else(|| {

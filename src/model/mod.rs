@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::diag::Pos;
-use crate::markers::Marker;
+use crate::markers::{self, Marker};
 use crate::naming::RenameRule;
 
 #[derive(Debug, Default, Serialize)]
@@ -153,27 +153,16 @@ impl Kind {
     /// Whether the kind gets a typed client, informer and lister: marker-style kinds
     /// when marked `+genclient` (as client-gen decides), kube-derive kinds always.
     pub fn has_client(&self) -> bool {
-        self.style == KindStyle::KubeDerive
-            || self
-                .markers
-                .iter()
-                .any(|m| m.name == "genclient" && m.value == crate::markers::Value::Bool(true))
+        self.style == KindStyle::KubeDerive || markers::flag(&self.markers, "genclient")
     }
 
     /// The `/scale` subresource, when the kind declares one with
     /// `+kubebuilder:subresource:scale` (or kube-derive's `scale`, said as that marker).
     pub fn scale(&self) -> Option<ScalePaths> {
-        let marker = self
-            .markers
-            .iter()
-            .rev()
-            .find(|m| m.name == "kubebuilder:subresource:scale")?;
-        let crate::markers::Value::Args(args) = &marker.value else {
-            return None;
-        };
-        let path = |key: &str| match args.get(key) {
-            Some(crate::markers::Value::String(s)) => Some(s.clone()),
-            _ => None,
+        let path = |key: &str| {
+            markers::arg(&self.markers, "kubebuilder:subresource:scale", key)
+                .and_then(markers::Value::as_str)
+                .map(str::to_owned)
         };
         Some(ScalePaths {
             spec_replicas: path("specpath")?,

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::markers::{Marker, Value as MarkerValue};
+use crate::markers::{Value as MarkerValue, find as marker, flag};
 use crate::model::{Group, Kind, KindStyle, Model, Version};
 use crate::naming;
 use types::{Builder, Site};
@@ -63,18 +63,6 @@ fn version_priority(version: &str) -> (u8, u64, u64) {
         }
     }
     (3, major, 0)
-}
-
-fn marker<'a>(markers: &'a [Marker], name: &str) -> Option<&'a MarkerValue> {
-    markers
-        .iter()
-        .rev()
-        .find(|m| m.name == name)
-        .map(|m| &m.value)
-}
-
-fn flag(markers: &[Marker], name: &str) -> bool {
-    matches!(marker(markers, name), Some(MarkerValue::Bool(true)))
 }
 
 fn args(value: &MarkerValue) -> BTreeMap<String, Value> {

@@ -258,10 +258,8 @@ impl<'a> Builder<'a> {
                 .clone()
                 .unwrap_or_else(|| field.name.clone());
             // Schemaless: the type is not looked at (it may have no schema at all).
-            let schemaless = field
-                .markers
-                .iter()
-                .any(|m| m.name == "kubebuilder:validation:Schemaless");
+            let schemaless =
+                crate::markers::has(&field.markers, "kubebuilder:validation:Schemaless");
             let mut schema = if schemaless {
                 json!({})
             } else {
@@ -296,7 +294,7 @@ impl<'a> Builder<'a> {
     }
 
     fn is_required(&self, field: &Field) -> bool {
-        let has = |name: &str| field.markers.iter().any(|m| m.name == name);
+        let has = |name: &str| crate::markers::has(&field.markers, name);
         let explicit_required = has("required") || has("kubebuilder:validation:Required");
         let explicit_optional = has("optional") || has("kubebuilder:validation:Optional");
         explicit_required || (!field.optional && !explicit_optional && !self.optional_by_default)

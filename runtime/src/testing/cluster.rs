@@ -9,7 +9,10 @@ use std::fmt;
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, Patch, PatchParams};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams,
+};
+use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::wait::{Condition, await_condition, conditions};
 
 /// How long one CRD may take to become Established or to go away.
@@ -40,8 +43,32 @@ impl fmt::Display for ClusterError {
 
 impl std::error::Error for ClusterError {}
 
-/// Server-side applies each CRD as `manager` and waits until it is Established; a CRD
-/// of the same name still terminating is waited out first.
+/// A client for the cluster that the kubeconfig named by the environment variable
+/// `variable` points at. Without the variable, `None`, after saying on stderr (past the
+/// test harness's capture, so a skipped run says so) that `what` is skipped.
+///
+/// # Panics
+/// When the kubeconfig cannot be read or used: a broken test setup, not a skip.
+pub async fn connect_from_env(variable: &str, what: &str) -> Option<kube::Client> {
+    let Some(path) = std::env::var_os(variable) else {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "{what}: skipped: set {variable} to a kubeconfig to run it against a real cluster"
+        );
+        return None;
+    };
+    let kubeconfig =
+        Kubeconfig::read_from(&path).unwrap_or_else(|e| panic!("{variable}={path:?}: {e}"));
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("{variable}={path:?}: {e}"));
+    Some(kube::Client::try_from(config).unwrap_or_else(|e| panic!("{variable}={path:?}: {e}")))
+}
+
+/// Server-side applies each CRD as `manager` and waits until it is Established and
+/// each served version answers; a CRD of the same name still terminating is waited out
+/// first.
 pub async fn install_crds(
     client: &kube::Client,
     crds: &[CustomResourceDefinition],
@@ -63,6 +90,32 @@ pub async fn install_crds(
         .await
         .map_err(ClusterError::Api)?;
         wait(&api, name, conditions::is_crd_established(), "Established").await?;
+        served(client, crd).await?;
+    }
+    Ok(())
+}
+
+/// Waits until every served version of `crd` lists: an Established CRD can still
+/// answer 404 for a moment while its handler is installed behind the endpoint.
+async fn served(client: &kube::Client, crd: &CustomResourceDefinition) -> Result<(), ClusterError> {
+    let spec = &crd.spec;
+    for version in spec.versions.iter().filter(|v| v.served) {
+        let gvk = GroupVersionKind::gvk(&spec.group, &version.name, &spec.names.kind);
+        let resource = ApiResource::from_gvk_with_plural(&gvk, &spec.names.plural);
+        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+        let one = ListParams::default().limit(1);
+        let name = crd.metadata.name.as_deref().unwrap_or_default();
+        within(name, "served", async {
+            loop {
+                match api.list(&one).await {
+                    Err(kube::Error::Api(status)) if status.code == 404 => {
+                        tokio::time::sleep(Duration::from_millis(250)).await;
+                    }
+                    outcome => return outcome.map(drop).map_err(ClusterError::Api),
+                }
+            }
+        })
+        .await?;
     }
     Ok(())
 }
@@ -93,11 +146,23 @@ async fn wait(
     condition: impl Condition<CustomResourceDefinition>,
     until: &'static str,
 ) -> Result<(), ClusterError> {
-    match tokio::time::timeout(WAIT, await_condition(api.clone(), name, condition)).await {
-        Ok(outcome) => outcome.map(drop).map_err(ClusterError::Wait),
-        Err(_) => Err(ClusterError::TimedOut {
-            crd: name.to_owned(),
+    within(name, until, async {
+        let outcome = await_condition(api.clone(), name, condition).await;
+        outcome.map(drop).map_err(ClusterError::Wait)
+    })
+    .await
+}
+
+/// `work`, or `TimedOut` for CRD `crd` when it takes longer than [`WAIT`].
+async fn within(
+    crd: &str,
+    until: &'static str,
+    work: impl Future<Output = Result<(), ClusterError>>,
+) -> Result<(), ClusterError> {
+    tokio::time::timeout(WAIT, work).await.unwrap_or_else(|_| {
+        Err(ClusterError::TimedOut {
+            crd: crd.to_owned(),
             until,
-        }),
-    }
+        })
+    })
 }

@@ -664,17 +664,6 @@ async fn scale(env: &Env) {
     );
 }
 
-macro_rules! in_memory_tests {
-    ($($check:ident),* $(,)?) => {
-        $(
-            #[tokio::test]
-            async fn $check() {
-                super::$check(&super::in_memory()).await;
-            }
-        )*
-    };
-}
-
 mod in_memory_server {
     in_memory_tests!(
         round_trip,

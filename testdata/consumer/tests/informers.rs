@@ -233,17 +233,6 @@ pub async fn custom_indexers(env: &Env) {
     factory.shutdown().await;
 }
 
-macro_rules! in_memory_tests {
-    ($($check:ident),* $(,)?) => {
-        $(
-            #[tokio::test]
-            async fn $check() {
-                super::$check(&super::in_memory()).await;
-            }
-        )*
-    };
-}
-
 mod in_memory_server {
     use super::*;
 

@@ -6,7 +6,6 @@ use crdgen_runtime::testing::cluster;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::Env;
 use crdgen_consumer::client::clientset::Clientset;
@@ -30,22 +29,7 @@ fn crds() -> Vec<CustomResourceDefinition> {
 
 /// Connects and installs the CRDs, or says why the real-cluster run is skipped.
 pub async fn connect() -> Option<kube::Client> {
-    let Some(path) = std::env::var_os(VARIABLE) else {
-        // Written to the process's stderr directly, past the test harness's capture, so
-        // that a skipped run says so.
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "real_cluster: skipped: set {VARIABLE} to a kubeconfig to run this suite against a real cluster"
-        );
-        return None;
-    };
-    let kubeconfig =
-        Kubeconfig::read_from(&path).unwrap_or_else(|e| panic!("{VARIABLE}={path:?}: {e}"));
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .unwrap();
-    let client = kube::Client::try_from(config).unwrap();
+    let client = cluster::connect_from_env(VARIABLE, "real_cluster").await?;
     if let Err(e) = cluster::install_crds(&client, &crds(), MANAGER).await {
         uninstall(&client).await;
         panic!("installing the CRDs: {e}");

@@ -35,3 +35,17 @@ pub fn example(name: &str, replicas: i32) -> Example {
         },
     )
 }
+
+/// Runs each check (an `async fn(&Env)` of the suite's root) as a test of its own, against
+/// a fresh in-memory API server.
+#[macro_export]
+macro_rules! in_memory_tests {
+    ($($check:ident),* $(,)?) => {
+        $(
+            #[tokio::test]
+            async fn $check() {
+                super::$check(&super::in_memory()).await;
+            }
+        )*
+    };
+}
