@@ -11,8 +11,6 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use serde_json::{Value, json};
 
-const VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
-
 fn generated_crds() -> Vec<CustomResourceDefinition> {
     let files = common::generate_files(&common::case("crds").options());
     files
@@ -92,7 +90,7 @@ fn invalid() -> Vec<(&'static str, Value)> {
 
 #[tokio::test]
 async fn generated_crds_are_accepted_and_enforce_their_markers() {
-    let Some(client) = cluster::connect_from_env(VARIABLE, "crds_e2e").await else {
+    let Some(cluster::Connection { client, .. }) = cluster::connect("crds_e2e").await else {
         return;
     };
     let generated = generated_crds();

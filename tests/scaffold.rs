@@ -29,8 +29,6 @@ fn two_documents<A: for<'de> Deserialize<'de>, B: for<'de> Deserialize<'de>>(
     (first, second)
 }
 
-const VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
-
 fn crdgen(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_crdgen"))
         .current_dir(dir)
@@ -259,10 +257,11 @@ async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
         }
     }
 
-    let Some(client) = cluster::connect_from_env(VARIABLE, "scaffold e2e (operator)").await else {
+    let Some(cluster::Connection { client, kubeconfig }) =
+        cluster::connect("scaffold e2e (operator)").await
+    else {
         return;
     };
-    let kubeconfig = std::env::var_os(VARIABLE).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let project = init_probe_project(dir.path(), "e2e-operator");
     std::fs::copy(
@@ -363,7 +362,9 @@ fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
 async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
     use kube::api::{Api, PostParams};
 
-    let Some(client) = cluster::connect_from_env(VARIABLE, "scaffold e2e (manifests)").await else {
+    let Some(cluster::Connection { client, .. }) =
+        cluster::connect("scaffold e2e (manifests)").await
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

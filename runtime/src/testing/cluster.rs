@@ -43,27 +43,99 @@ impl fmt::Display for ClusterError {
 
 impl std::error::Error for ClusterError {}
 
-/// A client for the cluster that the kubeconfig named by the environment variable
-/// `variable` points at. Without the variable, `None`, after saying on stderr (past the
-/// test harness's capture, so a skipped run says so) that `what` is skipped.
+/// The environment variable naming a kubeconfig of a real cluster for the suites.
+pub const KUBECONFIG_VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
+
+/// A real cluster to run a suite against.
+pub struct Connection {
+    /// A client for the calling Tokio runtime.
+    pub client: kube::Client,
+    /// A kubeconfig file for it, for processes under test.
+    pub kubeconfig: std::path::PathBuf,
+}
+
+/// The real cluster a suite runs against: the one the kubeconfig named by
+/// `CRDGEN_E2E_KUBECONFIG` points at, else (with the `envtest` feature) this test
+/// binary's shared [envtest](super::envtest) control plane when its binaries are found,
+/// else `None`, after saying on stderr why `what` is skipped. Either way one line on
+/// stderr (past the test harness's capture) says where `what` ran.
 ///
 /// # Panics
-/// When the kubeconfig cannot be read or used: a broken test setup, not a skip.
-pub async fn connect_from_env(variable: &str, what: &str) -> Option<kube::Client> {
-    let Some(path) = std::env::var_os(variable) else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "{what}: skipped: set {variable} to a kubeconfig to run it against a real cluster"
-        );
-        return None;
-    };
-    let kubeconfig =
-        Kubeconfig::read_from(&path).unwrap_or_else(|e| panic!("{variable}={path:?}: {e}"));
+/// When the kubeconfig cannot be used or a found control plane does not start: a broken
+/// test setup, not a skip.
+pub async fn connect(what: &str) -> Option<Connection> {
+    if let Some(path) = std::env::var_os(KUBECONFIG_VARIABLE) {
+        let client = from_kubeconfig(&path)
+            .await
+            .unwrap_or_else(|e| panic!("{KUBECONFIG_VARIABLE}={path:?}: {e}"));
+        say(&format!(
+            "{what}: real-cluster suite ran against {KUBECONFIG_VARIABLE}={path:?}"
+        ));
+        return Some(Connection {
+            client,
+            kubeconfig: path.into(),
+        });
+    }
+    #[cfg(feature = "envtest")]
+    {
+        use super::envtest;
+        match envtest::Binaries::find() {
+            Ok(_) => {
+                let env = envtest::shared()
+                    .await
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let client = env.client().await.unwrap_or_else(|e| panic!("{what}: {e}"));
+                let version = env
+                    .server_version()
+                    .await
+                    .map(|v| v.git_version)
+                    .unwrap_or_default();
+                say(&format!(
+                    "{what}: real-cluster suite ran against envtest (kube-apiserver {version}, started in {:.1} s)",
+                    env.started_in().as_secs_f64()
+                ));
+                Some(Connection {
+                    client,
+                    kubeconfig: env.kubeconfig_path().to_owned(),
+                })
+            }
+            Err(missing) => {
+                say(&format!(
+                    "{what}: skipped: no {KUBECONFIG_VARIABLE}, and {missing}"
+                ));
+                None
+            }
+        }
+    }
+    #[cfg(not(feature = "envtest"))]
+    {
+        say(&format!(
+            "{what}: skipped: set {KUBECONFIG_VARIABLE} to a kubeconfig, or enable crdgen-runtime's `envtest` feature"
+        ));
+        None
+    }
+}
+
+async fn from_kubeconfig(path: &std::ffi::OsStr) -> Result<kube::Client, String> {
+    let kubeconfig = Kubeconfig::read_from(path).map_err(|e| e.to_string())?;
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
-        .unwrap_or_else(|e| panic!("{variable}={path:?}: {e}"));
-    Some(kube::Client::try_from(config).unwrap_or_else(|e| panic!("{variable}={path:?}: {e}")))
+        .map_err(|e| e.to_string())?;
+    kube::Client::try_from(config).map_err(|e| e.to_string())
+}
+
+/// Writes a line to stderr past the test harness's capture, so that a run's log says
+/// which suites ran where, and which were skipped.
+fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// A CustomResourceDefinition read from a YAML (or JSON) file, as `crdgen` writes them.
+#[cfg(feature = "envtest")]
+pub fn read_crd(path: &std::path::Path) -> Result<CustomResourceDefinition, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Server-side applies each CRD as `manager` and waits until it is Established and

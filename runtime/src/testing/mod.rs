@@ -50,6 +50,8 @@
 //! - uids are deterministic per server, `generateName` suffixes come from a counter.
 
 pub mod cluster;
+#[cfg(feature = "envtest")]
+pub mod envtest;
 mod http;
 mod scale;
 mod selector;

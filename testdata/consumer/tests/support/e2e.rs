@@ -10,7 +10,6 @@ use kube::api::{Api, DeleteParams, PostParams};
 use super::Env;
 use crdgen_consumer::client::clientset::Clientset;
 
-const VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
 const MANAGER: &str = "crdgen-e2e";
 
 /// The CRDs crdgen generated for this crate (its build.rs writes them to OUT_DIR/crds).
@@ -29,7 +28,7 @@ fn crds() -> Vec<CustomResourceDefinition> {
 
 /// Connects and installs the CRDs, or says why the real-cluster run is skipped.
 pub async fn connect() -> Option<kube::Client> {
-    let client = cluster::connect_from_env(VARIABLE, "real_cluster").await?;
+    let client = cluster::connect("real_cluster").await?.client;
     if let Err(e) = cluster::install_crds(&client, &crds(), MANAGER).await {
         uninstall(&client).await;
         panic!("installing the CRDs: {e}");
