@@ -152,6 +152,14 @@ impl ApiServer {
         let ns = route.namespace.as_deref();
         let key = &route.key;
         let mut store = self.store();
+        if route.target == Target::Status && !store.info(key)?.status_subresource {
+            // As the apiserver: a resource without the subresource has no such path.
+            return Err(ApiError::new(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            ));
+        }
         match (method, route.name.as_deref()) {
             (&Method::GET, Some(name)) if route.scale => store.get_scale(key, ns, name).map(ok),
             (&Method::PUT, Some(name)) if route.scale => {
@@ -185,7 +193,9 @@ impl ApiServer {
                     dry_run,
                 )
                 .map(ok),
-            (&Method::DELETE, Some(name)) => store.delete(key, ns, name, &body()?, dry_run).map(ok),
+            (&Method::DELETE, Some(name)) => store
+                .delete(key, ns, name, &body()?, dry_run)
+                .map(|deletion| ok(deletion.answer())),
             (&Method::DELETE, None) => {
                 let query = params.query(route.namespace.clone())?;
                 store

@@ -54,6 +54,7 @@ pub mod cluster;
 pub mod envtest;
 mod http;
 mod scale;
+mod schema;
 mod selector;
 mod status;
 mod store;
@@ -119,6 +120,7 @@ impl ApiServer {
                     .map(drop)
                     .map_err(|e| e.to_string())
             })),
+            schema: None,
         });
         self
     }
@@ -176,6 +178,12 @@ impl ApiServer {
                         label_selector: s.label_selector_path.clone(),
                     }),
                 validate: None,
+                schema: version
+                    .schema
+                    .as_ref()
+                    .and_then(|s| s.open_api_v3_schema.as_ref())
+                    .and_then(|s| serde_json::to_value(s).ok())
+                    .map(|s| Arc::new(schema::Schema(s))),
             });
         }
         self

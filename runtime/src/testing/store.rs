@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use super::scale::{self, ScalePaths};
+use super::schema::Schema;
 use super::selector::{FieldSelector, LabelSelector};
 use super::status::ApiError;
 
@@ -28,6 +29,9 @@ pub(crate) struct ResourceInfo {
     /// The `/scale` subresource, when the resource has one.
     pub scale: Option<ScalePaths>,
     pub validate: Option<Validator>,
+    /// The CRD's schema, for resources registered from one: defaults, pruning and
+    /// validation on every write.
+    pub schema: Option<Arc<Schema>>,
 }
 
 impl ResourceInfo {
@@ -67,6 +71,23 @@ impl ResourceInfo {
             ),
         )
         .with_details(name, &self.group, &self.plural)
+    }
+
+    /// The apiserver's answer to a delete that removed `object` at once: a `Status`
+    /// naming it (`details.kind` is the resource, as the apiserver writes it).
+    fn deleted(&self, object: &Value) -> Value {
+        json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "details": {
+                "name": object["metadata"]["name"],
+                "group": self.group,
+                "kind": self.plural,
+                "uid": object["metadata"]["uid"],
+            },
+        })
     }
 
     fn invalid(&self, name: &str, why: &str) -> ApiError {
@@ -148,6 +169,31 @@ struct Watcher {
     query: Query,
     bookmarks: bool,
     tx: mpsc::UnboundedSender<Value>,
+}
+
+/// What a delete did.
+pub(crate) enum Deletion {
+    /// Removed at once (no finalizers): the apiserver answers with a `Status`.
+    Gone { object: Value, status: Value },
+    /// Marked for deletion, waiting for finalizers: the apiserver answers with the object.
+    Pending(Value),
+}
+
+impl Deletion {
+    /// The body of the DELETE response.
+    pub fn answer(self) -> Value {
+        match self {
+            Deletion::Gone { status, .. } => status,
+            Deletion::Pending(object) => object,
+        }
+    }
+
+    /// The object as deleted or marked, as deletecollection lists it.
+    fn into_object(self) -> Value {
+        match self {
+            Deletion::Gone { object, .. } | Deletion::Pending(object) => object,
+        }
+    }
 }
 
 /// Which part of an object a write may change.
@@ -313,7 +359,7 @@ impl Store {
                 map.remove("status");
             }
         }
-        validate(&info, &name, &object)?;
+        admit(&info, &name, &mut object)?;
         if dry_run {
             return Ok(object);
         }
@@ -383,7 +429,7 @@ impl Store {
                 if body["metadata"]["name"].is_null() && body.is_object() {
                     body["metadata"]["name"] = json!(name);
                 }
-                return self.create(key, ns, body, dry_run, true);
+                return self.create(key, ns, body, dry_run, false);
             }
             Err(e) => return Err(e),
         };
@@ -494,10 +540,27 @@ impl Store {
             }
         };
         result["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
+        admit(info, &name, &mut result)?;
         let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
         let changed_spec = without(&old, info) != without(&result, info);
         result["metadata"]["generation"] = json!(generation + i64::from(changed_spec));
-        validate(info, &name, &result)?;
+        if !old["metadata"]["deletionTimestamp"].is_null() {
+            let before = finalizers(&old);
+            let quoted: Vec<String> = finalizers(&result)
+                .iter()
+                .filter(|f| !before.contains(f))
+                .map(|f| format!("{:?}", f.as_str().unwrap_or_default()))
+                .collect();
+            if !quoted.is_empty() {
+                return Err(info.invalid(
+                    &name,
+                    &format!(
+                        "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                        quoted.join(", ")
+                    ),
+                ));
+            }
+        }
         if result == old || dry_run {
             return Ok(result);
         }
@@ -515,7 +578,7 @@ impl Store {
         name: &str,
         options: &Value,
         dry_run: bool,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<Deletion, ApiError> {
         let (info, old) = self.object(key, ns, name)?;
         let pre = &options["preconditions"];
         for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
@@ -534,20 +597,34 @@ impl Store {
                 .with_details(name, &info.group, &info.plural));
             }
         }
-        if dry_run {
-            return Ok(old);
-        }
         let id = id_of(&old);
         if finalizers(&old).is_empty() {
-            return Ok(self.commit(key, id, Some(old), None));
+            let status = info.deleted(&old);
+            let object = match dry_run {
+                true => old,
+                false => self.commit(key, id, Some(old), None),
+            };
+            return Ok(Deletion::Gone { object, status });
         }
         if !old["metadata"]["deletionTimestamp"].is_null() {
-            return Ok(old);
+            return Ok(Deletion::Pending(old));
         }
+        // As the apiserver: marking for deletion is a change of the object's intent, so
+        // the generation moves too.
         let mut marked = old.clone();
         marked["metadata"]["deletionTimestamp"] = now();
         marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        Ok(self.commit(key, id, Some(old), Some(marked)))
+        let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
+        marked["metadata"]["generation"] = json!(generation + 1);
+        if dry_run {
+            return Ok(Deletion::Pending(marked));
+        }
+        Ok(Deletion::Pending(self.commit(
+            key,
+            id,
+            Some(old),
+            Some(marked),
+        )))
     }
 
     pub fn delete_collection(
@@ -567,7 +644,7 @@ impl Store {
         let mut items = Vec::new();
         for (ns, name) in ids {
             let ns = info.namespaced.then_some(ns.as_str());
-            items.push(self.delete(key, ns, &name, options, dry_run)?);
+            items.push(self.delete(key, ns, &name, options, dry_run)?.into_object());
         }
         Ok(list_body(&info, self.rv, items, None))
     }
@@ -863,7 +940,14 @@ fn checked_body(info: &ResourceInfo, body: Value, ns: Option<&str>) -> Result<Va
     Ok(Value::Object(map))
 }
 
-fn validate(info: &ResourceInfo, name: &str, object: &Value) -> Result<(), ApiError> {
+/// What the apiserver does to a body before storing it: the CRD schema's defaults,
+/// pruning and validation, or a check against the Rust type it was registered from.
+fn admit(info: &ResourceInfo, name: &str, object: &mut Value) -> Result<(), ApiError> {
+    if let Some(schema) = &info.schema {
+        schema
+            .admit(object)
+            .map_err(|why| info.invalid(name, &why))?;
+    }
     match &info.validate {
         Some(check) => check(object).map_err(|why| info.invalid(name, &why)),
         None => Ok(()),

@@ -1,0 +1,315 @@
+//! What the apiserver does with a CRD's structural schema on every write, for resources
+//! registered from a CustomResourceDefinition: defaulting, pruning of unknown fields,
+//! then validation.
+//!
+//! Enforced: `type` (with `nullable`, `x-kubernetes-int-or-string`), `required`, `enum`,
+//! `minimum`/`maximum` (and exclusive forms), `multipleOf`, `minLength`/`maxLength`
+//! (counted in characters), `pattern`, `format` `date-time`, `date` and `email`,
+//! `minItems`/`maxItems`, `x-kubernetes-list-type` `set` and `map` (unique items and unique
+//! keys), `minProperties`/`maxProperties`, `additionalProperties`,
+//! `x-kubernetes-embedded-resource` (apiVersion and kind required). Not evaluated:
+//! `x-kubernetes-validations` (CEL rules), other formats, and `metadata` beyond what the
+//! store checks itself.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+/// A version's `openAPIV3Schema`, as JSON.
+pub(crate) struct Schema(pub Value);
+
+impl Schema {
+    /// Defaults, then prunes, then validates `object`, as the apiserver does on a write;
+    /// the errors are the apiserver's `field: Invalid value: …` causes.
+    pub fn admit(&self, object: &mut Value) -> Result<(), String> {
+        default(&self.0, object);
+        prune(&self.0, object, true);
+        let mut errors = Vec::new();
+        check(&self.0, object, "", &mut errors);
+        match errors.is_empty() {
+            true => Ok(()),
+            false => Err(format!("[{}]", errors.join(", "))),
+        }
+    }
+}
+
+/// Fills absent properties that have a `default`, at every level.
+fn default(schema: &Value, value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(properties) = schema["properties"].as_object() {
+                for (name, property) in properties {
+                    if !map.contains_key(name)
+                        && let Some(d) = property.get("default")
+                    {
+                        map.insert(name.clone(), d.clone());
+                    }
+                }
+                for (name, field) in map.iter_mut() {
+                    if let Some(property) = properties.get(name) {
+                        default(property, field);
+                    }
+                }
+            } else if let Some(additional) =
+                schema.get("additionalProperties").filter(|a| a.is_object())
+            {
+                map.values_mut().for_each(|v| default(additional, v));
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                items.iter_mut().for_each(|v| default(item, v));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Drops fields the schema does not declare, unless it preserves unknown fields. The
+/// root and embedded resources keep `apiVersion`, `kind` and `metadata`.
+fn prune(schema: &Value, value: &mut Value, root: bool) {
+    if schema["x-kubernetes-preserve-unknown-fields"] == true && schema.get("properties").is_none()
+    {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            let embedded = root || schema["x-kubernetes-embedded-resource"] == true;
+            let properties = schema["properties"].as_object();
+            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            if schema["x-kubernetes-preserve-unknown-fields"] != true && additional.is_none() {
+                map.retain(|name, _| {
+                    properties.is_some_and(|p| p.contains_key(name))
+                        || (embedded && matches!(name.as_str(), "apiVersion" | "kind" | "metadata"))
+                });
+            }
+            for (name, field) in map.iter_mut() {
+                match properties.and_then(|p| p.get(name)).or(additional) {
+                    Some(property) => prune(property, field, false),
+                    None => {}
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                items.iter_mut().for_each(|v| prune(item, v, false));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn join(path: &str, field: &str) -> String {
+    match path.is_empty() {
+        true => field.to_owned(),
+        false => format!("{path}.{field}"),
+    }
+}
+
+/// Validates `value` at `path` against `schema`, collecting the apiserver's messages.
+fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
+    let mut invalid = |why: String| errors.push(format!("{path}: Invalid value: {value}: {why}"));
+    if value.is_null() {
+        if schema["nullable"] != true && schema.get("type").is_some() {
+            invalid(format!(
+                "{path} in body must be of type {}",
+                schema["type"].as_str().unwrap_or("object")
+            ));
+        }
+        return;
+    }
+    if schema["x-kubernetes-int-or-string"] == true {
+        if !(value.is_string() || value.is_i64() || value.is_u64()) {
+            invalid("must be an integer or a string".into());
+        }
+    } else if let Some(kind) = schema["type"].as_str() {
+        let fits = match kind {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            _ => true,
+        };
+        if !fits {
+            invalid(format!("{path} in body must be of type {kind}"));
+            return;
+        }
+    }
+    if let Some(allowed) = schema["enum"].as_array()
+        && !allowed.contains(value)
+    {
+        let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+        invalid(format!("supported values: {}", list.join(", ")));
+    }
+    match value {
+        Value::Number(n) => number(schema, n.as_f64().unwrap_or_default(), &mut invalid),
+        Value::String(s) => string(schema, s, &mut invalid),
+        Value::Array(items) => {
+            array(schema, items, &mut invalid);
+            if let Some(item) = schema.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    check(item, v, &format!("{path}[{i}]"), errors);
+                }
+            }
+        }
+        Value::Object(map) => {
+            object(schema, map, &mut invalid);
+            for name in schema["required"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                if !map.contains_key(name) {
+                    errors.push(format!("{}: Required value", join(path, name)));
+                }
+            }
+            if schema["x-kubernetes-embedded-resource"] == true {
+                for name in ["apiVersion", "kind"] {
+                    if !map
+                        .get(name)
+                        .is_some_and(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+                    {
+                        errors.push(format!(
+                            "{}: Required value: must not be empty",
+                            join(path, name)
+                        ));
+                    }
+                }
+            }
+            let properties = schema["properties"].as_object();
+            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            for (name, field) in map {
+                if path.is_empty() && name == "metadata" {
+                    continue; // the store checks metadata itself
+                }
+                if let Some(property) = properties.and_then(|p| p.get(name)).or(additional) {
+                    check(property, field, &join(path, name), errors);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn number(schema: &Value, n: f64, invalid: &mut impl FnMut(String)) {
+    let bound = |key: &str| schema[key].as_f64();
+    if let Some(min) = bound("minimum") {
+        match schema["exclusiveMinimum"] == true {
+            true if n <= min => invalid(format!("should be greater than {min}")),
+            false if n < min => invalid(format!("should be greater than or equal to {min}")),
+            _ => {}
+        }
+    }
+    if let Some(max) = bound("maximum") {
+        match schema["exclusiveMaximum"] == true {
+            true if n >= max => invalid(format!("should be less than {max}")),
+            false if n > max => invalid(format!("should be less than or equal to {max}")),
+            _ => {}
+        }
+    }
+    if let Some(step) = bound("multipleOf")
+        && step != 0.0
+        && (n / step).fract() != 0.0
+    {
+        invalid(format!("should be a multiple of {step}"));
+    }
+}
+
+fn string(schema: &Value, s: &str, invalid: &mut impl FnMut(String)) {
+    let length = s.chars().count() as u64;
+    if let Some(min) = schema["minLength"].as_u64()
+        && length < min
+    {
+        invalid(format!("should be at least {min} chars long"));
+    }
+    if let Some(max) = schema["maxLength"].as_u64()
+        && length > max
+    {
+        invalid(format!("may not be more than {max} bytes"));
+    }
+    if let Some(pattern) = schema["pattern"].as_str() {
+        match regex::Regex::new(pattern) {
+            Ok(re) if !re.is_match(s) => invalid(format!("should match '{pattern}'")),
+            Ok(_) => {}
+            Err(e) => invalid(format!("the schema's pattern does not compile: {e}")),
+        }
+    }
+    let format = |re: &str| {
+        regex::Regex::new(re)
+            .expect("a valid format pattern")
+            .is_match(s)
+    };
+    let fits = match schema["format"].as_str() {
+        Some("date-time") => {
+            format(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+        }
+        Some("date") => format(r"^\d{4}-\d{2}-\d{2}$"),
+        Some("email") => format(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"),
+        _ => true,
+    };
+    if !fits {
+        invalid(format!(
+            "must be of format {}",
+            schema["format"].as_str().unwrap_or_default()
+        ));
+    }
+}
+
+fn array(schema: &Value, items: &[Value], invalid: &mut impl FnMut(String)) {
+    let count = items.len() as u64;
+    if let Some(min) = schema["minItems"].as_u64()
+        && count < min
+    {
+        invalid(format!("should have at least {min} items"));
+    }
+    if let Some(max) = schema["maxItems"].as_u64()
+        && count > max
+    {
+        invalid(format!("must have at most {max} items"));
+    }
+    let keys: Option<Vec<&str>> = match schema["x-kubernetes-list-type"].as_str() {
+        Some("set") => Some(Vec::new()),
+        Some("map") => Some(
+            schema["x-kubernetes-list-map-keys"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect(),
+        ),
+        _ => None,
+    };
+    if let Some(keys) = keys {
+        let mut seen = BTreeSet::new();
+        for item in items {
+            let identity = match keys.is_empty() {
+                true => item.to_string(),
+                false => keys
+                    .iter()
+                    .map(|k| item[*k].to_string())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+            };
+            if !seen.insert(identity.clone()) {
+                invalid(format!("Duplicate value: {identity}"));
+            }
+        }
+    }
+}
+
+fn object(schema: &Value, map: &Map<String, Value>, invalid: &mut impl FnMut(String)) {
+    let count = map.len() as u64;
+    if let Some(min) = schema["minProperties"].as_u64()
+        && count < min
+    {
+        invalid(format!("should have at least {min} properties"));
+    }
+    if let Some(max) = schema["maxProperties"].as_u64()
+        && count > max
+    {
+        invalid(format!("should have at most {max} properties"));
+    }
+}
