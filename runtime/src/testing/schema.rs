@@ -84,9 +84,12 @@ fn prune(schema: &Value, value: &mut Value, root: bool) {
                 });
             }
             for (name, field) in map.iter_mut() {
-                match properties.and_then(|p| p.get(name)).or(additional) {
-                    Some(property) => prune(property, field, false),
-                    None => {}
+                // An object's metadata is ObjectMeta, whatever the schema says of it.
+                if embedded && name == "metadata" {
+                    continue;
+                }
+                if let Some(property) = properties.and_then(|p| p.get(name)).or(additional) {
+                    prune(property, field, false);
                 }
             }
         }

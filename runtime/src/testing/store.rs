@@ -76,16 +76,17 @@ impl ResourceInfo {
     /// The apiserver's answer to a delete that removed `object` at once: a `Status`
     /// naming it (`details.kind` is the resource, as the apiserver writes it).
     fn deleted(&self, object: &Value) -> Value {
+        let (name, uid) = (&object["metadata"]["name"], &object["metadata"]["uid"]);
         json!({
             "kind": "Status",
             "apiVersion": "v1",
             "metadata": {},
             "status": "Success",
             "details": {
-                "name": object["metadata"]["name"],
+                "name": name,
                 "group": self.group,
                 "kind": self.plural,
-                "uid": object["metadata"]["uid"],
+                "uid": uid,
             },
         })
     }

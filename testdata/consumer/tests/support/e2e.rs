@@ -1,30 +1,15 @@
-//! The real-cluster side of the suites: runs when CRDGEN_E2E_KUBECONFIG names a
-//! kubeconfig, in namespaces of its own, with the CRDs crdgen generated for this crate,
-//! and removes all of it afterwards.
+//! The real-cluster side of the suites: runs against CRDGEN_E2E_KUBECONFIG, else envtest
+//! (see `cluster::connect`), in namespaces of its own, with the CRDs crdgen generated for
+//! this crate, and removes all of it afterwards.
 
 use crdgen_runtime::testing::cluster;
 use k8s_openapi::api::core::v1::Namespace;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, PostParams};
 
-use super::Env;
+use super::{Env, crds};
 use crdgen_consumer::client::clientset::Clientset;
 
 const MANAGER: &str = "crdgen-e2e";
-
-/// The CRDs crdgen generated for this crate (its build.rs writes them to OUT_DIR/crds).
-fn crds() -> Vec<CustomResourceDefinition> {
-    let dir = std::path::Path::new(env!("OUT_DIR")).join("crds");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|f| serde_yaml_ng::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
-        .collect()
-}
 
 /// Connects and installs the CRDs, or says why the real-cluster run is skipped.
 pub async fn connect() -> Option<kube::Client> {

@@ -5,7 +5,8 @@ pub mod e2e;
 
 use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleSpec};
 use crdgen_consumer::client::clientset::Clientset;
-use crdgen_runtime::testing::ApiServer;
+use crdgen_runtime::testing::{ApiServer, cluster};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 /// Where a check runs: a clientset, a namespace of its own, and the in-memory server's
 /// test hooks when there is one.
@@ -16,14 +17,34 @@ pub struct Env {
     pub server: Option<ApiServer>,
 }
 
+/// A fresh in-memory server serving this crate's kinds with the CRDs crdgen generated
+/// for them, so that it defaults, prunes and validates as a cluster with those CRDs does.
 pub fn in_memory() -> Env {
     let server = ApiServer::new();
+    let cs = Clientset::in_memory(&server);
+    for crd in crds() {
+        server.register_crd(&crd);
+    }
     Env {
-        cs: Clientset::in_memory(&server),
+        cs,
         ns: "test".into(),
         other_ns: "other".into(),
         server: Some(server),
     }
+}
+
+/// The CRDs crdgen generated for this crate (its build.rs writes them to OUT_DIR/crds).
+pub fn crds() -> Vec<CustomResourceDefinition> {
+    let dir = std::path::Path::new(env!("OUT_DIR")).join("crds");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| cluster::read_crd(f).unwrap())
+        .collect()
 }
 
 pub fn example(name: &str, replicas: i32) -> Example {
