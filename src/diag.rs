@@ -45,6 +45,8 @@ pub enum Code {
     Unsupported,
     /// A file declared nowhere in its version's `mod.rs`.
     UndeclaredModule,
+    /// A CRD too large for a client-side `kubectl apply` (a warning).
+    LargeCrd,
     /// A generator produced invalid Rust: a bug in crdgen, never the user's fault.
     Bug,
 }
@@ -71,6 +73,7 @@ impl Code {
             Code::WouldOverwrite => "E0017",
             Code::Unsupported => "E0018",
             Code::UndeclaredModule => "E0019",
+            Code::LargeCrd => "E0020",
             Code::Bug => "E0999",
         }
     }

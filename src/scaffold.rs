@@ -138,15 +138,21 @@ fn render(template: &str, values: &BTreeMap<&str, String>) -> String {
     out
 }
 
-/// `path:DIR`, `git:URL` or `version:X`, as a Cargo dependency.
-fn runtime_dependency(spec: &str) -> Result<String, String> {
-    match spec.split_once(':') {
-        Some(("path", dir)) => Ok(format!("{{ path = {dir:?} }}")),
-        Some(("git", url)) => Ok(format!("{{ git = {url:?} }}")),
-        Some(("version", v)) => Ok(format!("{v:?}")),
-        _ => Err(format!(
-            "--runtime `{spec}` is not `path:DIR`, `git:URL` or `version:X`"
-        )),
+/// `path:DIR`, `git:URL` or `version:X`, as a Cargo dependency with `features`.
+fn runtime_dependency(spec: &str, features: &[&str]) -> Result<String, String> {
+    let source = match spec.split_once(':') {
+        Some(("path", dir)) => format!("path = {dir:?}"),
+        Some(("git", url)) => format!("git = {url:?}"),
+        Some(("version", v)) => format!("version = {v:?}"),
+        _ => {
+            return Err(format!(
+                "--runtime `{spec}` is not `path:DIR`, `git:URL` or `version:X`"
+            ));
+        }
+    };
+    match features {
+        [] => Ok(format!("{{ {source} }}")),
+        _ => Ok(format!("{{ {source}, features = {features:?} }}")),
     }
 }
 
@@ -170,7 +176,12 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     let mut values = kind_values(api).map_err(usage)?;
     values.insert("name", name.to_owned());
     values.insert("crate", crate_name);
-    values.insert("runtime", runtime_dependency(runtime).map_err(usage)?);
+    values.insert("runtime", runtime_dependency(runtime, &[]).map_err(usage)?);
+    // The tests run on a real control plane when one is found, as kubebuilder's do.
+    values.insert(
+        "runtime_envtest",
+        runtime_dependency(runtime, &["envtest"]).map_err(usage)?,
+    );
     let rules = render(templates::RULES, &values);
     values.insert("rbac_rules", rules.trim_end().to_owned());
     let (group_dir, version, kind_snake) = (
@@ -460,7 +471,7 @@ mod tests {
             namespaced: true,
         };
         let mut values = kind_values(&api).unwrap();
-        for key in ["name", "crate", "runtime", "rbac_rules"] {
+        for key in ["name", "crate", "runtime", "runtime_envtest", "rbac_rules"] {
             values.insert(key, "x".into());
         }
         let all = [

@@ -91,3 +91,42 @@ fn crds_alone_leave_the_rust_output_alone() {
     );
     assert_eq!(output.files.len(), 1);
 }
+
+/// A CRD whose JSON is larger than a client-side `kubectl apply` can keep in its
+/// last-applied annotation (262,144 bytes) is generated with a warning saying how to
+/// apply it; cutting descriptions brings it under.
+#[test]
+fn a_crd_too_large_for_client_side_apply_is_a_warning() {
+    let case = common::case("crds");
+    let large = |opts: &crdgen::Options| -> Vec<String> {
+        let generation = crdgen::generate(opts).unwrap();
+        let warnings = generation.render_warnings();
+        let size = |name: &str| {
+            let text = &generation.crds[name];
+            serde_json::to_vec(text).unwrap().len()
+        };
+        assert_eq!(
+            warnings.contains("E0020"),
+            size("types.crdgen.dev_mappeds.yaml") > 262_144,
+            "{warnings}"
+        );
+        warnings
+            .lines()
+            .filter(|l| l.contains("E0020"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let warned = large(&case.options());
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(warned[0].contains("`Mapped`"), "{warned:?}");
+    let rendered = crdgen::generate(&case.options()).unwrap().render_warnings();
+    assert!(
+        rendered.contains("kubectl apply --server-side"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("--max-description-len"), "{rendered}");
+
+    let mut cut = case.options();
+    cut.max_description_len = Some(40);
+    assert!(large(&cut).is_empty());
+}

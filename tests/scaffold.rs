@@ -186,14 +186,26 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         "{main}"
     );
 
-    // Its own tests: each controller against the in-memory API server.
+    // The package and its binary keep the name typed, as `cargo new my-operator` does.
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"my-operator\""), "{manifest}");
+
+    // Its own tests: each controller against the in-memory API server, and on a real
+    // control plane when this run has one (envtest or CRDGEN_E2E_KUBECONFIG).
     let out = cargo_test(&project);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let report = text(&out);
     assert_eq!(
-        report.matches("test result: ok. 4 passed").count(),
+        report.matches("test result: ok. 5 passed").count(),
         2,
-        "four tests per kind:\n{report}"
+        "five tests per kind:\n{report}"
+    );
+    let real = std::env::var_os(cluster::KUBECONFIG_VARIABLE).is_some()
+        || crdgen_runtime::testing::envtest::Binaries::find().is_ok();
+    assert_eq!(
+        report.matches("real-cluster suite ran against").count(),
+        if real { 2 } else { 0 },
+        "each kind's controller on the real control plane:\n{report}"
     );
 
     // Its drift check, with this crdgen.

@@ -146,7 +146,7 @@ async fn resources_from_a_crd() {
             "names": {"kind": "Foo", "plural": "foos", "singular": "foo", "listKind": "FooList"},
             "scope": "Cluster",
             "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}},
-                          "schema": {"openAPIV3Schema": {"type": "object"}}}]
+                          "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]
         }
     }))
     .unwrap();
@@ -183,7 +183,7 @@ async fn the_scale_subresource_of_a_crd() {
                               "specReplicasPath": ".spec.replicas",
                               "statusReplicasPath": ".status.replicas",
                               "labelSelectorPath": ".status.selector"}},
-                          "schema": {"openAPIV3Schema": {"type": "object"}}}]
+                          "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]
         }
     }))
     .unwrap();

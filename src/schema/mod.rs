@@ -44,11 +44,36 @@ pub fn crds(
     for ((group_name, _), mut versions) in by_kind {
         versions.sort_by_key(|(_, v, _)| std::cmp::Reverse(version_priority(&v.name)));
         if let Some(crd) = crd(model, group_name, &versions, max_description, diags) {
-            let plural = &versions[0].2.plural;
+            let (_, _, kind) = versions[0];
+            warn_when_too_large(&crd, kind, diags);
+            let plural = &kind.plural;
             out.insert(naming::crd_file(group_name, plural), crd);
         }
     }
     out
+}
+
+/// The most a client-side `kubectl apply` can store: it keeps the whole object as JSON in
+/// the `kubectl.kubernetes.io/last-applied-configuration` annotation, and the apiserver
+/// refuses annotations larger than this.
+const LAST_APPLIED_LIMIT: usize = 262_144;
+
+/// Warns when `kubectl apply -f` would fail on this CRD for its size.
+fn warn_when_too_large(crd: &Value, kind: &Kind, diags: &mut Diagnostics) {
+    let size = serde_json::to_vec(crd).map_or(0, |json| json.len());
+    if size > LAST_APPLIED_LIMIT {
+        diags.push(
+            Diagnostic::warning(
+                Code::LargeCrd,
+                format!(
+                    "the CRD for `{}` is {size} bytes as JSON, more than the {LAST_APPLIED_LIMIT} a client-side `kubectl apply` can keep in its last-applied annotation",
+                    kind.name
+                ),
+            )
+            .at(&kind.file, kind.pos)
+            .hint("apply it with `kubectl apply --server-side` (or `kubectl create`), or shorten descriptions with --max-description-len"),
+        );
+    }
 }
 
 /// Kubernetes' version order: GA before beta before alpha, higher numbers first.

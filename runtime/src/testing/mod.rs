@@ -32,15 +32,28 @@
 //! resourceVersion. Test hooks break open watches, cause a watch outage, compact the
 //! history, send bookmarks and count the watches opened.
 //!
+//! A delete that removes an object at once answers with a `Status` naming it (kube's
+//! `Either::Right`); one that waits for finalizers answers with the object, its
+//! `deletionTimestamp` set and its `generation` bumped, and no new finalizer may be added
+//! to it after. A resource without the status subresource has no `/status` (404).
+//! Registered from a CustomResourceDefinition ([`ApiServer::register_crd`]), a resource's
+//! writes are defaulted, pruned and validated by the version's structural schema (see
+//! `schema.rs` for the list of keywords). `testdata/consumer/tests/apiserver.rs` and
+//! `tests/crds_e2e.rs` hold these to the real apiserver: the same checks run on both.
+//!
 //! Where it differs from a real apiserver:
-//! - Server-side apply merges the applied configuration into the live object (maps
-//!   recursively, everything else replaced). It keeps no `managedFields`, detects no
-//!   conflicts between managers, ignores `force`, and never removes a field a manager
-//!   stopped applying. Apply bodies must be JSON (kube sends JSON).
+//! - Server-side apply merges the applied configuration into the live object: maps
+//!   recursively, everything else (lists included, whatever their `listType`) replaced.
+//!   It keeps no `managedFields`, so it never reports a conflict between managers,
+//!   ignores `force`, and never removes a field a manager stopped applying; a create
+//!   through apply drops `status` where there is a status subresource, as the apiserver
+//!   does. Apply bodies must be JSON (kube sends JSON).
 //! - Strategic merge patch is refused with 415, as for custom resources.
-//! - Validation is by type: resources registered from a Rust type reject (422) bodies
-//!   that do not deserialize into it; resources registered from a CRD are not checked
-//!   against its OpenAPI schema, and there is no defaulting, pruning or admission.
+//! - Validation: resources registered from a Rust type reject (422) bodies that do not
+//!   deserialize into it; resources registered from a CRD are checked against its schema,
+//!   but `x-kubernetes-validations` (CEL) rules are not evaluated, formats other than
+//!   `date-time`, `date` and `email` are not checked, and `metadata` is checked only for
+//!   the name. No admission webhooks.
 //! - A `continue` token reads the current objects after its key, not a snapshot at the
 //!   first page's resourceVersion (it still expires with [`ApiServer::compact`]).
 //! - Event history is kept until [`ApiServer::compact`]; nothing compacts on its own.
@@ -48,6 +61,9 @@
 //!   collection through owner references, no graceful deletion periods, no
 //!   authentication or authorization, no field selectors beyond name and namespace.
 //! - uids are deterministic per server, `generateName` suffixes come from a counter.
+//!
+//! For what only a real apiserver can judge, `envtest` (the `envtest` feature) starts
+//! one, and [`cluster::connect`] picks the one a suite runs against.
 
 pub mod cluster;
 #[cfg(feature = "envtest")]
