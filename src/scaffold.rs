@@ -521,9 +521,13 @@ mod tests {
                 .contains("kind name")
         );
         assert_eq!(
-            runtime_dependency("path:../runtime").unwrap(),
+            runtime_dependency("path:../runtime", &[]).unwrap(),
             "{ path = \"../runtime\" }"
         );
-        assert!(runtime_dependency("nowhere").is_err());
+        assert_eq!(
+            runtime_dependency("version:0.1", &["envtest"]).unwrap(),
+            "{ version = \"0.1\", features = [\"envtest\"] }"
+        );
+        assert!(runtime_dependency("nowhere", &[]).is_err());
     }
 }

@@ -167,6 +167,37 @@ async fn apply_create_drops_status(env: &Env) {
     assert_eq!(created.spec.replicas, 2);
 }
 
+/// Server-side apply by two managers of one field: the apiserver refuses the second
+/// without `force` (409 Conflict) and gives it the field with `force`. The in-memory
+/// server keeps no managedFields and accepts both (a difference its docs state): this
+/// check pins that, so a change to either side shows here.
+async fn apply_conflicts_between_managers(env: &Env) {
+    let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
+    examples
+        .apply(&example("owned", 1), &PatchParams::apply("manager-a"))
+        .await
+        .unwrap();
+    let second = examples
+        .apply(&example("owned", 2), &PatchParams::apply("manager-b"))
+        .await;
+    match &env.server {
+        None => assert_eq!(
+            code(second.unwrap_err()),
+            409,
+            "a conflict on spec.replicas"
+        ),
+        Some(_) => assert_eq!(second.unwrap().spec.replicas, 2, "documented: no conflicts"),
+    }
+    let forced = examples
+        .apply(
+            &example("owned", 3),
+            &PatchParams::apply("manager-b").force(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(forced.spec.replicas, 3);
+}
+
 /// The CRD's schema on the wire: a required field missing and a value of the wrong type
 /// are 422, an unknown field is pruned; on update as on create.
 async fn schema_on_every_write(env: &Env) {
@@ -227,6 +258,7 @@ mod in_memory_server {
         delete_answers,
         no_new_finalizers_while_deleting,
         apply_create_drops_status,
+        apply_conflicts_between_managers,
         schema_on_every_write
     );
 }
@@ -236,5 +268,6 @@ real_cluster_checks!(
     delete_answers,
     no_new_finalizers_while_deleting,
     apply_create_drops_status,
+    apply_conflicts_between_managers,
     schema_on_every_write
 );
