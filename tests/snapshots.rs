@@ -15,8 +15,16 @@ fn model_and_generated_files() {
     for case in common::cases() {
         let opts = case.options();
         let generation = crdgen::generate(&opts).unwrap_or_else(|e| panic!("{}: {e}", case.name));
-        assert!(
-            generation.warnings.is_empty(),
+        // The crds case's Mapped kind embeds a PodTemplateSpec on purpose: its CRD is too
+        // large for a client-side apply (tests/crds.rs checks that warning).
+        let unexpected = generation
+            .warnings
+            .iter()
+            .filter(|w| !(case.name == "crds" && w.code == crdgen::diag::Code::LargeCrd))
+            .count();
+        assert_eq!(
+            unexpected,
+            0,
             "{}: {}",
             case.name,
             generation.render_warnings()

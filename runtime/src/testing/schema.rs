@@ -222,17 +222,13 @@ fn number(schema: &Value, n: f64, invalid: &mut impl FnMut(String)) {
 }
 
 fn string(schema: &Value, s: &str, invalid: &mut impl FnMut(String)) {
-    let length = s.chars().count() as u64;
-    if let Some(min) = schema["minLength"].as_u64()
-        && length < min
-    {
-        invalid(format!("should be at least {min} chars long"));
-    }
-    if let Some(max) = schema["maxLength"].as_u64()
-        && length > max
-    {
-        invalid(format!("may not be more than {max} bytes"));
-    }
+    counted(
+        schema,
+        s.chars().count(),
+        ("minLength", "maxLength"),
+        "characters",
+        invalid,
+    );
     if let Some(pattern) = schema["pattern"].as_str() {
         match regex::Regex::new(pattern) {
             Ok(re) if !re.is_match(s) => invalid(format!("should match '{pattern}'")),
@@ -262,17 +258,13 @@ fn string(schema: &Value, s: &str, invalid: &mut impl FnMut(String)) {
 }
 
 fn array(schema: &Value, items: &[Value], invalid: &mut impl FnMut(String)) {
-    let count = items.len() as u64;
-    if let Some(min) = schema["minItems"].as_u64()
-        && count < min
-    {
-        invalid(format!("should have at least {min} items"));
-    }
-    if let Some(max) = schema["maxItems"].as_u64()
-        && count > max
-    {
-        invalid(format!("must have at most {max} items"));
-    }
+    counted(
+        schema,
+        items.len(),
+        ("minItems", "maxItems"),
+        "items",
+        invalid,
+    );
     let keys: Option<Vec<&str>> = match schema["x-kubernetes-list-type"].as_str() {
         Some("set") => Some(Vec::new()),
         Some("map") => Some(
@@ -304,15 +296,32 @@ fn array(schema: &Value, items: &[Value], invalid: &mut impl FnMut(String)) {
 }
 
 fn object(schema: &Value, map: &Map<String, Value>, invalid: &mut impl FnMut(String)) {
-    let count = map.len() as u64;
-    if let Some(min) = schema["minProperties"].as_u64()
+    counted(
+        schema,
+        map.len(),
+        ("minProperties", "maxProperties"),
+        "properties",
+        invalid,
+    );
+}
+
+/// A length or count against the schema's lower and upper bound keywords.
+fn counted(
+    schema: &Value,
+    count: usize,
+    (min_key, max_key): (&str, &str),
+    what: &str,
+    invalid: &mut impl FnMut(String),
+) {
+    let count = count as u64;
+    if let Some(min) = schema[min_key].as_u64()
         && count < min
     {
-        invalid(format!("should have at least {min} properties"));
+        invalid(format!("should have at least {min} {what}"));
     }
-    if let Some(max) = schema["maxProperties"].as_u64()
+    if let Some(max) = schema[max_key].as_u64()
         && count > max
     {
-        invalid(format!("should have at most {max} properties"));
+        invalid(format!("should have at most {max} {what}"));
     }
 }
