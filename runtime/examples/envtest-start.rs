@@ -7,7 +7,14 @@ use std::time::{Duration, Instant};
 use crdgen_runtime::testing::envtest::Environment;
 
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() {
+    if let Err(e) = run().await {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let runs: usize = std::env::args().nth(1).map_or(Ok(5), |n| n.parse())?;
     let (mut starts, mut stops) = (Vec::new(), Vec::new());
     for _ in 0..runs {
