@@ -171,9 +171,10 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
             }
             if schema["x-kubernetes-embedded-resource"] == true {
                 for name in ["apiVersion", "kind"] {
-                    if !map
+                    if map
                         .get(name)
-                        .is_some_and(|v| v.as_str().is_some_and(|s| !s.is_empty()))
+                        .and_then(Value::as_str)
+                        .is_none_or(str::is_empty)
                     {
                         errors.push(format!(
                             "{}: Required value: must not be empty",
