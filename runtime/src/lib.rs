@@ -16,6 +16,7 @@ pub mod client;
 pub mod controller;
 pub mod informer;
 pub mod ratelimit;
+mod sync;
 pub mod testing;
 pub mod workqueue;
 

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::sync::lock;
+
 /// Decides when an item may be retried.
 pub trait RateLimiter<T>: Send + Sync {
     /// How long `item` must wait now; counts as one more failure.
@@ -16,10 +18,6 @@ pub trait RateLimiter<T>: Send + Sync {
     fn forget(&self, item: &T);
     /// How many times `item` has been retried since it was last forgotten.
     fn num_requeues(&self, item: &T) -> u32;
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Per-item exponential backoff: `base * 2^failures`, capped at `max`.

@@ -87,7 +87,7 @@ where
     }
 
     fn state(&self) -> MutexGuard<'_, State<T>> {
-        self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
+        crate::sync::lock(&self.inner.state)
     }
 
     fn label(&self) -> [(&'static str, String); 1] {

@@ -85,8 +85,8 @@ pub async fn connect(what: &str) -> Option<Connection> {
                     .await
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 let client = env.client().await.unwrap_or_else(|e| panic!("{what}: {e}"));
-                let version = env
-                    .server_version()
+                let version = client
+                    .apiserver_version()
                     .await
                     .map(|v| v.git_version)
                     .unwrap_or_default();

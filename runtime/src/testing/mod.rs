@@ -103,11 +103,7 @@ impl ApiServer {
     }
 
     fn store(&self) -> MutexGuard<'_, Store> {
-        // A panic elsewhere while holding the lock leaves consistent data behind: every
-        // write is computed before it is committed.
-        self.store
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::sync::lock(&self.store)
     }
 
     /// A client whose requests this server answers. Needs a Tokio runtime.

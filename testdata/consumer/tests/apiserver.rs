@@ -7,6 +7,7 @@ mod support;
 
 use crdgen_consumer::apis::bcrds::v1alpha1::ExampleStatus;
 use crdgen_consumer::apis::bcrds::v1alpha1::variant_types::Gizmo;
+use crdgen_consumer::client::clientset::bcrds::v1alpha1::ExampleClient;
 use crdgen_runtime::client::Either;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
@@ -54,6 +55,26 @@ async fn status_needs_the_subresource(env: &Env) {
     );
 }
 
+/// Creates an Example that holds the finalizer `bcrds.example.com/a`.
+async fn held(examples: &ExampleClient, name: &str) {
+    let mut object = example(name, 1);
+    object.metadata.finalizers = Some(vec!["bcrds.example.com/a".into()]);
+    examples
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+}
+
+/// Removes every finalizer of an object being deleted: the apiserver then deletes it.
+async fn release(examples: &ExampleClient, name: &str) {
+    let none = Patch::Merge(json!({"metadata": {"finalizers": null}}));
+    examples
+        .patch(name, &PatchParams::default(), &none)
+        .await
+        .unwrap();
+    assert_eq!(examples.get_opt(name).await.unwrap(), None);
+}
+
 /// Deleting: without finalizers the answer is a `Status` naming what went; with them the
 /// object, marked, and its generation moves.
 async fn delete_answers(env: &Env) {
@@ -76,9 +97,7 @@ async fn delete_answers(env: &Env) {
         Either::Left(object) => panic!("answered with the object: {object:?}"),
     }
 
-    let mut held = example("held", 1);
-    held.metadata.finalizers = Some(vec!["bcrds.example.com/hold".into()]);
-    examples.create(&pp, &held).await.unwrap();
+    held(&examples, "held").await;
     match examples
         .delete("held", &DeleteParams::default())
         .await
@@ -103,23 +122,13 @@ async fn delete_answers(env: &Env) {
         panic!("still held");
     };
     assert_eq!(again.metadata.generation, Some(2));
-    let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
-    examples
-        .patch("held", &PatchParams::default(), &release)
-        .await
-        .unwrap();
-    assert_eq!(examples.get_opt("held").await.unwrap(), None);
+    release(&examples, "held").await;
 }
 
 /// An object being deleted may lose finalizers but gain none.
 async fn no_new_finalizers_while_deleting(env: &Env) {
     let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
-    let mut object = example("closing", 1);
-    object.metadata.finalizers = Some(vec!["bcrds.example.com/a".into()]);
-    examples
-        .create(&PostParams::default(), &object)
-        .await
-        .unwrap();
+    held(&examples, "closing").await;
     examples
         .delete("closing", &DeleteParams::default())
         .await
@@ -142,12 +151,7 @@ async fn no_new_finalizers_while_deleting(env: &Env) {
         status.message
     );
 
-    let remove = Patch::Merge(json!({"metadata": {"finalizers": []}}));
-    examples
-        .patch("closing", &PatchParams::default(), &remove)
-        .await
-        .unwrap();
-    assert_eq!(examples.get_opt("closing").await.unwrap(), None);
+    release(&examples, "closing").await;
 }
 
 /// Server-side apply that creates an object of a kind with a status subresource drops

@@ -43,6 +43,7 @@ use pki::Pki;
 use process::Process;
 
 use super::cluster::{self, ClusterError};
+use crate::sync::lock;
 
 /// How long the apiserver may take to become ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -232,7 +233,7 @@ impl Environment {
     }
 
     fn lock_processes(&self) -> std::sync::MutexGuard<'_, Vec<Process>> {
-        self.processes.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.processes)
     }
 
     /// The name of a process that has exited, if any.
@@ -272,8 +273,8 @@ impl Environment {
 
     /// The apiserver's version (`/version`), for suites that need a newer feature.
     pub async fn server_version(&self) -> Result<Info, EnvtestError> {
-        let client = self.client().await?;
-        client
+        self.client()
+            .await?
             .apiserver_version()
             .await
             .map_err(|e| EnvtestError::Client(e.to_string()))
@@ -298,7 +299,7 @@ impl Environment {
     ) -> Result<(), EnvtestError> {
         let crds = paths
             .into_iter()
-            .map(|p| cluster::read_crd(p.as_ref()).map_err(|e| EnvtestError::Crds(e.to_string())))
+            .map(|p| cluster::read_crd(p.as_ref()).map_err(EnvtestError::Crds))
             .collect::<Result<Vec<_>, _>>()?;
         self.install_crds(&crds).await
     }
@@ -312,7 +313,7 @@ impl Environment {
         for process in std::mem::take(&mut *self.lock_processes()) {
             process.stop();
         }
-        drop(self.dir.lock().unwrap_or_else(|p| p.into_inner()).take());
+        drop(lock(&self.dir).take());
     }
 }
 

@@ -65,8 +65,9 @@ impl Pki {
         let service_accounts = KeyPair::generate().map_err(pki)?;
         let token = random_hex(32)?;
 
+        let ca_pem = ca.pem();
         let files = [
-            (CA, ca.pem(), 0o644),
+            (CA, ca_pem.clone(), 0o644),
             (SERVING_CERT, serving_cert.pem(), 0o644),
             (SERVING_KEY, serving_key.serialize_pem(), 0o600),
             (SERVICE_ACCOUNT_KEY, service_accounts.serialize_pem(), 0o600),
@@ -85,10 +86,7 @@ impl Pki {
         for (name, contents, mode) in files {
             write_private(&dir.join(name), &contents, mode)?;
         }
-        Ok(Pki {
-            ca_pem: ca.pem(),
-            token,
-        })
+        Ok(Pki { ca_pem, token })
     }
 }
 

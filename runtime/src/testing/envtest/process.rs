@@ -20,7 +20,7 @@ use super::EnvtestError;
 /// How long a process may take to exit on SIGTERM before it is killed.
 const GRACE: Duration = Duration::from_secs(3);
 
-/// A running child, its name and its log file.
+/// A running child and the name errors call it by.
 pub struct Process {
     pub name: &'static str,
     child: Child,
@@ -64,9 +64,7 @@ impl Process {
             .stderr(err);
         die_with_parent(&mut command);
         let (reply, answer) = mpsc::channel();
-        KEEPER
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        crate::sync::lock(&KEEPER)
             .send((command, reply))
             .expect("the keeper thread lives as long as the process");
         let child = answer
