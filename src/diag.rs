@@ -31,7 +31,8 @@ pub enum Code {
     KindWithoutTypeMeta,
     /// A type that generated code must name is not reachable from outside its module.
     UnreachableType,
-    /// A group directory or version name that is not a valid identifier or version.
+    /// A name the apiserver or Rust would refuse: a group, kind, plural, singular,
+    /// short name or category.
     InvalidName,
     /// Two sources disagree (group names, plurals, scopes, versions).
     Conflict,

@@ -13,6 +13,7 @@
 pub mod cli;
 mod config;
 pub mod diag;
+mod dns;
 pub mod emit;
 mod generators;
 pub mod markers;

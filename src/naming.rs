@@ -130,6 +130,40 @@ pub mod client {
     }
 }
 
+/// Where a generated name lives: Rust keeps types and modules in one namespace and
+/// methods in another, so two kinds may share a name only across them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Namespace {
+    /// Types and modules of a group version's generated modules.
+    Item,
+    /// Methods of the group version's client and informers.
+    Method,
+}
+
+/// Every name generated code declares for `kind` in its group version's modules, so
+/// that two kinds (or a kind and its version) that would get one name are found before
+/// generating code that does not compile.
+pub fn kind_items(kind: &str, plural: &str) -> Vec<(Namespace, String)> {
+    vec![
+        (Namespace::Item, client::kind_module(kind)),
+        (Namespace::Item, client::kind_client(kind)),
+        (Namespace::Item, client::all_namespaces_client(kind)),
+        (Namespace::Item, informer::kind_informer(kind)),
+        (Namespace::Item, informer::kind_lister(kind)),
+        (Namespace::Item, informer::namespace_lister(kind)),
+        (Namespace::Method, client::kind_accessor(plural)),
+        (Namespace::Method, client::all_namespaces_accessor(plural)),
+    ]
+}
+
+/// The names a group version's own generated types take in the same modules.
+pub fn version_items(group_dir: &str, version: &str) -> Vec<(Namespace, String)> {
+    vec![
+        (Namespace::Item, client::group_version_client(group_dir, version)),
+        (Namespace::Item, informer::version_type(group_dir, version)),
+    ]
+}
+
 /// Constants emitted by the register generator.
 pub mod consts {
     pub const GROUP: &str = "GROUP";
@@ -288,10 +322,14 @@ pub fn unraw(ident: &str) -> &str {
     ident.strip_prefix("r#").unwrap_or(ident)
 }
 
-/// An identifier token for `name`, raw (`r#type`) when `name` is a keyword.
+/// An identifier token for `name`, raw (`r#type`) when `name` is a keyword. The
+/// path keywords, which cannot be raw, get a trailing `_` (`crate_`, as prost does):
+/// a plural or kind may be `crate` and still needs a method or module of its name.
 pub fn ident(name: &str) -> Ident {
     let name = unraw(name);
-    if is_keyword(name) {
+    if matches!(name, "self" | "Self" | "super" | "crate" | "_") {
+        Ident::new(&format!("{name}_"), Span::call_site())
+    } else if is_keyword(name) {
         Ident::new_raw(name, Span::call_site())
     } else {
         Ident::new(name, Span::call_site())

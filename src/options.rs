@@ -266,6 +266,28 @@ impl Options {
                 self.crd_dir.display()
             ));
         }
+        for gv in &self.groups {
+            if !crate::naming::is_identifier(&gv.group) {
+                return Err(format!(
+                    "group directory `{}` is not a Rust module name; name it after the group's first DNS label in snake_case, e.g. `bcrds`",
+                    gv.group
+                ));
+            }
+            if let Some(v) = gv.versions.iter().find(|v| !crate::naming::is_api_version(v)) {
+                return Err(format!(
+                    "`{v}` (group `{}`) is not a Kubernetes API version such as `v1`, `v1alpha1` or `v2beta3`",
+                    gv.group
+                ));
+            }
+        }
+        for (kind, plural) in &self.plural_exceptions {
+            if !crate::naming::is_identifier(kind) {
+                return Err(format!("plural exception `{kind}:{plural}`: `{kind}` is not a kind name"));
+            }
+            crate::dns::label(plural).map_err(|why| {
+                format!("plural exception `{kind}:{plural}`: `{plural}` is not a DNS-1035 label: {why}")
+            })?;
+        }
         if self.generators.is_empty() {
             return Err(format!(
                 "no generators selected; valid names: {}",
@@ -315,6 +337,17 @@ mod tests {
                 .contains("without `..`")
         );
         assert!(options("/abs", "pkg/apis").validate().is_err());
+        for (groups, wrong) in [("../../x:v1", "Rust module name"), ("g:v1/../..", "API version")] {
+            let mut opts = options("pkg/client", "pkg/apis");
+            opts.groups = GroupVersions::parse_all(groups).unwrap();
+            let err = opts.validate().unwrap_err();
+            assert!(err.contains(wrong), "{err}");
+        }
+        for hostile in ["../../x", "r#match", "Mice", "a".repeat(64).as_str()] {
+            let mut opts = options("pkg/client", "pkg/apis");
+            opts.plural_exceptions.insert("Example".into(), hostile.into());
+            assert!(opts.validate().unwrap_err().contains("DNS-1035"), "{hostile}");
+        }
     }
 
     #[test]
@@ -375,5 +408,6 @@ mod tests {
         let p = parse_plural_exceptions("Endpoints:endpoints, Mouse:mice").unwrap();
         assert_eq!(p["Mouse"], "mice");
         assert!(parse_plural_exceptions("Mouse").is_err());
+
     }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::names;
 use super::resolve::{Resolver, Scope, TypeIndex};
 use super::{
     Body, Field, Fields, Group, Kind, KindStyle, Model, Target, TypeDef, TypeKey, TypeRef, Version,
@@ -20,18 +21,9 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
     let mut model = Model::default();
     let mut index = TypeIndex::default();
     let mut scopes = Scopes::new();
-    let mut group_markers: BTreeMap<String, Vec<Marker>> = BTreeMap::new();
-    let apis_dir =
-        crate::source::display_path(&opts.output_base, &opts.output_base.join(&opts.apis_pkg));
+    let mut group_markers: BTreeMap<String, Vec<(String, Marker)>> = BTreeMap::new();
 
     for group in groups {
-        if !naming::is_identifier(&group.dir) {
-            diags.push(
-                Diagnostic::error(Code::InvalidName, format!("group directory `{}` is not a Rust module name", group.dir))
-                    .at_path(format!("{apis_dir}/{}", group.dir))
-                    .hint("name the directory after the group's first DNS label, in snake_case, e.g. `bcrds`"),
-            );
-        }
         if let Some(file) = &group.module_file {
             report_comment_markers(file, diags);
             let package = markers::extract(
@@ -41,20 +33,10 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
                 diags,
             )
             .markers;
-            group_markers.insert(group.dir.clone(), package);
+            group_markers.insert(group.dir.clone(), located(&file.path, package));
         }
         let mut versions = BTreeMap::new();
         for version in group.versions {
-            if !naming::is_api_version(&version.name) {
-                diags.push(
-                    Diagnostic::error(
-                        Code::InvalidName,
-                        format!("`{}` is not a Kubernetes API version", version.name),
-                    )
-                    .at_path(format!("{apis_dir}/{}/{}", group.dir, version.name))
-                    .hint("versions look like `v1`, `v1alpha1` or `v2beta3`"),
-                );
-            }
             let built = build_version(
                 &group.dir,
                 &version.name,
@@ -97,10 +79,12 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
         for version in group.versions.values_mut() {
             find_kinds(version, &resolver, &scopes, opts, diags);
         }
-        group.name = group_name(group, from_group_file, &scopes, diags);
+        let crd = opts.generators.contains(&crate::options::Generator::Crd);
+        group.name = group_name(group, from_group_file, crd, &scopes, diags);
         for version in group.versions.values() {
             check_derive_groups(&group.name, version, diags);
         }
+        names::check_collisions(group, diags);
     }
     model
 }
@@ -129,6 +113,7 @@ fn build_version(
     let mut out = Version {
         name: version.to_owned(),
         markers: Vec::new(),
+        group_names: Vec::new(),
         kinds: BTreeMap::new(),
         types: BTreeMap::new(),
     };
@@ -174,15 +159,10 @@ fn build_version(
 
     for file in files {
         report_comment_markers(&file, diags);
-        out.markers.extend(
-            markers::extract(
-                &file.inner_docs,
-                markers::Target::Package,
-                &file.path,
-                diags,
-            )
-            .markers,
-        );
+        let package =
+            markers::extract(&file.inner_docs, markers::Target::Package, &file.path, diags).markers;
+        out.group_names.extend(located(&file.path, package.clone()));
+        out.markers.extend(package);
         let module_visibility = match &file.module {
             None => Some(Visibility::Public),
             Some(stem) => {
@@ -310,7 +290,7 @@ fn finish_fields(
         Fields::Named(f) | Fields::Tuple(f) => f,
         Fields::Unit => return,
     };
-    for field in fields {
+    for field in fields.iter_mut() {
         let extracted = markers::extract(&field.raw_docs, markers::Target::Field, file, diags);
         field.docs = extracted.docs;
         field.markers = extracted.markers;
@@ -329,6 +309,44 @@ fn finish_fields(
                 || container_default
                 || field.serde.skip_serializing_if
                 || has("optional"));
+    }
+    if named {
+        report_field_collisions(fields, file, diags);
+    }
+}
+
+/// Two fields of one Rust name (`#[cfg]` lets a struct declare both) or one wire name
+/// would make generated code declare a field twice, or one of them vanish from the CRD.
+fn report_field_collisions(fields: &[Field], file: &str, diags: &mut Diagnostics) {
+    let mut rust: BTreeMap<&str, &Field> = BTreeMap::new();
+    let mut wire: BTreeMap<&str, &Field> = BTreeMap::new();
+    for field in fields {
+        let clash = match rust.insert(naming::unraw(&field.name), field) {
+            Some(first) => Some((first, "is declared twice", "keep one field of each name; crdgen does not evaluate `#[cfg]`")),
+            None if field.serde.flatten => None,
+            None => field
+                .wire_name
+                .as_deref()
+                .and_then(|w| wire.insert(w, field))
+                .map(|first| (first, "serializes under the same name as another field", "give one of them another `#[serde(rename = \"..\")]`")),
+        };
+        if let Some((first, what, hint)) = clash {
+            diags.push(
+                Diagnostic::error(
+                    Code::Conflict,
+                    format!(
+                        "field `{}` {what}: `{}` at {file}:{}:{} is also `{}`",
+                        field.name,
+                        first.name,
+                        first.pos.line,
+                        first.pos.col,
+                        field.wire_name.as_deref().unwrap_or(&field.name),
+                    ),
+                )
+                .at(file, field.pos)
+                .hint(hint),
+            );
+        }
     }
 }
 
@@ -381,6 +399,7 @@ fn find_kinds(
         }
     }
     for kind in kinds {
+        names::check_kind(&kind, diags);
         if let Some(first) = version.kinds.get(&kind.name) {
             diags.push(
                 Diagnostic::error(
@@ -535,6 +554,12 @@ fn marker_kind(
         (Some(p), _) | (None, Some(p)) => p.to_owned(),
         (None, None) => naming::plural(name, exceptions),
     };
+    let names_pos = ty
+        .markers
+        .iter()
+        .rev()
+        .find(|m| m.name == "kubebuilder:resource" || m.name == "resourceName")
+        .map_or(ty.pos, |m| m.pos);
     let by_rust_wire = |wire: &str| by_wire(wire).map(|f| f.ty.clone());
     Some(Kind {
         name: name.clone(),
@@ -545,6 +570,7 @@ fn marker_kind(
         status: by_rust_wire("status").map(|t| t.option_inner().cloned().unwrap_or(t)),
         status_subresource: markers::flag(&ty.markers, "kubebuilder:subresource:status"),
         plural,
+        names_pos,
         singular: markers::arg(&ty.markers, "kubebuilder:resource", "singular")
             .and_then(Value::as_str)
             .map_or_else(|| naming::singular(name), str::to_owned),
@@ -608,6 +634,10 @@ fn derive_kind(
         }
     }
     if !ok {
+        return None;
+    }
+    if let Err(d) = names::check_group(&attrs.group, false, &ty.file, attrs.pos) {
+        diags.push(d);
         return None;
     }
     if attrs.version != version.name {
@@ -674,6 +704,7 @@ fn derive_kind(
         status,
         plural,
         singular,
+        names_pos: attrs.pos,
         namespaced: attrs.namespaced,
         short_names: attrs.short_names.clone(),
         categories: attrs.categories.clone(),
@@ -777,21 +808,79 @@ fn reachable(ty: &TypeDef, diags: &mut Diagnostics) -> Option<Vec<String>> {
     ty.reachable_via.clone()
 }
 
+/// `+groupName` markers with the file each is in.
+fn located(file: &str, markers: Vec<Marker>) -> Vec<(String, Marker)> {
+    markers
+        .into_iter()
+        .filter(|m| m.name == "groupName")
+        .map(|m| (file.to_owned(), m))
+        .collect()
+}
+
+/// The one `+groupName` of `found`, checked; two that disagree are an error naming both.
+fn one_group_name<'a>(
+    found: &'a [(String, Marker)],
+    crd: bool,
+    diags: &mut Diagnostics,
+) -> Option<(&'a str, &'a Marker)> {
+    let mut first: Option<(&str, &Marker)> = None;
+    for (file, marker) in found {
+        let Some(name) = marker.value.as_str() else {
+            continue;
+        };
+        if let Err(d) = names::check_group(name, crd, file, marker.pos) {
+            diags.push(d);
+            continue;
+        }
+        match first {
+            None => first = Some((file, marker)),
+            Some((first_file, first_marker)) => {
+                if first_marker.value.as_str() != Some(name) {
+                    diags.push(group_conflict(first_file, first_marker, file, marker));
+                }
+            }
+        }
+    }
+    first
+}
+
+fn group_conflict(first_file: &str, first: &Marker, file: &str, marker: &Marker) -> Diagnostic {
+    let name = |m: &Marker| m.value.as_str().unwrap_or_default().to_owned();
+    Diagnostic::error(
+        Code::Conflict,
+        format!(
+            "`+groupName={}` disagrees with `+groupName={}` at {first_file}:{}:{}",
+            name(marker),
+            name(first),
+            first.pos.line,
+            first.pos.col
+        ),
+    )
+    .at(file, marker.pos)
+    .hint("a group version has one API group: keep one `+groupName`")
+}
+
 /// The group's DNS name: `+groupName` in a version's files, else in the group's module
 /// file, else the one group its kube-derive kinds agree on.
 fn group_name(
     group: &Group,
-    from_group_file: Option<&Vec<Marker>>,
+    from_group_file: Option<&Vec<(String, Marker)>>,
+    crd: bool,
     scopes: &Scopes,
     diags: &mut Diagnostics,
 ) -> String {
-    let group_level =
-        from_group_file.and_then(|m| markers::find(m, "groupName").and_then(Value::as_str));
+    let group_level = from_group_file.and_then(|found| one_group_name(found, crd, diags));
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     for version in group.versions.values() {
-        let name = markers::find(&version.markers, "groupName")
-            .and_then(Value::as_str)
+        let version_level = one_group_name(&version.group_names, crd, diags);
+        if let (Some((gf, gm)), Some((vf, vm))) = (group_level, version_level)
+            && gm.value != vm.value
+        {
+            diags.push(group_conflict(gf, gm, vf, vm));
+        }
+        let name = version_level
             .or(group_level)
+            .and_then(|(_, m)| m.value.as_str())
             .map(str::to_owned)
             .or_else(|| {
                 let groups: BTreeSet<&str> = version
@@ -808,6 +897,8 @@ fn group_name(
             Some(name) => {
                 names.insert(version.name.clone(), name);
             }
+            // A `+groupName` that is there but invalid has been reported already.
+            None if !version.group_names.is_empty() || from_group_file.is_some_and(|f| !f.is_empty()) => {}
             None => {
                 let module_file = scopes
                     .get(&(group.dir.clone(), version.name.clone(), None))

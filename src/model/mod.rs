@@ -5,6 +5,7 @@
 //! and typed markers; `build` resolves type references, finds kinds and checks them.
 
 mod build;
+mod names;
 mod resolve;
 
 pub use build::build;
@@ -37,6 +38,9 @@ pub struct Version {
     pub name: String,
     /// Package-level markers (`//!` in the version's or group's module file).
     pub markers: Vec<Marker>,
+    /// Every `+groupName` of the version's files, with the file it is in.
+    #[serde(skip)]
+    pub group_names: Vec<(String, Marker)>,
     /// Keyed by kind name.
     pub kinds: BTreeMap<String, Kind>,
     /// Every struct and enum of the version, keyed by `TypeKey::id`.
@@ -74,6 +78,10 @@ pub struct Kind {
     pub status_subresource: bool,
     pub plural: String,
     pub singular: String,
+    /// Where the resource names are declared: the `+kubebuilder:resource` or
+    /// `+resourceName` marker, the `#[kube(..)]` attribute, or the kind itself.
+    #[serde(skip)]
+    pub names_pos: Pos,
     pub namespaced: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub short_names: Vec<String>,

@@ -172,7 +172,8 @@ impl Ctx<'_> {
         file: &SourceFile,
         parts: TypeParts<'_>,
     ) -> TypeDef {
-        let name = parts.ident.to_string();
+        // `r#match` names the type `match`: generated names are built from the bare word.
+        let name = naming::unraw(&parts.ident.to_string()).to_owned();
         let pos = Pos::of(parts.ident.span());
         TypeDef {
             key: TypeKey {
