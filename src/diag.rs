@@ -48,6 +48,8 @@ pub enum Code {
     UndeclaredModule,
     /// A CRD too large for a client-side `kubectl apply` (a warning).
     LargeCrd,
+    /// An input beyond one of crdgen's limits: a file too large, nesting too deep.
+    Limit,
     /// A generator produced invalid Rust: a bug in crdgen, never the user's fault.
     Bug,
 }
@@ -75,6 +77,7 @@ impl Code {
             Code::Unsupported => "E0018",
             Code::UndeclaredModule => "E0019",
             Code::LargeCrd => "E0020",
+            Code::Limit => "E0021",
             Code::Bug => "E0999",
         }
     }

@@ -107,9 +107,26 @@ impl fmt::Debug for Error {
 
 impl std::error::Error for Error {}
 
+/// The stack generation runs on: syn, the model and the schema builder recurse once per
+/// level of nesting, and `parse` lets files nest up to `MAX_NESTING` levels, which in a
+/// debug build takes more than a main thread's 8 MiB. Only the pages touched are used.
+const STACK_BYTES: usize = 256 << 20;
+
 /// Runs discovery, parsing, the model and the generators. Each phase reports all of
 /// its errors; the first phase with any ends the run.
 pub fn generate(opts: &Options) -> Result<Generation, Error> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("crdgen".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || generate_here(opts))
+            .map_err(Error::Io)?
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
+}
+
+fn generate_here(opts: &Options) -> Result<Generation, Error> {
     opts.validate().map_err(Error::Usage)?;
     let mut sources = Sources::default();
     let mut diags = Diagnostics::default();

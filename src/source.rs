@@ -145,6 +145,49 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
     found
 }
 
+/// The most crdgen reads of one API type file.
+pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// Why a file could not be read as text.
+pub enum ReadError {
+    Io(std::io::Error),
+    /// Longer than the limit, in bytes: `/dev/zero` must not fill the memory.
+    TooLarge(u64),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::TooLarge(limit) => write!(f, "it is larger than {limit} bytes"),
+        }
+    }
+}
+
+impl ReadError {
+    /// The diagnostic code: a limit, or a file that cannot be read.
+    pub fn code(&self, io: Code) -> Code {
+        match self {
+            ReadError::Io(_) => io,
+            ReadError::TooLarge(_) => Code::Limit,
+        }
+    }
+}
+
+/// Reads at most `limit` bytes of UTF-8 text from `path`.
+pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let mut text = String::new();
+    file.take(limit + 1)
+        .read_to_string(&mut text)
+        .map_err(ReadError::Io)?;
+    if text.len() as u64 > limit {
+        return Err(ReadError::TooLarge(limit));
+    }
+    Ok(text)
+}
+
 fn read(
     path: &Path,
     module: Option<String>,
@@ -155,7 +198,7 @@ fn read(
 ) -> Option<SourceFile> {
     let shown = display(path);
     found.inputs.push(path.to_owned());
-    match std::fs::read_to_string(path) {
+    match read_text(path, MAX_SOURCE_BYTES) {
         Ok(text) => {
             sources.insert(shown.clone(), text.clone());
             Some(SourceFile {
@@ -166,9 +209,9 @@ fn read(
         }
         Err(err) => {
             diags.push(
-                Diagnostic::error(Code::Io, format!("cannot read `{shown}`: {err}"))
+                Diagnostic::error(err.code(Code::Io), format!("cannot read `{shown}`: {err}"))
                     .at_path(shown)
-                    .hint("API type files must be readable UTF-8 text"),
+                    .hint("API type files must be readable UTF-8 text of at most 16 MiB"),
             );
             None
         }

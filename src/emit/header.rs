@@ -19,6 +19,9 @@ pub struct Header {
 impl Header {
     /// Loads the boilerplate. `YEAR` is replaced only when `year` is given, so that
     /// output does not change when the calendar does.
+    /// The most crdgen reads of a boilerplate file: a license header, not a book.
+    pub const MAX_BOILERPLATE_BYTES: u64 = 64 << 10;
+
     pub fn load(
         source: &HeaderSource,
         year: Option<&str>,
@@ -32,13 +35,13 @@ impl Header {
             HeaderSource::File(path) => {
                 let full = base.join(path);
                 let shown = crate::source::display_path(base, &full);
-                let text = std::fs::read_to_string(&full).map_err(|e| {
+                let text = crate::source::read_text(&full, Self::MAX_BOILERPLATE_BYTES).map_err(|e| {
                     Diagnostic::error(
-                        Code::BadBoilerplate,
+                        e.code(Code::BadBoilerplate),
                         format!("cannot read boilerplate file `{shown}`: {e}"),
                     )
                     .at_path(shown.clone())
-                    .hint("--boilerplate takes a path relative to --output-base")
+                    .hint("--boilerplate takes a text file of at most 64 KiB, relative to --output-base")
                 })?;
                 (text, shown)
             }

@@ -4,6 +4,7 @@
 
 mod attrs;
 mod comments;
+mod depth;
 
 use std::str::FromStr;
 
@@ -57,7 +58,19 @@ pub fn parse_file(
     diags: &mut Diagnostics,
 ) -> Option<ParsedFile> {
     let text = file.text.strip_prefix('\u{feff}').unwrap_or(&file.text);
-    let parsed = TokenStream::from_str(text)
+    let tokens = TokenStream::from_str(text);
+    if let Some(span) = tokens.as_ref().ok().and_then(depth::too_deep) {
+        diags.push(
+            Diagnostic::error(
+                Code::Limit,
+                format!("this file nests deeper than {} levels", depth::MAX_NESTING),
+            )
+            .at(&file.path, Pos::of(span))
+            .hint("crdgen reads at most this many nested brackets and generic arguments; name the inner part as a type of its own"),
+        );
+        return None;
+    }
+    let parsed = tokens
         .map_err(|e| (Pos::of(e.span()), e.to_string()))
         .and_then(|tokens| {
             let comment_markers = comments::markers_in_plain_comments(text, &tokens);

@@ -113,14 +113,27 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
             };
             set(schema, key, json!(matches!(value, MarkerValue::Bool(true))))
         }
-        "MinLength" | "MaxLength" | "Pattern" => {
+        "MinLength" | "MaxLength" => {
             expect(schema, &["string"], "strings")?;
-            let key = match name {
-                "MinLength" => "minLength",
-                "MaxLength" => "maxLength",
-                _ => "pattern",
+            let key = if name == "MinLength" {
+                "minLength"
+            } else {
+                "maxLength"
             };
-            set(schema, key, number_or_text(value))
+            set(schema, key, count(value)?)
+        }
+        "Pattern" => {
+            expect(schema, &["string"], "strings")?;
+            let pattern = text(value);
+            // The apiserver compiles every pattern (Go's RE2 syntax, which the regex
+            // crate shares: no look-around, no back-references) and refuses the CRD when
+            // one does not compile.
+            if let Err(e) = regex::Regex::new(&pattern) {
+                let why = e.to_string();
+                let last = why.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default();
+                return Err(format!("`{pattern}` is not a regular expression: {}", last.trim()));
+            }
+            set(schema, "pattern", json!(pattern))
         }
         "MinItems" | "MaxItems" => {
             expect(schema, &["array"], "lists")?;
@@ -131,7 +144,7 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
                 } else {
                     "maxItems"
                 },
-                number(value),
+                count(value)?,
             )
         }
         "UniqueItems" => match value {
@@ -149,7 +162,7 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
                 } else {
                     "maxProperties"
                 },
-                number(value),
+                count(value)?,
             )
         }
         "Enum" => {
@@ -256,9 +269,13 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
     }
 }
 
-fn number_or_text(value: &MarkerValue) -> Value {
+/// A length or count bound: the apiserver takes only a non-negative integer.
+fn count(value: &MarkerValue) -> Result<Value, String> {
     match value {
-        MarkerValue::String(s) => json!(s),
-        other => number(other),
+        MarkerValue::Int(n) if *n >= 0 => Ok(json!(n)),
+        other => Err(format!(
+            "`{}` is not a count: it must be a whole number, 0 or more",
+            text(other)
+        )),
     }
 }
