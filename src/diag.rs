@@ -7,7 +7,8 @@ use std::fmt::{self, Write as _};
 /// Stable diagnostic codes. The numbers never change meaning; the README lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Code {
-    /// A group or version directory named on the command line does not exist.
+    /// A group or version directory named on the command line does not exist, or a
+    /// declared module has no file crdgen reads.
     MissingDirectory,
     /// A file could not be read.
     Io,

@@ -159,7 +159,10 @@ pub fn kind_items(kind: &str, plural: &str) -> Vec<(Namespace, String)> {
 /// The names a group version's own generated types take in the same modules.
 pub fn version_items(group_dir: &str, version: &str) -> Vec<(Namespace, String)> {
     vec![
-        (Namespace::Item, client::group_version_client(group_dir, version)),
+        (
+            Namespace::Item,
+            client::group_version_client(group_dir, version),
+        ),
         (Namespace::Item, informer::version_type(group_dir, version)),
     ]
 }

@@ -273,7 +273,11 @@ impl Options {
                     gv.group
                 ));
             }
-            if let Some(v) = gv.versions.iter().find(|v| !crate::naming::is_api_version(v)) {
+            if let Some(v) = gv
+                .versions
+                .iter()
+                .find(|v| !crate::naming::is_api_version(v))
+            {
                 return Err(format!(
                     "`{v}` (group `{}`) is not a Kubernetes API version such as `v1`, `v1alpha1` or `v2beta3`",
                     gv.group
@@ -282,10 +286,14 @@ impl Options {
         }
         for (kind, plural) in &self.plural_exceptions {
             if !crate::naming::is_identifier(kind) {
-                return Err(format!("plural exception `{kind}:{plural}`: `{kind}` is not a kind name"));
+                return Err(format!(
+                    "plural exception `{kind}:{plural}`: `{kind}` is not a kind name"
+                ));
             }
             crate::dns::label(plural).map_err(|why| {
-                format!("plural exception `{kind}:{plural}`: `{plural}` is not a DNS-1035 label: {why}")
+                format!(
+                    "plural exception `{kind}:{plural}`: `{plural}` is not a DNS-1035 label: {why}"
+                )
             })?;
         }
         if self.generators.is_empty() {
@@ -337,7 +345,10 @@ mod tests {
                 .contains("without `..`")
         );
         assert!(options("/abs", "pkg/apis").validate().is_err());
-        for (groups, wrong) in [("../../x:v1", "Rust module name"), ("g:v1/../..", "API version")] {
+        for (groups, wrong) in [
+            ("../../x:v1", "Rust module name"),
+            ("g:v1/../..", "API version"),
+        ] {
             let mut opts = options("pkg/client", "pkg/apis");
             opts.groups = GroupVersions::parse_all(groups).unwrap();
             let err = opts.validate().unwrap_err();
@@ -345,8 +356,12 @@ mod tests {
         }
         for hostile in ["../../x", "r#match", "Mice", "a".repeat(64).as_str()] {
             let mut opts = options("pkg/client", "pkg/apis");
-            opts.plural_exceptions.insert("Example".into(), hostile.into());
-            assert!(opts.validate().unwrap_err().contains("DNS-1035"), "{hostile}");
+            opts.plural_exceptions
+                .insert("Example".into(), hostile.into());
+            assert!(
+                opts.validate().unwrap_err().contains("DNS-1035"),
+                "{hostile}"
+            );
         }
     }
 
@@ -408,6 +423,5 @@ mod tests {
         let p = parse_plural_exceptions("Endpoints:endpoints, Mouse:mice").unwrap();
         assert_eq!(p["Mouse"], "mice");
         assert!(parse_plural_exceptions("Mouse").is_err());
-
     }
 }

@@ -113,26 +113,7 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
             ));
             if dir.is_dir() {
                 found.inputs.push(dir.clone());
-                for entry in walkdir::WalkDir::new(&dir)
-                    .min_depth(1)
-                    .max_depth(1)
-                    .sort_by_file_name()
-                    .into_iter()
-                    .filter_map(Result::ok)
-                {
-                    let path = entry.path();
-                    let stem = path
-                        .file_stem()
-                        .and_then(|s| s.to_str())
-                        .unwrap_or_default();
-                    if entry.file_type().is_file()
-                        && path.extension().is_some_and(|e| e == "rs")
-                        && stem != "mod"
-                    {
-                        let module = Some(stem.to_owned());
-                        files.extend(read(path, module, &display, &mut found, sources, diags));
-                    }
-                }
+                files.extend(module_files(&dir, &display, &mut found, sources, diags));
             }
             version_sources.push(VersionSource { version, files });
         }
@@ -186,6 +167,61 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
         return Err(ReadError::TooLarge(limit));
     }
     Ok(text)
+}
+
+/// The file modules of a version directory: `name.rs`, or `name/mod.rs`, followed through
+/// symbolic links (a linked file is read like any other; a broken link is an error).
+fn module_files(
+    dir: &Path,
+    display: &impl Fn(&Path) -> String,
+    found: &mut Discovered,
+    sources: &mut Sources,
+    diags: &mut Diagnostics,
+) -> Vec<SourceFile> {
+    let mut files: Vec<SourceFile> = Vec::new();
+    let entries = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .max_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok);
+    for entry in entries {
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        let (stem, file) = match name.strip_suffix(".rs") {
+            Some("mod") => continue,
+            Some(stem) if !path.is_dir() => (stem, path.to_owned()),
+            Some(_) => continue,
+            None if path.join("mod.rs").exists() => (name, path.join("mod.rs")),
+            None => continue,
+        };
+        if let Some(other) = files.iter().find(|f| f.module.as_deref() == Some(stem)) {
+            diags.push(
+                Diagnostic::error(
+                    Code::Conflict,
+                    format!(
+                        "module `{stem}` has two files: `{}` and `{}`",
+                        other.path,
+                        display(&file)
+                    ),
+                )
+                .at_path(display(&file))
+                .hint("Rust refuses a module with both `name.rs` and `name/mod.rs`: keep one"),
+            );
+            continue;
+        }
+        files.extend(read(
+            &file,
+            Some(stem.to_owned()),
+            display,
+            found,
+            sources,
+            diags,
+        ));
+    }
+    files
 }
 
 fn read(

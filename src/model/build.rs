@@ -156,11 +156,17 @@ fn build_version(
         .iter()
         .flat_map(|f| f.manual_clones.iter().cloned())
         .collect();
+    report_module_files(&files, diags);
 
     for file in files {
         report_comment_markers(&file, diags);
-        let package =
-            markers::extract(&file.inner_docs, markers::Target::Package, &file.path, diags).markers;
+        let package = markers::extract(
+            &file.inner_docs,
+            markers::Target::Package,
+            &file.path,
+            diags,
+        )
+        .markers;
         out.group_names.extend(located(&file.path, package.clone()));
         out.markers.extend(package);
         let module_visibility = match &file.module {
@@ -231,6 +237,42 @@ fn build_version(
         );
     }
     out
+}
+
+/// Every `mod name;` of the version's module file must have its file, and no other file
+/// may declare modules of its own: crdgen reads one level of file modules, and a module
+/// it did not read would silently take its kinds away.
+fn report_module_files(files: &[ParsedFile], diags: &mut Diagnostics) {
+    let read: BTreeSet<&str> = files.iter().filter_map(|f| f.module.as_deref()).collect();
+    for file in files {
+        for decl in &file.mods {
+            let (message, hint) = match &file.module {
+                None if read.contains(decl.name.as_str()) => continue,
+                None => (
+                    format!(
+                        "module `{}` is declared, but neither `{0}.rs` nor `{0}/mod.rs` exists beside this file",
+                        decl.name
+                    ),
+                    "create the file, or remove the declaration".to_owned(),
+                ),
+                Some(_) => (
+                    format!(
+                        "module `{}` is declared in a type file; crdgen reads only the modules the version's mod.rs declares",
+                        decl.name
+                    ),
+                    format!(
+                        "move `{}` into the version directory and declare it in the version's mod.rs, or write it inline (`mod {0} {{ .. }}`)",
+                        decl.name
+                    ),
+                ),
+            };
+            diags.push(
+                Diagnostic::error(Code::MissingDirectory, message)
+                    .at(&file.path, decl.pos)
+                    .hint(hint),
+            );
+        }
+    }
 }
 
 fn report_comment_markers(file: &ParsedFile, diags: &mut Diagnostics) {
@@ -322,13 +364,23 @@ fn report_field_collisions(fields: &[Field], file: &str, diags: &mut Diagnostics
     let mut wire: BTreeMap<&str, &Field> = BTreeMap::new();
     for field in fields {
         let clash = match rust.insert(naming::unraw(&field.name), field) {
-            Some(first) => Some((first, "is declared twice", "keep one field of each name; crdgen does not evaluate `#[cfg]`")),
+            Some(first) => Some((
+                first,
+                "is declared twice",
+                "keep one field of each name; crdgen does not evaluate `#[cfg]`",
+            )),
             None if field.serde.flatten => None,
             None => field
                 .wire_name
                 .as_deref()
                 .and_then(|w| wire.insert(w, field))
-                .map(|first| (first, "serializes under the same name as another field", "give one of them another `#[serde(rename = \"..\")]`")),
+                .map(|first| {
+                    (
+                        first,
+                        "serializes under the same name as another field",
+                        "give one of them another `#[serde(rename = \"..\")]`",
+                    )
+                }),
         };
         if let Some((first, what, hint)) = clash {
             diags.push(
@@ -898,7 +950,8 @@ fn group_name(
                 names.insert(version.name.clone(), name);
             }
             // A `+groupName` that is there but invalid has been reported already.
-            None if !version.group_names.is_empty() || from_group_file.is_some_and(|f| !f.is_empty()) => {}
+            None if !version.group_names.is_empty()
+                || from_group_file.is_some_and(|f| !f.is_empty()) => {}
             None => {
                 let module_file = scopes
                     .get(&(group.dir.clone(), version.name.clone(), None))

@@ -66,7 +66,10 @@ pub fn check_group(name: &str, crd: bool, file: &str, pos: Pos) -> Result<(), Di
     };
     Err(Diagnostic::error(
         Code::InvalidName,
-        format!("group name `{}` is not a DNS-1123 subdomain: {why}", shorten(name)),
+        format!(
+            "group name `{}` is not a DNS-1123 subdomain: {why}",
+            shorten(name)
+        ),
     )
     .at(file, pos)
     .hint("an API group is a lower-case domain name you own, e.g. `bcrds.example.com`"))
@@ -105,11 +108,24 @@ pub fn check_collisions(group: &Group, diags: &mut Diagnostics) {
                 .into_iter()
                 .chain(kind.short_names.iter().map(|s| ("short name", s)));
             for (what, name) in resource_names {
-                let space = if what == "short name" { "short names" } else { "resources" };
+                let space = if what == "short name" {
+                    "short names"
+                } else {
+                    "resources"
+                };
                 seen.check(space, name, Owner::kind(kind, what), diags, "give one of them another name with `+kubebuilder:resource:path=…,singular=…,shortName=…`");
             }
-            for (what, name) in [("kind", kind.name.clone()), ("list kind", format!("{}List", kind.name))] {
-                seen.check("kinds", &name, Owner::kind(kind, what), diags, "rename one of the kinds; Kubernetes names a kind's list `<Kind>List`");
+            for (what, name) in [
+                ("kind", kind.name.clone()),
+                ("list kind", format!("{}List", kind.name)),
+            ] {
+                seen.check(
+                    "kinds",
+                    &name,
+                    Owner::kind(kind, what),
+                    diags,
+                    "rename one of the kinds; Kubernetes names a kind's list `<Kind>List`",
+                );
             }
             for (namespace, name) in naming::kind_items(&kind.name, &kind.plural) {
                 generated.check(space_of(namespace), &name, Owner::kind(kind, "generated name"), diags, "rename one of the kinds (or give it another plural): generated code would declare this name twice");
@@ -170,7 +186,14 @@ impl Seen {
         self.0.insert((space, name), owner);
     }
 
-    fn check(&mut self, space: &'static str, name: &str, owner: Owner, diags: &mut Diagnostics, hint: &str) {
+    fn check(
+        &mut self,
+        space: &'static str,
+        name: &str,
+        owner: Owner,
+        diags: &mut Diagnostics,
+        hint: &str,
+    ) {
         let key = (space, name.to_owned());
         match self.0.get(&key) {
             // A kind served in several versions names itself again: not a collision.

@@ -12,7 +12,7 @@ pub const MAX_NESTING: usize = 128;
 
 /// Where `tokens` first nest deeper than [`MAX_NESTING`], if anywhere.
 ///
-/// A `<` opens a level and a `>` closes one, except in `->` and `=>`; a `;` or a block
+/// A `<` opens a level and a `>` closes one, except in `->`; a `;`, a `=>` or a block
 /// closes every `<` of its bracket, so comparisons in function bodies do not add up.
 pub fn too_deep(tokens: &TokenStream) -> Option<Span> {
     // One entry per open bracket: its remaining tokens and the `<` open inside it.
@@ -44,17 +44,23 @@ pub fn too_deep(tokens: &TokenStream) -> Option<Span> {
             TokenTree::Punct(p) if p.as_char() == '<' => {
                 *angles += 1;
                 open_angles += 1;
-                if stack.len() + open_angles > MAX_NESTING {
+                // The outermost entry is the file itself, not a bracket.
+                if stack.len() - 1 + open_angles > MAX_NESTING {
                     return Some(p.span());
                 }
             }
-            TokenTree::Punct(p) if p.as_char() == '>' && !matches!(previous, Some('-' | '=')) => {
+            TokenTree::Punct(p)
+                if p.as_char() == '>' && previous != Some('-') && previous != Some('=') =>
+            {
                 if *angles > 0 {
                     *angles -= 1;
                     open_angles -= 1;
                 }
             }
-            TokenTree::Punct(p) if p.as_char() == ';' => {
+            // A match arm's `=>` ends its pattern and guard: `x if a < b => ..`.
+            TokenTree::Punct(p)
+                if p.as_char() == ';' || (p.as_char() == '>' && previous == Some('=')) =>
+            {
                 open_angles -= *angles;
                 *angles = 0;
             }
@@ -77,14 +83,22 @@ mod tests {
     fn counts_brackets_and_generic_arguments() {
         let n = MAX_NESTING;
         let nested = |open: &str, close: &str, depth: usize| {
-            format!("struct A {{ x: {}i32{} }}", open.repeat(depth), close.repeat(depth))
+            format!(
+                "struct A {{ x: {}i32{} }}",
+                open.repeat(depth),
+                close.repeat(depth)
+            )
         };
         // The struct's braces are one level.
         assert!(depth_ok(&nested("Option<", ">", n - 1)));
         assert!(!depth_ok(&nested("Option<", ">", n)));
         assert!(depth_ok(&nested("(", ",)", n - 1)));
         assert!(!depth_ok(&nested("[", "; 1]", n)));
-        assert!(!depth_ok(&format!("{}{}", "mod a {".repeat(n + 1), "}".repeat(n + 1))));
+        assert!(!depth_ok(&format!(
+            "{}{}",
+            "mod a {".repeat(n + 1),
+            "}".repeat(n + 1)
+        )));
     }
 
     #[test]

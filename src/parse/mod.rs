@@ -21,6 +21,7 @@ use crate::source::SourceFile;
 pub struct ModDecl {
     pub name: String,
     pub visibility: Visibility,
+    pub pos: Pos,
 }
 
 /// One leaf of a `use` tree: `use a::b::C as D;` is `{ path: [a, b, C], alias: D }`;
@@ -142,6 +143,7 @@ pub fn parse_file(
             syn::Item::Mod(m) if m.content.is_none() => out.mods.push(ModDecl {
                 name: naming::unraw(&m.ident.to_string()).to_owned(),
                 visibility: visibility(&m.vis),
+                pos: Pos::of(m.ident.span()),
             }),
             syn::Item::Use(u) => {
                 flatten_use(&u.tree, &mut Vec::new(), visibility(&u.vis), &mut out.uses)

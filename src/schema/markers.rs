@@ -130,8 +130,15 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
             // one does not compile.
             if let Err(e) = regex::Regex::new(&pattern) {
                 let why = e.to_string();
-                let last = why.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default();
-                return Err(format!("`{pattern}` is not a regular expression: {}", last.trim()));
+                let last = why
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or_default();
+                return Err(format!(
+                    "`{pattern}` is not a regular expression: {}",
+                    last.trim()
+                ));
             }
             set(schema, "pattern", json!(pattern))
         }
