@@ -41,7 +41,7 @@ fn main() {
             assert!(plan.changes.is_empty());
             format!("{} files current", plan.unchanged)
         } else {
-            let written =
+            let (written, _) =
                 crdgen::sink::write(&plan, &opts.output_base, &output.owned_dirs).expect("write");
             let output_kib = output.files.values().map(String::len).sum::<usize>() / 1024;
             format!(

@@ -100,6 +100,10 @@ fn scaffolded(result: Result<Vec<PathBuf>, Error>, root: &std::path::Path) -> Ex
             }
             ExitCode::SUCCESS
         }
+        Err(e @ Error::Usage(_)) => {
+            eprintln!("{e}");
+            ExitCode::from(USAGE_ERROR)
+        }
         Err(e) => {
             eprintln!("{e}");
             ExitCode::FAILURE
@@ -284,6 +288,13 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let _lock = match sink::lock(&opts.output_base) {
+        Ok(lock) => lock,
+        Err(d) => {
+            eprint!("{}", render_all(&[d], &generation.sources));
+            return ExitCode::FAILURE;
+        }
+    };
     let mut diags = Diagnostics::default();
     let plan = sink::plan(&output, &opts.output_base, &mut diags);
     if diags.has_errors() {
@@ -304,15 +315,15 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
         return ExitCode::FAILURE;
     }
     match sink::write(&plan, &opts.output_base, &output.owned_dirs) {
-        Ok(w) => {
+        Ok((w, _)) => {
             eprintln!(
                 "crdgen: {} written, {} unchanged, {} removed",
                 w.written, w.unchanged, w.removed
             );
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: writing generated files: {e}");
+        Err(d) => {
+            eprint!("{}", render_all(&[d], &generation.sources));
             ExitCode::FAILURE
         }
     }

@@ -349,7 +349,8 @@ pub fn is_identifier(name: &str) -> bool {
         && !matches!(name, "_" | "self" | "Self" | "super" | "crate")
 }
 
-fn is_keyword(name: &str) -> bool {
+/// Whether `name` is a Rust keyword (strict, reserved or of an edition).
+pub fn is_keyword(name: &str) -> bool {
     matches!(
         name,
         "as" | "break"

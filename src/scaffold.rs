@@ -9,6 +9,7 @@ use heck::{ToKebabCase, ToSnakeCase};
 use crate::Error;
 use crate::naming;
 use crate::options::{HeaderSource, Options};
+use crate::sink::Change;
 
 /// The template files, embedded so the binary carries them.
 mod templates {
@@ -57,9 +58,23 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
         .next()
         .unwrap_or_default()
         .to_snake_case();
-    if !naming::is_identifier(&group_dir) || !api.group.contains('.') {
+    let group_ok = crate::dns::subdomain(&api.group).map_err(|why| format!(": {why}"));
+    if let Err(why) = group_ok
+        .and_then(|()| {
+            (api.group.contains('.'))
+                .then_some(())
+                .ok_or_else(|| ": it needs at least one dot".to_owned())
+        })
+        .and_then(|()| {
+            naming::is_identifier(&group_dir)
+                .then_some(())
+                .ok_or_else(|| {
+                    format!(": its first label `{group_dir}` must be a Rust module name")
+                })
+        })
+    {
         return Err(format!(
-            "`{}` is not an API group name like `bcrds.example.com`",
+            "`{}` is not an API group name like `bcrds.example.com`{why}",
             api.group
         ));
     }
@@ -69,9 +84,14 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
             api.version
         ));
     }
-    if !naming::is_identifier(&api.kind) || !api.kind.starts_with(|c: char| c.is_ascii_uppercase())
+    if !naming::is_identifier(&api.kind)
+        || !api.kind.starts_with(|c: char| c.is_ascii_uppercase())
+        || crate::dns::label(&api.kind.to_ascii_lowercase()).is_err()
     {
-        return Err(format!("`{}` is not a kind name like `Example`", api.kind));
+        return Err(format!(
+            "`{}` is not a kind name like `Example` (ASCII PascalCase, at most 63 characters)",
+            api.kind
+        ));
     }
     let plural = naming::plural(&api.kind, &naming::default_plural_exceptions());
     let plural_accessor = naming::client::kind_accessor(&plural);
@@ -125,16 +145,30 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
     ]))
 }
 
-/// Fills `{{name}}` placeholders; a placeholder without a value is a bug in crdgen.
+/// Fills `{{name}}` placeholders in one pass over the template, so that a value is
+/// never read as a template itself; a placeholder without a value is a bug in crdgen.
 fn render(template: &str, values: &BTreeMap<&str, String>) -> String {
-    let mut out = template.to_owned();
-    for (key, value) in values {
-        out = out.replace(&format!("{{{{{key}}}}}"), value);
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let value = after
+            .find("}}")
+            .and_then(|end| Some((values.get(&after[..end])?, end)));
+        match value {
+            Some((value, end)) => {
+                out.push_str(value);
+                rest = &after[end + 2..];
+            }
+            None => {
+                debug_assert!(false, "unfilled placeholder in a template: {after}");
+                out.push_str("{{");
+                rest = after;
+            }
+        }
     }
-    debug_assert!(
-        !out.contains("{{"),
-        "unfilled placeholder in a template: {out}"
-    );
+    out.push_str(rest);
     out
 }
 
@@ -170,8 +204,15 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
         .and_then(|n| n.to_str())
         .ok_or_else(|| usage(format!("`{}` has no usable name", dir.display())))?;
     let crate_name = name.replace('-', "_");
-    if !naming::is_identifier(&crate_name) {
-        return Err(usage(format!("`{name}` cannot name a Rust crate")));
+    // Cargo's own rules for `cargo new`: an identifier, and not a keyword or a crate
+    // every program already has.
+    if !naming::is_identifier(&crate_name)
+        || naming::is_keyword(&crate_name)
+        || ["std", "core", "alloc", "proc_macro", "test"].contains(&crate_name.as_str())
+    {
+        return Err(usage(format!(
+            "`{name}` cannot name a Rust crate: use letters, digits, `-` and `_`, not a keyword or a standard crate's name"
+        )));
     }
     let mut values = kind_values(api).map_err(usage)?;
     values.insert("name", name.to_owned());
@@ -313,7 +354,8 @@ fn generate(project: &Path, groups: &str) -> Result<Vec<PathBuf>, Error> {
             &generation.sources,
         )));
     }
-    crate::sink::write(&plan, project, &output.owned_dirs).map_err(Error::Io)?;
+    crate::sink::write(&plan, project, &output.owned_dirs)
+        .map_err(|d| Error::Diagnostics(crate::diag::render_all(&[d], &generation.sources)))?;
     Ok(output.files.into_keys().collect())
 }
 
@@ -368,16 +410,6 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         api.version.clone(),
         values["kind_snake"].clone(),
     );
-    let types = project.join(format!(
-        "src/apis/{group_dir}/{version}/{kind_snake}_types.rs"
-    ));
-    if types.exists() {
-        return Err(usage(format!(
-            "`{}` exists: kind {} is there already",
-            types.display(),
-            api.kind
-        )));
-    }
     let main = project.join("src/main.rs");
     let main_text = std::fs::read_to_string(&main).map_err(Error::Io)?;
     for marker in ["// crdgen:build-controllers", "// crdgen:run-controllers"] {
@@ -387,28 +419,40 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
             )));
         }
     }
-    let mut written = Vec::new();
-    let mut put = |rel: String, text: String| -> Result<(), Error> {
-        write(&project.join(&rel), &text, false).map_err(Error::Io)?;
-        written.push(PathBuf::from(rel));
-        Ok(())
-    };
-    put(
-        format!("src/apis/{group_dir}/{version}/{kind_snake}_types.rs"),
-        render(templates::TYPES, &values),
-    )?;
-    put(
-        format!("src/controller/{kind_snake}.rs"),
-        render(templates::CONTROLLER, &values),
-    )?;
-    put(
-        format!("tests/{kind_snake}_controller.rs"),
-        render(templates::TEST, &values),
-    )?;
-    put(
-        format!("config/samples/{}", values["sample"]),
-        render(templates::SAMPLE, &values),
-    )?;
+    // One lock for the scaffolding and the generation after it, as generate-groups takes.
+    let _lock = crate::sink::lock(project)
+        .map_err(|d| Error::Diagnostics(d.render(&Default::default())))?;
+    let mut plan = crate::sink::Plan::default();
+    let new_files = [
+        (
+            format!("src/apis/{group_dir}/{version}/{kind_snake}_types.rs"),
+            templates::TYPES,
+        ),
+        (
+            format!("src/controller/{kind_snake}.rs"),
+            templates::CONTROLLER,
+        ),
+        (format!("tests/{kind_snake}_controller.rs"), templates::TEST),
+        (
+            format!("config/samples/{}", values["sample"]),
+            templates::SAMPLE,
+        ),
+    ];
+    for (rel, template) in new_files {
+        if project.join(&rel).exists() {
+            return Err(usage(format!(
+                "`{}` exists; crdgen create api never overwrites a file (is kind {} there already?)",
+                project.join(&rel).display(),
+                api.kind
+            )));
+        }
+        plan.changes.push((
+            rel.into(),
+            Change::Create {
+                new: render(template, &values),
+            },
+        ));
+    }
     let appends = [
         (
             "src/apis/mod.rs".to_owned(),
@@ -437,22 +481,46 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         ),
     ];
     for (rel, line, template) in appends {
-        let path = project.join(&rel);
-        let text = match std::fs::read_to_string(&path) {
+        let change = match std::fs::read_to_string(project.join(&rel)) {
             Ok(text) if text.lines().any(|l| line.lines().next() == Some(l)) => continue,
-            Ok(text) => format!("{text}{line}"),
+            Ok(old) => Change::Update {
+                new: format!("{old}{line}"),
+                old,
+            },
             Err(_) => match template {
-                Some(template) => render(template, &values),
+                Some(template) => Change::Create {
+                    new: render(template, &values),
+                },
                 None => return Err(usage(format!("`{rel}` is missing"))),
             },
         };
-        put(rel, text)?;
+        plan.changes.push((rel.into(), change));
     }
-    let main_text = main_text
+    let new_main = main_text
         .replace("    // crdgen:build-controllers", &format!("    let {kind_snake} = controller::{kind_snake}::new(&clientset, &factory);\n    // crdgen:build-controllers"))
         .replace("        // crdgen:run-controllers", &format!("        {kind_snake}.run(workers, shutdown.clone()),\n        // crdgen:run-controllers"));
-    put("src/main.rs".into(), main_text)?;
-    written.extend(generate(project, &project_groups(project)?)?);
+    plan.changes.push((
+        "src/main.rs".into(),
+        Change::Update {
+            old: main_text,
+            new: new_main,
+        },
+    ));
+    let mut written: Vec<PathBuf> = plan.changes.iter().map(|(rel, _)| rel.clone()).collect();
+    let (_, journal) = crate::sink::write(&plan, project, &[])
+        .map_err(|d| Error::Diagnostics(crate::diag::render_all(&[d], &Default::default())))?;
+    // The generation reads the kind just written; when it fails, the scaffolding goes too,
+    // so that an error always means nothing changed.
+    let generated = project_groups(project).and_then(|groups| generate(project, &groups));
+    match generated {
+        Ok(files) => written.extend(files),
+        Err(e) => {
+            return Err(match journal.undo() {
+                Ok(()) => e,
+                Err(d) => Error::Diagnostics(format!("{e}\n{}", d.render(&Default::default()))),
+            });
+        }
+    }
     written.sort();
     written.dedup();
     Ok(written)

@@ -50,12 +50,13 @@ pub fn too_deep(tokens: &TokenStream) -> Option<Span> {
                 }
             }
             TokenTree::Punct(p)
-                if p.as_char() == '>' && previous != Some('-') && previous != Some('=') =>
+                if p.as_char() == '>'
+                    && previous != Some('-')
+                    && previous != Some('=')
+                    && *angles > 0 =>
             {
-                if *angles > 0 {
-                    *angles -= 1;
-                    open_angles -= 1;
-                }
+                *angles -= 1;
+                open_angles -= 1;
             }
             // A match arm's `=>` ends its pattern and guard: `x if a < b => ..`.
             TokenTree::Punct(p)

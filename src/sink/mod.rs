@@ -2,8 +2,13 @@
 //! generated files with the disk; writing applies it, verifying prints it. Both read
 //! the same plan, so `--verify-only` can never disagree with a real run.
 
+mod lock;
+mod write;
+
+pub use lock::{Lock, lock};
+pub use write::{Journal, write};
+
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
@@ -49,6 +54,18 @@ pub fn plan(output: &OutputSet, base: &Path, diags: &mut Diagnostics) -> Plan {
     for (rel, new) in &output.files {
         let full = base.join(rel);
         let shown = display_path(base, &full);
+        if let Some(link) = symlink_on_the_way(base, &output.owned_dirs, rel) {
+            let link = display_path(base, &link);
+            diags.push(
+                Diagnostic::error(
+                    Code::WouldOverwrite,
+                    format!("`{link}` is a symbolic link; crdgen does not write through links below its output directories"),
+                )
+                .at_path(link)
+                .hint("replace the link with a plain directory (or file), or choose another OUTPUT_PKG"),
+            );
+            continue;
+        }
         match std::fs::read_to_string(&full) {
             Ok(old) if old == *new => plan.unchanged += 1,
             Ok(old) if !is_generated(&old) => diags.push(
@@ -93,7 +110,9 @@ pub fn plan(output: &OutputSet, base: &Path, diags: &mut Diagnostics) -> Plan {
             Ok(rel) => rel.to_owned(),
             Err(_) => continue,
         };
-        if output.files.contains_key(&rel) {
+        if output.files.contains_key(&rel)
+            || symlink_on_the_way(base, &output.owned_dirs, &rel).is_some()
+        {
             continue;
         }
         if let Ok(old) = std::fs::read_to_string(entry.path())
@@ -123,50 +142,21 @@ fn check_inside(base: &Path, owned: &Path) -> Result<(), Diagnostic> {
     }
 }
 
-/// Applies the plan. Each file is replaced atomically (written beside it, then
-/// renamed over it); directories emptied by pruning are removed.
-pub fn write(plan: &Plan, base: &Path, owned_dirs: &[PathBuf]) -> std::io::Result<Written> {
-    let mut out = Written {
-        unchanged: plan.unchanged,
-        ..Written::default()
-    };
-    for (rel, change) in &plan.changes {
-        let full = base.join(rel);
-        match change {
-            Change::Create { new } | Change::Update { new, .. } => {
-                let dir = full.parent().unwrap_or(base);
-                std::fs::create_dir_all(dir)?;
-                let mut tmp = tempfile::Builder::new()
-                    .prefix(".crdgen-")
-                    .tempfile_in(dir)?;
-                tmp.write_all(new.as_bytes())?;
-                tmp.persist(&full).map_err(|e| e.error)?;
-                out.written += 1;
-            }
-            Change::Remove { .. } => {
-                std::fs::remove_file(&full)?;
-                out.removed += 1;
-                let Some(owned) = owned_dirs
-                    .iter()
-                    .map(|d| base.join(d))
-                    .find(|d| full.starts_with(d))
-                else {
-                    continue;
-                };
-                for dir in full
-                    .ancestors()
-                    .skip(1)
-                    .take_while(|d| d.starts_with(&owned) && *d != owned)
-                {
-                    // Fails, harmlessly, on the first directory that still holds files.
-                    if std::fs::remove_dir(dir).is_err() {
-                        break;
-                    }
-                }
-            }
+/// The first symbolic link at or below the output directory that holds `rel`, on the
+/// way to it. (The output directory itself may be a link that stays below the base:
+/// `check_inside` sees to that.)
+fn symlink_on_the_way(base: &Path, owned_dirs: &[PathBuf], rel: &Path) -> Option<PathBuf> {
+    let owned = owned_dirs.iter().find(|d| rel.starts_with(d))?;
+    let mut path = base.join(owned);
+    for component in rel.strip_prefix(owned).ok()?.components() {
+        path.push(component);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => return Some(path),
+            Ok(_) => {}
+            Err(_) => return None,
         }
     }
-    Ok(out)
+    None
 }
 
 /// A unified diff of every change, with a line naming what is wrong with each file.
