@@ -3,7 +3,7 @@
 //! identifier, so each must be what the apiserver accepts, and no two kinds may share
 //! one (the apiserver would refuse the second CRD's names; rustc the generated code).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Group, Kind};
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
@@ -18,9 +18,8 @@ pub fn check_kind(kind: &Kind, diags: &mut Diagnostics) {
             Diagnostic::error(
                 Code::InvalidName,
                 format!(
-                    "kind `{}` cannot be a Kubernetes kind: `{}` {why}",
+                    "kind `{}` cannot be a Kubernetes kind: its lower-case form is not a DNS-1035 label: {why}",
                     shorten(&kind.name),
-                    shorten(&lower)
                 ),
             )
             .at(&kind.file, kind.pos)
@@ -78,32 +77,25 @@ pub fn check_group(name: &str, crd: bool, file: &str, pos: Pos) -> Result<(), Di
 /// Finds two kinds of `group` that share a resource name or a kind name (as the
 /// apiserver's naming controller does), a CRD name longer than the apiserver allows,
 /// and two kinds of one version whose generated code would declare one name twice.
+/// Each pair of kinds is reported once, at its first shared name.
 pub fn check_collisions(group: &Group, diags: &mut Diagnostics) {
-    let mut seen = Seen::default();
+    let mut claims = Claims {
+        reported: BTreeSet::new(),
+        diags,
+    };
+    let mut group_names = Names::new();
     for version in group.versions.values() {
-        let mut generated = Seen::default();
-        let version_owner = format!("the `{}/{}` group version", group.dir, version.name);
+        let mut generated = Names::new();
+        let owner = Owner {
+            what: "generated name".to_owned(),
+            kind: format!("the `{}/{}` group version", group.dir, version.name),
+            place: None,
+        };
         for (namespace, name) in naming::version_items(&group.dir, &version.name) {
-            generated.first(space_of(namespace), name, Owner::version(&version_owner));
+            generated.insert((space_of(namespace), name), owner.clone());
         }
         for kind in version.kinds.values() {
-            let crd_name = format!("{}.{}", kind.plural, group.name);
-            if crd_name.len() > dns::SUBDOMAIN_MAX && !group.name.is_empty() {
-                diags.push(
-                    Diagnostic::error(
-                        Code::InvalidName,
-                        format!(
-                            "the CRD name `{}` of kind `{}` is {} characters long; the most is {}",
-                            shorten(&crd_name),
-                            kind.name,
-                            crd_name.len(),
-                            dns::SUBDOMAIN_MAX
-                        ),
-                    )
-                    .at(&kind.file, kind.names_pos)
-                    .hint("a CRD is named `<plural>.<group>`: shorten the plural or the group"),
-                );
-            }
+            check_crd_name(kind, &group.name, claims.diags);
             let resource_names = [("plural", &kind.plural), ("singular", &kind.singular)]
                 .into_iter()
                 .chain(kind.short_names.iter().map(|s| ("short name", s)));
@@ -113,24 +105,47 @@ pub fn check_collisions(group: &Group, diags: &mut Diagnostics) {
                 } else {
                     "resources"
                 };
-                seen.check(space, name, Owner::kind(kind, what), diags, "give one of them another name with `+kubebuilder:resource:path=…,singular=…,shortName=…`");
+                claims.claim(&mut group_names, space, name, Owner::kind(kind, what), "give one of them another name with `+kubebuilder:resource:path=…,singular=…,shortName=…`");
             }
             for (what, name) in [
                 ("kind", kind.name.clone()),
                 ("list kind", format!("{}List", kind.name)),
             ] {
-                seen.check(
+                claims.claim(
+                    &mut group_names,
                     "kinds",
                     &name,
                     Owner::kind(kind, what),
-                    diags,
                     "rename one of the kinds; Kubernetes names a kind's list `<Kind>List`",
                 );
             }
             for (namespace, name) in naming::kind_items(&kind.name, &kind.plural) {
-                generated.check(space_of(namespace), &name, Owner::kind(kind, "generated name"), diags, "rename one of the kinds (or give it another plural): generated code would declare this name twice");
+                claims.claim(&mut generated, space_of(namespace), &name, Owner::kind(kind, "generated name"), "rename one of the kinds (or give it another plural): generated code would declare this name twice");
             }
         }
+    }
+}
+
+/// A CRD is named `<plural>.<group>`, which must fit a DNS-1123 subdomain.
+fn check_crd_name(kind: &Kind, group: &str, diags: &mut Diagnostics) {
+    let crd_name = format!("{}.{group}", kind.plural);
+    // An invalid plural or group has been reported where it is declared.
+    let parts_valid = dns::label(&kind.plural).is_ok() && dns::subdomain(group).is_ok();
+    if crd_name.len() > dns::SUBDOMAIN_MAX && parts_valid {
+        diags.push(
+            Diagnostic::error(
+                Code::InvalidName,
+                format!(
+                    "the CRD name `{}` of kind `{}` is {} characters long; the most is {}",
+                    shorten(&crd_name),
+                    kind.name,
+                    crd_name.len(),
+                    dns::SUBDOMAIN_MAX
+                ),
+            )
+            .at(&kind.file, kind.names_pos)
+            .hint("a CRD is named `<plural>.<group>`: shorten the plural or the group"),
+        );
     }
 }
 
@@ -148,14 +163,6 @@ impl Owner {
             what: what.to_owned(),
             kind: kind.name.clone(),
             place: Some((kind.file.clone(), kind.names_pos)),
-        }
-    }
-
-    fn version(name: &str) -> Owner {
-        Owner {
-            what: "generated name".to_owned(),
-            kind: name.to_owned(),
-            place: None,
         }
     }
 
@@ -177,47 +184,52 @@ fn space_of(namespace: Namespace) -> &'static str {
     }
 }
 
-/// Names seen so far, by the namespace they must be unique in.
-#[derive(Default)]
-struct Seen(BTreeMap<(&'static str, String), Owner>);
+/// Names claimed so far, by the namespace they must be unique in.
+type Names = BTreeMap<(&'static str, String), Owner>;
 
-impl Seen {
-    fn first(&mut self, space: &'static str, name: String, owner: Owner) {
-        self.0.insert((space, name), owner);
-    }
+struct Claims<'d> {
+    /// Pairs of owners already reported, so that two kinds sharing a plural are not
+    /// reported again for every name derived from it.
+    reported: BTreeSet<(String, String)>,
+    diags: &'d mut Diagnostics,
+}
 
-    fn check(
+impl Claims<'_> {
+    fn claim(
         &mut self,
+        names: &mut Names,
         space: &'static str,
         name: &str,
         owner: Owner,
-        diags: &mut Diagnostics,
         hint: &str,
     ) {
         let key = (space, name.to_owned());
-        match self.0.get(&key) {
-            // A kind served in several versions names itself again: not a collision.
-            Some(first) if first.kind == owner.kind => {}
-            Some(first) => {
-                let (file, pos) = owner.place.clone().unwrap_or_default();
-                diags.push(
-                    Diagnostic::error(
-                        Code::Conflict,
-                        format!(
-                            "`{name}` is both {} and the {} of kind `{}`",
-                            first.describe(),
-                            owner.what,
-                            owner.kind
-                        ),
-                    )
-                    .at(&file, pos)
-                    .hint(hint),
-                );
-            }
-            None => {
-                self.0.insert(key, owner);
-            }
+        let Some(first) = names.get(&key) else {
+            names.insert(key, owner);
+            return;
+        };
+        // A kind served in several versions names itself again: not a collision.
+        if first.kind == owner.kind
+            || !self
+                .reported
+                .insert((first.kind.clone(), owner.kind.clone()))
+        {
+            return;
         }
+        let (file, pos) = owner.place.clone().unwrap_or_default();
+        self.diags.push(
+            Diagnostic::error(
+                Code::Conflict,
+                format!(
+                    "`{name}` is both {} and the {} of kind `{}`",
+                    first.describe(),
+                    owner.what,
+                    owner.kind
+                ),
+            )
+            .at(&file, pos)
+            .hint(hint),
+        );
     }
 }
 

@@ -135,10 +135,8 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
                     .rev()
                     .find(|l| !l.trim().is_empty())
                     .unwrap_or_default();
-                return Err(format!(
-                    "`{pattern}` is not a regular expression: {}",
-                    last.trim()
-                ));
+                let why = last.trim().trim_start_matches("error: ");
+                return Err(format!("`{pattern}` is not a regular expression: {why}"));
             }
             set(schema, "pattern", json!(pattern))
         }
