@@ -234,7 +234,7 @@ fn init_refuses_a_directory_that_is_not_empty() {
             "A",
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "a usage error");
     assert!(
         text(&out).contains("exists and is not empty"),
         "{}",
