@@ -230,3 +230,189 @@ async fn generated_crds_are_accepted_and_enforce_their_markers() {
         "objects breaking these markers were not rejected: {accepted:#?}"
     );
 }
+
+/// One name or bound crdgen refuses (issue 10, case 8): the marker edit on the bundled
+/// example that crdgen must refuse with `code`, and the same mistake made by hand in the
+/// example's CRD, which the real apiserver must refuse.
+struct Refusal {
+    what: &'static str,
+    code: &'static str,
+    /// (line in example_types.rs or the group's mod.rs to find, what to put instead)
+    edit: (&'static str, &'static str, String),
+    crd: fn(&mut Value),
+    /// Whether the apiserver refuses the CRD. kube-apiserver 1.28 takes a negative
+    /// `maxLength`, which no string can then satisfy: crdgen refuses it as a mistake.
+    apiserver_refuses: bool,
+}
+
+const TYPES: &str = "pkg/apis/bcrds/v1alpha1/example_types.rs";
+const GROUP_MOD: &str = "pkg/apis/bcrds/mod.rs";
+const IMAGE: &str = "    pub image: String,";
+
+fn image_schema(crd: &mut Value) -> &mut Value {
+    &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        ["image"]
+}
+
+fn set_plural(crd: &mut Value, plural: &str) {
+    let group = crd["spec"]["group"].as_str().unwrap().to_owned();
+    crd["spec"]["names"]["plural"] = json!(plural);
+    crd["metadata"]["name"] = json!(format!("{plural}.{group}"));
+}
+
+fn set_group(crd: &mut Value, group: &str) {
+    let plural = crd["spec"]["names"]["plural"].as_str().unwrap().to_owned();
+    crd["spec"]["group"] = json!(group);
+    crd["metadata"]["name"] = json!(format!("{plural}.{group}"));
+}
+
+fn refusals() -> Vec<Refusal> {
+    let on_image = |marker: &str| (TYPES, IMAGE, format!("    /// {marker}\n{IMAGE}"));
+    let on_kind = |marker: &str| {
+        (
+            TYPES,
+            "pub struct Example {",
+            format!("/// {marker}\npub struct Example {{"),
+        )
+    };
+    let group = |name: &str| {
+        (
+            GROUP_MOD,
+            "+groupName=bcrds.example.com",
+            format!("+groupName={name}"),
+        )
+    };
+    vec![
+        Refusal {
+            what: "a Pattern that does not compile",
+            code: "E0007",
+            edit: on_image("+kubebuilder:validation:Pattern=`^(a|b`"),
+            crd: |crd| image_schema(crd)["pattern"] = json!("^(a|b"),
+            apiserver_refuses: true,
+        },
+        Refusal {
+            what: "a negative MaxLength",
+            code: "E0007",
+            edit: on_image("+kubebuilder:validation:MaxLength=-1"),
+            crd: |crd| image_schema(crd)["maxLength"] = json!(-1),
+            apiserver_refuses: false,
+        },
+        Refusal {
+            what: "a 71-character plural",
+            code: "E0013",
+            edit: on_kind(&format!("+kubebuilder:resource:path={}", "l".repeat(71))),
+            crd: |crd| set_plural(crd, &"l".repeat(71)),
+            apiserver_refuses: true,
+        },
+        Refusal {
+            what: "a non-ASCII plural",
+            code: "E0013",
+            edit: on_kind("+kubebuilder:resource:path=exämples"),
+            crd: |crd| set_plural(crd, "exämples"),
+            apiserver_refuses: true,
+        },
+        Refusal {
+            what: "a short name with an underscore",
+            code: "E0013",
+            edit: on_kind("+kubebuilder:resource:shortName=ex_1"),
+            crd: |crd| crd["spec"]["names"]["shortNames"] = json!(["ex_1"]),
+            apiserver_refuses: true,
+        },
+        Refusal {
+            what: "a group that is not a DNS name",
+            code: "E0013",
+            edit: group("Bad Group!"),
+            crd: |crd| set_group(crd, "Bad Group!"),
+            apiserver_refuses: true,
+        },
+        Refusal {
+            what: "a group without a dot",
+            code: "E0013",
+            edit: group("bcrds"),
+            crd: |crd| set_group(crd, "bcrds"),
+            apiserver_refuses: true,
+        },
+        Refusal {
+            what: "a 300-character kind",
+            code: "E0013",
+            edit: (
+                TYPES,
+                "pub struct Example {",
+                format!("pub struct K{} {{", "x".repeat(299)),
+            ),
+            crd: |crd| {
+                let kind = format!("K{}", "x".repeat(299));
+                crd["spec"]["names"]["listKind"] = json!(format!("{kind}List"));
+                crd["spec"]["names"]["kind"] = json!(kind);
+            },
+            apiserver_refuses: true,
+        },
+    ]
+}
+
+#[tokio::test]
+async fn what_crdgen_refuses_the_apiserver_refuses_too() {
+    // crdgen's side: each edit of the example is refused with its code.
+    for refusal in refusals() {
+        let dir = tempfile::tempdir().unwrap();
+        common::copy_tree(&common::testdata("example"), dir.path());
+        let (file, from, to) = &refusal.edit;
+        let path = dir.path().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file} has no `{from}`");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let opts = common::case("example").options_at(dir.path(), "bcrds:v1alpha1");
+        match crdgen::generate(&opts) {
+            Ok(_) => panic!("crdgen accepted {}", refusal.what),
+            Err(e) => assert!(
+                e.to_string().contains(&format!("error[{}]", refusal.code)),
+                "{}: {e}",
+                refusal.what
+            ),
+        }
+    }
+
+    // The apiserver's side: the example's CRD is accepted as generated, and refused with
+    // each mistake made by hand.
+    let Some(cluster::Connection { client, .. }) = cluster::connect("crds_e2e refusals").await
+    else {
+        return;
+    };
+    let files = common::generate_files(&common::case("example").options());
+    let (_, yaml) = files.iter().find(|(p, _)| p.ends_with(".yaml")).unwrap();
+    let crd: Value = serde_yaml_ng::from_str(yaml).unwrap();
+    let crds: Api<DynamicObject> =
+        Api::all_with(client, &ApiResource::erase::<CustomResourceDefinition>(&()));
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let create = |crd: Value| {
+        let crds = crds.clone();
+        let dry_run = dry_run.clone();
+        async move {
+            let object: DynamicObject = serde_json::from_value(crd).unwrap();
+            crds.create(&dry_run, &object).await
+        }
+    };
+    create(crd.clone())
+        .await
+        .expect("the generated CRD, as a dry run");
+    let mut wrong = Vec::new();
+    for refusal in refusals() {
+        let mut broken = crd.clone();
+        (refusal.crd)(&mut broken);
+        let refused = match create(broken).await {
+            Err(kube::Error::Api(status)) if status.code == 422 => true,
+            Ok(_) => false,
+            Err(e) => panic!("{}: {e}", refusal.what),
+        };
+        if refused != refusal.apiserver_refuses {
+            wrong.push(format!("{}: refused = {refused}", refusal.what));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the apiserver decided otherwise: {wrong:#?}"
+    );
+}
