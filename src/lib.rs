@@ -15,6 +15,8 @@ mod config;
 pub mod diag;
 mod dns;
 pub mod emit;
+#[doc(hidden)]
+pub mod fuzzing;
 mod generators;
 pub mod markers;
 pub mod model;

@@ -115,34 +115,49 @@ const STACK_BYTES: usize = 256 << 20;
 /// Runs discovery, parsing, the model and the generators. Each phase reports all of
 /// its errors; the first phase with any ends the run.
 pub fn generate(opts: &Options) -> Result<Generation, Error> {
+    on_big_stack(|| {
+        opts.validate().map_err(Error::Usage)?;
+        let mut sources = Sources::default();
+        let mut diags = Diagnostics::default();
+        let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base);
+        let discovered = source::discover(opts, &mut sources, &mut diags);
+        let header = match header {
+            Ok(h) => h,
+            Err(d) => {
+                diags.push(d);
+                return Err(stop(diags, &sources));
+            }
+        };
+        from_sources(opts, header, discovered, sources, diags)
+    })?
+}
+
+/// Runs `f` on a thread with a stack of [`STACK_BYTES`].
+pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, Error> {
     std::thread::scope(|scope| {
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("crdgen".into())
             .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || generate_here(opts))
-            .map_err(Error::Io)?
+            .spawn_scoped(scope, f)
+            .map_err(Error::Io)?;
+        Ok(thread
             .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     })
 }
 
-fn generate_here(opts: &Options) -> Result<Generation, Error> {
-    opts.validate().map_err(Error::Usage)?;
-    let mut sources = Sources::default();
-    let mut diags = Diagnostics::default();
-    let stop = |diags: Diagnostics, sources: &Sources| {
-        Error::Diagnostics(render_all(&diags.into_sorted(), sources))
-    };
+fn stop(diags: Diagnostics, sources: &Sources) -> Error {
+    Error::Diagnostics(render_all(&diags.into_sorted(), sources))
+}
 
-    let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base);
-    let discovered = source::discover(opts, &mut sources, &mut diags);
-    let header = match header {
-        Ok(h) => h,
-        Err(d) => {
-            diags.push(d);
-            return Err(stop(diags, &sources));
-        }
-    };
+/// Everything after reading the input: parsing, the model and the generators.
+pub(crate) fn from_sources(
+    opts: &Options,
+    header: Header,
+    discovered: source::Discovered,
+    sources: Sources,
+    mut diags: Diagnostics,
+) -> Result<Generation, Error> {
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }

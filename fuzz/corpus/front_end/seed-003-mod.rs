@@ -1,0 +1,7 @@
+//! +groupName=bcrds.example.com
+
+pub mod example_types;
+pub mod variant_types;
+pub mod widget_types;
+
+pub use example_types::*;

@@ -1,0 +1,3 @@
+pub mod bcrds;
+pub mod derived;
+pub mod other;

@@ -1,0 +1,22 @@
+//! +groupName=versions.crdgen.dev
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::TypeMeta;
+use serde::{Deserialize, Serialize};
+
+/// Multi in v2alpha1, left out of the CRD.
+///
+/// +genclient
+/// +kubebuilder:skipversion
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Multi {
+    #[serde(flatten, default)]
+    pub types: Option<TypeMeta>,
+    pub metadata: ObjectMeta,
+    pub spec: MultiSpec,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct MultiSpec {
+    pub v2alpha1: String,
+}

@@ -1,0 +1,4 @@
+//! +groupName=../../../../x/grp
+
+pub mod example_types;
+pub use example_types::*;

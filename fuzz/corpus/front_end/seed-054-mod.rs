@@ -1,0 +1,4 @@
+//! +groupName=Bad Group!
+
+pub mod example_types;
+pub use example_types::*;

@@ -1,0 +1,3 @@
+pub mod example_types;
+
+pub use example_types::*;

@@ -1,0 +1,4 @@
+//! +groupName=bcrds.example.com
+
+pub mod names_types;
+pub use names_types::*;

@@ -1,0 +1,4 @@
+//! +groupName=bcrds.example.com
+
+pub mod bus_types;
+pub use bus_types::*;

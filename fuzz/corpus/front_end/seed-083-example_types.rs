@@ -1,0 +1,16 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::TypeMeta;
+
+/// +genclient
+/// +genclient:nonNamespacedd
+pub struct Example {
+    #[serde(flatten, default)]
+    pub types: Option<TypeMeta>,
+    pub metadata: ObjectMeta,
+    pub spec: ExampleSpec,
+}
+
+pub struct ExampleSpec {
+    /// +kubebuilder:validation:Minimum=one
+    pub replicas: i32,
+}

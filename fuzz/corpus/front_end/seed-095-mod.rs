@@ -1,0 +1,3 @@
+//! +groupName=bcrds.example.com
+
+mod example_types;

@@ -1,0 +1,3 @@
+//! API types of the example operator.
+
+pub mod bcrds;
