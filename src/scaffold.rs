@@ -203,15 +203,25 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| usage(format!("`{}` has no usable name", dir.display())))?;
+    // The name is the crate's, and the manifests' (the Deployment, its service account
+    // and the `<name>-system` namespace): a DNS label short enough for that suffix, as
+    // kubebuilder asks of a project name, which cargo must also take.
     let crate_name = name.replace('-', "_");
-    // Cargo's own rules for `cargo new`: an identifier, and not a keyword or a crate
-    // every program already has.
-    if !naming::is_identifier(&crate_name)
-        || naming::is_keyword(&crate_name)
+    let dns = crate::dns::label(name).and_then(|()| {
+        (name.len() + "-system".len() <= crate::dns::LABEL_MAX)
+            .then_some(())
+            .ok_or_else(|| "with `-system` it is longer than 63 characters".to_owned())
+    });
+    if let Err(why) = dns {
+        return Err(usage(format!(
+            "`{name}` cannot name a project: it names Kubernetes objects too, and {why}"
+        )));
+    }
+    if naming::is_keyword(&crate_name)
         || ["std", "core", "alloc", "proc_macro", "test"].contains(&crate_name.as_str())
     {
         return Err(usage(format!(
-            "`{name}` cannot name a Rust crate: use letters, digits, `-` and `_`, not a keyword or a standard crate's name"
+            "`{name}` cannot name a Rust crate: it is a keyword or a standard crate's name"
         )));
     }
     let mut values = kind_values(api).map_err(usage)?;

@@ -405,6 +405,9 @@ fn case_11_and_12_init_validates_every_value_before_a_template_sees_it() {
     refused(&s, 2, &["not a kind name"], || {
         init("op", "bcrds.example.com", &format!("K{}", "x".repeat(70)))
     });
+    refused(&s, 2, &["`My_Op` cannot name a project"], || {
+        init("My_Op", "bcrds.example.com", "Example")
+    });
     refused(&s, 2, &["exists and is not empty"], || {
         init("outside", "bcrds.example.com", "Example")
     });
