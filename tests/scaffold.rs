@@ -29,13 +29,7 @@ fn two_documents<A: for<'de> Deserialize<'de>, B: for<'de> Deserialize<'de>>(
     (first, second)
 }
 
-fn crdgen(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crdgen"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::crdgen;
 
 fn runtime_path() -> String {
     format!(

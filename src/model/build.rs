@@ -25,14 +25,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
 
     for group in groups {
         if let Some(file) = &group.module_file {
-            report_comment_markers(file, diags);
-            let package = markers::extract(
-                &file.inner_docs,
-                markers::Target::Package,
-                &file.path,
-                diags,
-            )
-            .markers;
+            let package = package_markers(file, diags);
             group_markers.insert(group.dir.clone(), located(&file.path, package));
         }
         let mut versions = BTreeMap::new();
@@ -159,14 +152,7 @@ fn build_version(
     report_module_files(&files, diags);
 
     for file in files {
-        report_comment_markers(&file, diags);
-        let package = markers::extract(
-            &file.inner_docs,
-            markers::Target::Package,
-            &file.path,
-            diags,
-        )
-        .markers;
+        let package = package_markers(&file, diags);
         out.group_names.extend(located(&file.path, package.clone()));
         out.markers.extend(package);
         let module_visibility = match &file.module {
@@ -273,6 +259,18 @@ fn report_module_files(files: &[ParsedFile], diags: &mut Diagnostics) {
             );
         }
     }
+}
+
+/// A file's `//!` markers, after reporting markers its plain comments hide.
+fn package_markers(file: &ParsedFile, diags: &mut Diagnostics) -> Vec<Marker> {
+    report_comment_markers(file, diags);
+    markers::extract(
+        &file.inner_docs,
+        markers::Target::Package,
+        &file.path,
+        diags,
+    )
+    .markers
 }
 
 fn report_comment_markers(file: &ParsedFile, diags: &mut Diagnostics) {

@@ -101,3 +101,12 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Runs the crdgen binary in `dir`.
+pub fn crdgen(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_crdgen"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
