@@ -330,13 +330,30 @@ pub fn unraw(ident: &str) -> &str {
 /// a plural or kind may be `crate` and still needs a method or module of its name.
 pub fn ident(name: &str) -> Ident {
     let name = unraw(name);
-    if matches!(name, "self" | "Self" | "super" | "crate" | "_") {
+    if is_path_keyword(name) {
         Ident::new(&format!("{name}_"), Span::call_site())
     } else if is_keyword(name) {
         Ident::new_raw(name, Span::call_site())
     } else {
         Ident::new(name, Span::call_site())
     }
+}
+
+/// The name a generated module is declared and written under: `name` without a raw
+/// prefix (`pub mod r#match;` lives in `match.rs`), and with the `_` that [`ident`] adds
+/// to a path keyword (`pub mod crate_;` lives in `crate_.rs`).
+pub fn module_name(name: &str) -> String {
+    let name = unraw(name);
+    if is_path_keyword(name) {
+        format!("{name}_")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// `self`, `Self`, `super`, `crate` and `_`: words no raw identifier can spell.
+fn is_path_keyword(name: &str) -> bool {
+    matches!(name, "self" | "Self" | "super" | "crate" | "_")
 }
 
 /// Whether `name` can name a Rust module or type (possibly as a raw identifier).
@@ -566,6 +583,17 @@ mod tests {
         for bad in ["1", "v0", "v01", "v1alpha", "v1gamma1", "v1beta0", "V1"] {
             assert!(!is_api_version(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn keywords_become_identifiers_and_module_files() {
+        assert_eq!(ident("match").to_string(), "r#match");
+        assert_eq!(ident("r#type").to_string(), "r#type");
+        assert_eq!(ident("crate").to_string(), "crate_");
+        assert_eq!(ident("self").to_string(), "self_");
+        assert_eq!(module_name("r#match"), "match");
+        assert_eq!(module_name("super"), "super_");
+        assert_eq!(module_name("example"), "example");
     }
 
     #[test]

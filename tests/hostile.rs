@@ -205,6 +205,32 @@ fn case_3_raw_identifiers_generate_code_instead_of_panicking() {
             .contains("kind: match")
     );
 
+    // Path keywords, which no raw identifier spells, get a `_`, in the file name too.
+    let s = Sandbox::new();
+    let types = kind_file("Crate", "")
+        + &kind_file("Selfie", "/// +kubebuilder:resource:path=self\n").replace("use ", "// use ");
+    s.write("pkg/apis/bcrds/v1alpha1/crate_types.rs", &types);
+    s.edit(
+        VERSION_MOD,
+        "pub mod example_types;",
+        "pub mod example_types;\npub mod crate_types;",
+    );
+    let out = s.generate("all", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let version = s.read("pkg/client/clientset/bcrds/v1alpha1/mod.rs");
+    assert!(
+        version.contains("pub mod crate_;") && version.contains("pub fn self_("),
+        "{version}"
+    );
+    assert!(
+        s.path("pkg/client/clientset/bcrds/v1alpha1/crate_.rs")
+            .is_file()
+    );
+    assert!(
+        s.path("pkg/client/listers/bcrds/v1alpha1/crate_.rs")
+            .is_file()
+    );
+
     let s = Sandbox::new();
     refused(&s, 2, &["`r#match` is not a DNS-1035 label"], || {
         s.generate("all", &["--plural-exceptions", "Example:r#match"])

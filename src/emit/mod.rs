@@ -31,7 +31,7 @@ impl RustModule {
     /// The child module `name`, created (with `doc`) on first use.
     pub fn child(&mut self, name: &str, doc: impl FnOnce() -> String) -> &mut RustModule {
         self.children
-            .entry(name.to_owned())
+            .entry(naming::module_name(name))
             .or_insert_with(|| RustModule {
                 doc: doc(),
                 ..RustModule::default()
