@@ -498,6 +498,15 @@ fn extra_methods(
             diags.push(error(format!("`+genclient:method={name}` has no subresource"), "extra methods address a subresource, e.g. `subresource=scale`; the kind's own verbs cover the rest"));
             continue;
         };
+        let method_name = names::extra_method(name);
+        if !naming::is_identifier(&method_name) {
+            diags.push(error(format!("`+genclient:method={name}` cannot name a method"), "name it as Go would, e.g. `+genclient:method=GetScale`"));
+            continue;
+        }
+        if let Err(why) = crate::dns::label(subresource) {
+            diags.push(error(format!("subresource `{subresource}` of `+genclient:method={name}` is not a resource name: {why}"), "subresources are lower-case words such as `scale` or `status`"));
+            continue;
+        }
         let resolve = |key: &str| -> Result<TokenStream, String> {
             match text(key) {
                 None => Ok(ty.clone()),
@@ -511,7 +520,7 @@ fn extra_methods(
                 continue;
             }
         };
-        let method = naming::ident(&names::extra_method(name));
+        let method = naming::ident(&method_name);
         let method_doc = doc(&format!(
             "`{verb}` on the `{subresource}` subresource (`+genclient:method={name}`)."
         ));
