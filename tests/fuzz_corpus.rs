@@ -23,13 +23,29 @@ fn corpus(target: &str) -> Vec<(String, String)> {
 
 #[test]
 fn the_front_end_corpus_never_panics_or_generates_invalid_rust() {
-    let mut generated = 0;
-    for (name, text) in corpus("front_end") {
-        match crdgen::fuzzing::generate_type_file(&text) {
-            Ok(_) => generated += 1,
-            Err(rendered) => assert!(!rendered.contains("E0999"), "{name}: {rendered}"),
-        }
-    }
+    let inputs = corpus("front_end");
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    // Shared out over the cores: a debug build takes a few milliseconds an input.
+    let generated: usize = std::thread::scope(|scope| {
+        let shares: Vec<_> = inputs
+            .chunks(inputs.len().div_ceil(threads))
+            .map(|share| {
+                scope.spawn(move || {
+                    let mut generated = 0;
+                    for (name, text) in share {
+                        match crdgen::fuzzing::generate_type_file(text) {
+                            Ok(_) => generated += 1,
+                            Err(rendered) => {
+                                assert!(!rendered.contains("E0999"), "{name}: {rendered}")
+                            }
+                        }
+                    }
+                    generated
+                })
+            })
+            .collect();
+        shares.into_iter().map(|s| s.join().unwrap()).sum()
+    });
     // The seeds from testdata/example and testdata/consumer generate; a corpus where
     // nothing does would test only the error paths.
     assert!(generated > 0, "no corpus input generated code");

@@ -500,7 +500,10 @@ fn extra_methods(
         };
         let method_name = names::extra_method(name);
         if !naming::is_identifier(&method_name) {
-            diags.push(error(format!("`+genclient:method={name}` cannot name a method"), "name it as Go would, e.g. `+genclient:method=GetScale`"));
+            diags.push(error(
+                format!("`+genclient:method={name}` cannot name a method"),
+                "name it as Go would, e.g. `+genclient:method=GetScale`",
+            ));
             continue;
         }
         if let Err(why) = crate::dns::label(subresource) {
