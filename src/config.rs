@@ -143,14 +143,27 @@ impl Config {
         for line in generation.render_warnings().lines() {
             println!("cargo:warning={line}");
         }
-        let text = generation.single_file()?;
-        let path = out_dir.join(naming::BUILD_OUTPUT_FILE);
-        write_if_changed(&path, &text).map_err(Error::Io)?;
+        // Written as the command line writes: only what changed, all or nothing, stale
+        // CRDs pruned.
+        let mut output = crate::emit::OutputSet::default();
+        output
+            .files
+            .insert(naming::BUILD_OUTPUT_FILE.into(), generation.single_file()?);
         for (name, crd) in generation.crd_yaml()? {
-            write_if_changed(&out_dir.join(naming::BUILD_CRD_DIR).join(name), &crd)
-                .map_err(Error::Io)?;
+            output
+                .files
+                .insert(Path::new(naming::BUILD_CRD_DIR).join(name), crd);
         }
-        Ok(path)
+        output.owned_dirs.push(naming::BUILD_CRD_DIR.into());
+        std::fs::create_dir_all(&out_dir).map_err(Error::Io)?;
+        let rendered = |d: Vec<crate::diag::Diagnostic>| {
+            Error::Diagnostics(crate::diag::render_all(&d, &generation.sources))
+        };
+        let mut diags = crate::diag::Diagnostics::default();
+        let plan = crate::sink::plan(&output, &out_dir, &mut diags);
+        diags.check().map_err(rendered)?;
+        crate::sink::write(&plan, &out_dir, &output.owned_dirs).map_err(|d| rendered(vec![d]))?;
+        Ok(out_dir.join(naming::BUILD_OUTPUT_FILE))
     }
 
     fn options(&self, base: &Path) -> Result<Options, Error> {
@@ -179,14 +192,4 @@ impl Config {
             max_description_len: None,
         })
     }
-}
-
-fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
-        return Ok(());
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(path, text)
 }

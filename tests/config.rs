@@ -28,6 +28,18 @@ fn generates_one_includable_file_and_rewrites_it_only_on_change() {
         std::fs::metadata(&path).unwrap().modified().unwrap(),
         modified
     );
+
+    // With CRDs: each kind's CRD under crds/, and one no longer generated is pruned.
+    config.generators("all");
+    config.generate().unwrap();
+    let crds = out.path().join("crds");
+    let kept = crds.join("bcrds.example.com_examples.yaml");
+    assert!(kept.is_file());
+    let stale = crds.join("bcrds.example.com_olds.yaml");
+    std::fs::copy(&kept, &stale).unwrap();
+    config.generate().unwrap();
+    assert!(!stale.exists(), "a stale generated CRD is pruned");
+    assert!(kept.is_file());
 }
 
 #[test]
