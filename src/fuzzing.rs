@@ -51,10 +51,10 @@ pub fn generate_type_file(types: &str) -> Result<usize, String> {
 /// Reads `text` as the doc comment of each kind of item, as the marker lexer and the
 /// marker values see it. Returns how many markers were understood.
 pub fn read_markers(text: &str) -> usize {
-    let lines: Vec<crate::model::DocLine> = text
+    let lines: Vec<crate::markers::DocLine> = text
         .lines()
         .enumerate()
-        .map(|(i, line)| crate::model::DocLine {
+        .map(|(i, line)| crate::markers::DocLine {
             text: line.to_owned(),
             pos: Pos {
                 line: i + 1,

@@ -18,6 +18,7 @@ pub mod emit;
 #[doc(hidden)]
 pub mod fuzzing;
 mod generators;
+mod known;
 pub mod markers;
 pub mod model;
 pub mod naming;

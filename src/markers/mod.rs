@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos, did_you_mean};
-use crate::model::DocLine;
 use table::{Arg, MarkerDef};
 
 /// Where a marker stands.
@@ -80,6 +79,14 @@ pub fn arg<'a>(markers: &'a [Marker], name: &str, key: &str) -> Option<&'a Value
         Value::Args(args) => args.get(key),
         _ => None,
     }
+}
+
+/// One line of a doc comment, with the position of its first character: what markers
+/// are read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocLine {
+    pub text: String,
+    pub pos: Pos,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::names;
+use super::parsed::{ParsedFile, ParsedGroup, UseEntry};
 use super::resolve::{Resolver, Scope, TypeIndex};
 use super::{
     Body, Field, Fields, Group, Kind, KindStyle, Model, Target, TypeDef, TypeKey, TypeRef, Version,
@@ -13,7 +14,6 @@ use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::markers::{self, Marker, Value};
 use crate::naming::{self, RenameRule};
 use crate::options::Options;
-use crate::parse::{ParsedFile, ParsedGroup, UseEntry};
 
 /// Builds the model. Problems go to `diags`; the model is only meaningful when none
 /// of them is an error.

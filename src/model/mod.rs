@@ -6,6 +6,7 @@
 
 mod build;
 mod names;
+pub mod parsed;
 mod resolve;
 
 pub use build::build;
@@ -15,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::diag::Pos;
-use crate::markers::{self, Marker};
+use crate::markers::{self, DocLine, Marker};
 use crate::naming::RenameRule;
 
 #[derive(Debug, Default, Serialize)]
@@ -326,13 +327,6 @@ pub enum Target {
     Local(TypeKey),
     /// A path that is valid anywhere in the crate: `crate::…` or `some_crate::…`.
     Absolute(String),
-}
-
-/// One line of a doc comment, with the position of its first character.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DocLine {
-    pub text: String,
-    pub pos: Pos,
 }
 
 #[derive(Debug, Default, Serialize)]

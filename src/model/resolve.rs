@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::parsed::UseEntry;
 use super::{Target, TypeKey, TypeRef};
 use crate::naming::ModulePath;
-use crate::parse::UseEntry;
 
 /// Every model type by the module paths (relative to the apis module) it can be
 /// named through: where it is declared and where it is re-exported.
@@ -123,7 +123,7 @@ impl Resolver<'_> {
                 Place::Apis(module) => self.index.get(&module, name).cloned().map(Target::Local),
                 Place::Elsewhere(module) => {
                     let path = format!("{}::{name}", module.join("::"));
-                    crate::schema::known::knows(&path).then_some(Target::Absolute(path))
+                    crate::known::knows(&path).then_some(Target::Absolute(path))
                 }
             })
     }

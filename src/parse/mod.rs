@@ -12,43 +12,11 @@ use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
-use crate::model::{Body, DocLine, Field, Fields, TypeDef, TypeKey, TypeRef, Variant, Visibility};
+use crate::markers::DocLine;
+use crate::model::parsed::{ModDecl, ParsedFile, ParsedGroup, ParsedVersion, UseEntry};
+use crate::model::{Body, Field, Fields, TypeDef, TypeKey, TypeRef, Variant, Visibility};
 use crate::naming;
 use crate::source::SourceFile;
-
-/// A `mod name;` declaration.
-#[derive(Debug)]
-pub struct ModDecl {
-    pub name: String,
-    pub visibility: Visibility,
-    pub pos: Pos,
-}
-
-/// One leaf of a `use` tree: `use a::b::C as D;` is `{ path: [a, b, C], alias: D }`;
-/// `use a::b::*;` is `{ path: [a, b], glob: true }`.
-#[derive(Debug, Clone)]
-pub struct UseEntry {
-    pub path: Vec<String>,
-    pub alias: Option<String>,
-    pub glob: bool,
-    pub visibility: Visibility,
-}
-
-#[derive(Debug)]
-pub struct ParsedFile {
-    pub path: String,
-    /// `None` for the version's module file; the file stem otherwise.
-    pub module: Option<String>,
-    /// `//!` lines: package-level markers and docs.
-    pub inner_docs: Vec<DocLine>,
-    pub mods: Vec<ModDecl>,
-    pub uses: Vec<UseEntry>,
-    pub types: Vec<TypeDef>,
-    /// Names of types with a hand-written `impl Clone`.
-    pub manual_clones: Vec<String>,
-    /// Marker-like text found in plain `//` or `/* */` comments, with its position.
-    pub comment_markers: Vec<(Pos, String)>,
-}
 
 /// Parses `file` of `group`/`version`. Errors go to `diags`; `None` when the file is
 /// not valid Rust.
@@ -417,21 +385,6 @@ impl UseEntry {
             .as_deref()
             .or(self.path.last().map(String::as_str))
     }
-}
-
-/// A group's parsed files.
-#[derive(Debug)]
-pub struct ParsedGroup {
-    pub dir: String,
-    pub module_file: Option<ParsedFile>,
-    pub versions: Vec<ParsedVersion>,
-}
-
-/// A version's parsed files: its module file first, if it could be parsed.
-#[derive(Debug)]
-pub struct ParsedVersion {
-    pub name: String,
-    pub files: Vec<ParsedFile>,
 }
 
 /// Parses every discovered file, reporting every malformed file at once.

@@ -3,15 +3,15 @@
 
 use serde_json::{Value, json};
 
-use super::types::Site;
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::markers::table::ITEMS_PREFIX;
 use crate::markers::{Marker, Value as MarkerValue};
 
 const VALIDATION: &str = "kubebuilder:validation:";
 
-/// Applies every schema marker of `markers` to `schema`; other markers are left alone.
-pub fn apply(schema: &mut Value, markers: &[Marker], site: Site<'_>, diags: &mut Diagnostics) {
+/// Applies every schema marker of `markers` (read from `file`) to `schema`; other
+/// markers are left alone.
+pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Diagnostics) {
     for marker in markers {
         let result = if let Some(name) = marker.name.strip_prefix(ITEMS_PREFIX) {
             match schema.get_mut("items") {
@@ -28,7 +28,7 @@ pub fn apply(schema: &mut Value, markers: &[Marker], site: Site<'_>, diags: &mut
                     Code::BadMarkerArgument,
                     format!("`+{}` cannot apply here: {why}", marker.name),
                 )
-                .at(site.file, marker.pos)
+                .at(file, marker.pos)
                 .hint("check the marker against the field's type"),
             );
         }

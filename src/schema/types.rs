@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{known, markers};
+use super::markers;
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
+use crate::known;
 use crate::model::{Body, Field, Fields, Model, Target, TypeDef, TypeKey, TypeRef, Variant};
 
 /// Where a schema is being built for, to report problems at.
@@ -224,7 +225,7 @@ impl<'a> Builder<'a> {
         if let Some(description) = self.description(&def.docs) {
             schema["description"] = description;
         }
-        markers::apply(&mut schema, &def.markers, here, self.diags);
+        markers::apply(&mut schema, &def.markers, here.file, self.diags);
         schema
     }
 
@@ -272,7 +273,7 @@ impl<'a> Builder<'a> {
             if field.ty.option_inner().is_some() && !field.serde.skip_serializing_if {
                 schema["nullable"] = json!(true);
             }
-            markers::apply(&mut schema, &field.markers, at, self.diags);
+            markers::apply(&mut schema, &field.markers, at.file, self.diags);
             if self.is_required(field) {
                 required.push(wire.clone());
             }

@@ -1,4 +1,4 @@
-//! Writes `src/schema/k8s.json`: the OpenAPI schemas of the Kubernetes types crdgen
+//! Writes `src/known/k8s.json`: the OpenAPI schemas of the Kubernetes types crdgen
 //! knows, as k8s-openapi's schemars support describes them. crdgen embeds the file and
 //! inlines the definitions when a CRD uses one of these types.
 //!

@@ -66,6 +66,7 @@
 //! one, and [`cluster::connect`] picks the one a suite runs against.
 
 pub mod cluster;
+mod crds;
 #[cfg(feature = "envtest")]
 pub mod envtest;
 mod http;

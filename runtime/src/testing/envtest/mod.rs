@@ -42,7 +42,7 @@ pub use binaries::Binaries;
 use pki::Pki;
 use process::Process;
 
-use super::cluster::{self, ClusterError};
+use super::crds::{self as cluster, ClusterError};
 use crate::sync::lock;
 
 /// How long the apiserver may take to become ready.

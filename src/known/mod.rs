@@ -20,7 +20,7 @@ fn data() -> &'static Data {
     static DATA: OnceLock<Data> = OnceLock::new();
     DATA.get_or_init(|| {
         serde_json::from_str(include_str!("k8s.json"))
-            .expect("src/schema/k8s.json is generated valid")
+            .expect("src/known/k8s.json is generated valid")
     })
 }
 

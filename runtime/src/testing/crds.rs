@@ -1,0 +1,151 @@
+//! CustomResourceDefinitions in a real cluster, for end-to-end tests: install (apply,
+//! then wait until Established) and uninstall (delete, then wait until gone).
+//!
+//! Both wait because the apiserver finishes either asynchronously: objects of a CRD
+//! that is not yet Established are refused, and applying a CRD that is still
+//! terminating from an earlier run succeeds, after which the CRD disappears anyway.
+
+use std::fmt;
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams,
+};
+use kube::runtime::wait::{Condition, await_condition, conditions};
+
+/// How long one CRD may take to become Established or to go away.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// Why installing or uninstalling CRDs failed.
+#[derive(Debug)]
+pub enum ClusterError {
+    /// The apiserver refused a request.
+    Api(kube::Error),
+    /// Watching the CRD for the awaited state failed.
+    Wait(kube::runtime::wait::Error),
+    /// The CRD did not reach the awaited state within a minute.
+    TimedOut { crd: String, until: &'static str },
+}
+
+impl fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClusterError::Api(e) => write!(f, "apiserver: {e}"),
+            ClusterError::Wait(e) => write!(f, "{e}"),
+            ClusterError::TimedOut { crd, until } => {
+                write!(f, "CRD {crd} was not {until} within {} s", WAIT.as_secs())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ClusterError {}
+
+/// A CustomResourceDefinition read from a YAML (or JSON) file, as `crdgen` writes them.
+#[cfg(feature = "envtest")]
+pub fn read_crd(path: &std::path::Path) -> Result<CustomResourceDefinition, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Server-side applies each CRD as `manager` and waits until it is Established and
+/// each served version answers; a CRD of the same name still terminating is waited out
+/// first.
+pub async fn install_crds(
+    client: &kube::Client,
+    crds: &[CustomResourceDefinition],
+    manager: &str,
+) -> Result<(), ClusterError> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for crd in crds {
+        let name = crd.metadata.name.as_deref().unwrap_or_default();
+        let existing = api.get_opt(name).await.map_err(ClusterError::Api)?;
+        if let Some(old) = existing.filter(|c| c.metadata.deletion_timestamp.is_some()) {
+            let uid = old.metadata.uid.unwrap_or_default();
+            wait(&api, name, conditions::is_deleted(&uid), "deleted").await?;
+        }
+        api.patch(
+            name,
+            &PatchParams::apply(manager).force(),
+            &Patch::Apply(crd),
+        )
+        .await
+        .map_err(ClusterError::Api)?;
+        wait(&api, name, conditions::is_crd_established(), "Established").await?;
+        served(client, crd).await?;
+    }
+    Ok(())
+}
+
+/// Waits until every served version of `crd` lists: an Established CRD can still
+/// answer 404 for a moment while its handler is installed behind the endpoint.
+async fn served(client: &kube::Client, crd: &CustomResourceDefinition) -> Result<(), ClusterError> {
+    let spec = &crd.spec;
+    for version in spec.versions.iter().filter(|v| v.served) {
+        let gvk = GroupVersionKind::gvk(&spec.group, &version.name, &spec.names.kind);
+        let resource = ApiResource::from_gvk_with_plural(&gvk, &spec.names.plural);
+        let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
+        let one = ListParams::default().limit(1);
+        let name = crd.metadata.name.as_deref().unwrap_or_default();
+        within(name, "served", async {
+            loop {
+                match api.list(&one).await {
+                    Err(kube::Error::Api(status)) if status.code == 404 => {
+                        tokio::time::sleep(Duration::from_millis(250)).await;
+                    }
+                    outcome => return outcome.map(drop).map_err(ClusterError::Api),
+                }
+            }
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+/// Deletes each named CRD, with every object of it, and waits until it is gone. A CRD
+/// that does not exist is not an error.
+pub async fn uninstall_crds<'a>(
+    client: &kube::Client,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<(), ClusterError> {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for name in names {
+        let uid = match api.delete(name, &DeleteParams::default()).await {
+            Ok(deleted) => deleted.either(|crd| crd.metadata.uid, |s| s.details.map(|d| d.uid)),
+            Err(kube::Error::Api(status)) if status.code == 404 => continue,
+            Err(e) => return Err(ClusterError::Api(e)),
+        };
+        if let Some(uid) = uid {
+            wait(&api, name, conditions::is_deleted(&uid), "deleted").await?;
+        }
+    }
+    Ok(())
+}
+
+async fn wait(
+    api: &Api<CustomResourceDefinition>,
+    name: &str,
+    condition: impl Condition<CustomResourceDefinition>,
+    until: &'static str,
+) -> Result<(), ClusterError> {
+    within(name, until, async {
+        let outcome = await_condition(api.clone(), name, condition).await;
+        outcome.map(drop).map_err(ClusterError::Wait)
+    })
+    .await
+}
+
+/// `work`, or `TimedOut` for CRD `crd` when it takes longer than [`WAIT`].
+async fn within(
+    crd: &str,
+    until: &'static str,
+    work: impl Future<Output = Result<(), ClusterError>>,
+) -> Result<(), ClusterError> {
+    tokio::time::timeout(WAIT, work).await.unwrap_or_else(|_| {
+        Err(ClusterError::TimedOut {
+            crd: crd.to_owned(),
+            until,
+        })
+    })
+}

@@ -1,0 +1,56 @@
+//! What `parse` hands the model: each file's types, module declarations, `use` items
+//! and doc lines, as plain data. It lives here, below `parse`, so that the model never
+//! depends on the parser.
+
+use super::{TypeDef, Visibility};
+use crate::diag::Pos;
+use crate::markers::DocLine;
+
+/// A `mod name;` declaration.
+#[derive(Debug)]
+pub struct ModDecl {
+    pub name: String,
+    pub visibility: Visibility,
+    pub pos: Pos,
+}
+
+/// One leaf of a `use` tree: `use a::b::C as D;` is `{ path: [a, b, C], alias: D }`;
+/// `use a::b::*;` is `{ path: [a, b], glob: true }`.
+#[derive(Debug, Clone)]
+pub struct UseEntry {
+    pub path: Vec<String>,
+    pub alias: Option<String>,
+    pub glob: bool,
+    pub visibility: Visibility,
+}
+
+#[derive(Debug)]
+pub struct ParsedFile {
+    pub path: String,
+    /// `None` for the version's module file; the file stem otherwise.
+    pub module: Option<String>,
+    /// `//!` lines: package-level markers and docs.
+    pub inner_docs: Vec<DocLine>,
+    pub mods: Vec<ModDecl>,
+    pub uses: Vec<UseEntry>,
+    pub types: Vec<TypeDef>,
+    /// Names of types with a hand-written `impl Clone`.
+    pub manual_clones: Vec<String>,
+    /// Marker-like text found in plain `//` or `/* */` comments, with its position.
+    pub comment_markers: Vec<(Pos, String)>,
+}
+
+/// A group's parsed files.
+#[derive(Debug)]
+pub struct ParsedGroup {
+    pub dir: String,
+    pub module_file: Option<ParsedFile>,
+    pub versions: Vec<ParsedVersion>,
+}
+
+/// A version's parsed files: its module file first, if it could be parsed.
+#[derive(Debug)]
+pub struct ParsedVersion {
+    pub name: String,
+    pub files: Vec<ParsedFile>,
+}
