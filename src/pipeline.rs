@@ -9,7 +9,7 @@ use crate::emit::{self, OutputSet, RustModule, header::Header};
 use crate::model::{self, Model};
 use crate::options::Generator;
 use crate::options::Options;
-use crate::{generators, parse, schema, source, yaml};
+use crate::{generators, parse, source, yaml};
 
 /// A successful generation: the model, the generated module tree, and what was read.
 #[derive(Debug)]
@@ -169,12 +169,7 @@ pub(crate) fn from_sources(
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
-    let tree = generators::run(&model, opts, &mut diags);
-    let crds = if opts.generators.contains(&Generator::Crd) {
-        schema::crds(&model, opts.max_description_len, &mut diags)
-    } else {
-        BTreeMap::new()
-    };
+    let generators::Output { rust: tree, crds } = generators::run(&model, opts, &mut diags);
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }

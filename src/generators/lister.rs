@@ -10,7 +10,21 @@ use crate::emit::{RustModule, doc};
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
-pub fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
+/// The `lister` generator.
+pub struct Lister;
+
+impl super::Generate for Lister {
+    fn generate(
+        &self,
+        ctx: &Context<'_>,
+        out: &mut super::Output,
+        _diags: &mut crate::diag::Diagnostics,
+    ) {
+        generate(ctx, &mut out.rust)
+    }
+}
+
+fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
     let listers = tree.child(naming::modules::LISTERS, || {
         "Listers: typed, indexed reads of informer caches.".to_owned()
     });

@@ -3,9 +3,12 @@
 
 mod client;
 mod clone;
+mod crd;
 mod informer;
 mod lister;
 mod register;
+
+use std::collections::BTreeMap;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -22,22 +25,40 @@ pub struct Context<'a> {
     pub opts: &'a Options,
 }
 
-/// Runs the selected generators, in a fixed order, into one module tree.
-pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> RustModule {
-    let ctx = Context { model, opts };
-    let mut root = RustModule::default();
-    for generator in &opts.generators {
-        match generator {
-            Generator::Register => register::generate(&ctx, &mut root, diags),
-            Generator::Clone => clone::generate(&ctx, &mut root, diags),
-            Generator::Client => client::generate(&ctx, &mut root, diags),
-            Generator::Lister => lister::generate(&ctx, &mut root),
-            Generator::Informer => informer::generate(&ctx, &mut root),
-            // CRDs are YAML, not Rust: the pipeline builds them from the model.
-            Generator::Crd => {}
-        }
+/// Everything the generators produce: Rust modules, laid out as files (or one file for
+/// build.rs) by `emit`, and CRDs by file name, written as YAML.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub rust: RustModule,
+    pub crds: BTreeMap<String, serde_json::Value>,
+}
+
+/// One generator, as controller-tools has them: it reads the model and adds to the
+/// output, reporting problems to `diags`.
+pub trait Generate {
+    fn generate(&self, ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics);
+}
+
+/// The generator behind each name.
+fn generator(name: Generator) -> &'static dyn Generate {
+    match name {
+        Generator::Register => &register::Register,
+        Generator::Clone => &clone::Clone,
+        Generator::Client => &client::Client,
+        Generator::Lister => &lister::Lister,
+        Generator::Informer => &informer::Informer,
+        Generator::Crd => &crd::Crd,
     }
-    root
+}
+
+/// Runs the selected generators, in a fixed order, into one output.
+pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
+    let ctx = Context { model, opts };
+    let mut out = Output::default();
+    for name in &opts.generators {
+        generator(*name).generate(&ctx, &mut out, diags);
+    }
+    out
 }
 
 /// Tokens for a path valid anywhere in the crate: `crate::…` as it is, an external
