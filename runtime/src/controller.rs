@@ -85,13 +85,15 @@ pub trait Controller: Send + Sync {
     fn run(&self, workers: usize, shutdown: CancellationToken) -> impl Future<Output = ()> + Send;
 }
 
-/// The seed's `InformerFactory`: start every informer, then wait for every cache.
-pub trait InformerFactory: Send + Sync {
+/// The seed's `InformerFactory` interface: start every informer, then wait for every
+/// cache. (Named apart from [`crate::informer::InformerFactory`], the struct that
+/// implements it.)
+pub trait StartInformers: Send + Sync {
     fn start(&self, shutdown: &CancellationToken);
     fn wait_for_cache_sync(&self) -> impl Future<Output = BTreeMap<String, bool>> + Send;
 }
 
-impl InformerFactory for crate::informer::InformerFactory {
+impl StartInformers for crate::informer::InformerFactory {
     fn start(&self, shutdown: &CancellationToken) {
         crate::informer::InformerFactory::start(self, shutdown);
     }

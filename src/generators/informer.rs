@@ -165,7 +165,7 @@ fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
         }
 
         /// The seed's `InformerFactory`, for code written against every factory.
-        impl ::#runtime::controller::InformerFactory for #factory {
+        impl ::#runtime::controller::StartInformers for #factory {
             fn start(&self, shutdown: &::#runtime::CancellationToken) {
                 self.factory.start(shutdown);
             }

@@ -90,12 +90,12 @@ use serde::de::DeserializeOwned;
 
 use scale::ScalePaths;
 pub use status::ApiError;
-use store::{ResourceInfo, Store};
+use store::{ResourceInfo, Storage};
 
 /// The in-memory API server. Cheap to clone: clones share one store.
 #[derive(Clone, Default)]
 pub struct ApiServer {
-    store: Arc<Mutex<Store>>,
+    store: Arc<Mutex<Storage>>,
 }
 
 impl ApiServer {
@@ -103,7 +103,7 @@ impl ApiServer {
         ApiServer::default()
     }
 
-    fn store(&self) -> MutexGuard<'_, Store> {
+    fn store(&self) -> MutexGuard<'_, Storage> {
         crate::sync::lock(&self.store)
     }
 
@@ -151,7 +151,7 @@ impl ApiServer {
         K: Resource<DynamicType = ()> + DeserializeOwned + 'static,
         K::Scope: 'static,
     {
-        let key = key_of::<K>();
+        let key = resource_key::<K>();
         if self.store().info(&key).is_err() {
             self.register::<K>(false);
         }
@@ -210,7 +210,7 @@ impl ApiServer {
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + 'static,
         K::Scope: 'static,
     {
-        let key = key_of::<K>();
+        let key = resource_key::<K>();
         if self.store().info(&key).is_err() {
             self.register::<K>(false);
         }
@@ -264,7 +264,7 @@ impl ApiServer {
 
     /// How many watches of `K`'s resource have been opened.
     pub fn watch_count<K: Resource<DynamicType = ()>>(&self) -> usize {
-        let key = key_of::<K>();
+        let key = resource_key::<K>();
         self.store().watch_count(&key)
     }
 
@@ -308,7 +308,7 @@ impl tower::Service<::http::Request<kube::client::Body>> for ApiServer {
 }
 
 /// Where `K`'s objects live in the store.
-fn key_of<K: Resource<DynamicType = ()>>() -> store::ResourceKey {
+fn resource_key<K: Resource<DynamicType = ()>>() -> store::ResourceKey {
     (
         K::group(&()).into_owned(),
         K::version(&()).into_owned(),

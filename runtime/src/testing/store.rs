@@ -221,7 +221,7 @@ pub(crate) struct Patch<'a> {
 }
 
 #[derive(Default)]
-pub(crate) struct Store {
+pub(crate) struct Storage {
     resources: BTreeMap<ResourceKey, Collection>,
     rv: u64,
     history: Vec<Event>,
@@ -241,7 +241,7 @@ struct Collection {
     objects: BTreeMap<(String, String), Value>,
 }
 
-impl Store {
+impl Storage {
     pub fn register(&mut self, info: ResourceInfo) {
         let key = (
             info.group.clone(),

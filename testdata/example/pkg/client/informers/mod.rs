@@ -59,7 +59,7 @@ impl SharedInformerFactory {
     }
 }
 /// The seed's `InformerFactory`, for code written against every factory.
-impl ::crdgen_runtime::controller::InformerFactory for SharedInformerFactory {
+impl ::crdgen_runtime::controller::StartInformers for SharedInformerFactory {
     fn start(&self, shutdown: &::crdgen_runtime::CancellationToken) {
         self.factory.start(shutdown);
     }
