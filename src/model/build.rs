@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::names;
 use super::parsed::{ParsedFile, ParsedGroup, UseEntry};
+use super::rename::RenameRule;
 use super::resolve::{Resolver, Scope, TypeIndex};
 use super::{
     Body, Field, Fields, Group, Kind, KindStyle, Model, Target, TypeDef, TypeKey, TypeRef, Version,
@@ -12,7 +13,7 @@ use super::{
 };
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::markers::{self, Marker, Value};
-use crate::naming::{self, RenameRule};
+use crate::naming;
 use crate::options::Options;
 
 /// Builds the model. Problems go to `diags`; the model is only meaningful when none

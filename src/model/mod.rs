@@ -7,6 +7,7 @@
 mod build;
 mod names;
 pub mod parsed;
+pub mod rename;
 mod resolve;
 
 pub use build::build;
@@ -17,7 +18,7 @@ use serde::Serialize;
 
 use crate::diag::Pos;
 use crate::markers::{self, DocLine, Marker};
-use crate::naming::RenameRule;
+use rename::RenameRule;
 
 #[derive(Debug, Default, Serialize)]
 pub struct Model {

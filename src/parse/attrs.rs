@@ -9,8 +9,8 @@ use syn::spanned::Spanned;
 
 use super::Ctx;
 use crate::diag::Pos;
+use crate::model::rename::RenameRule;
 use crate::model::{KubeAttrs, SerdeContainer, SerdeField, SerdeVariant};
-use crate::naming::RenameRule;
 
 /// Last segments of every `#[derive(..)]` path: `serde::Serialize` → `Serialize`.
 pub(super) fn derives(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Vec<String> {
