@@ -5,6 +5,10 @@
 //! and typed markers; `build` resolves type references, finds kinds and checks them.
 
 mod build;
+mod derive;
+mod fields;
+mod group_name;
+mod kinds;
 mod names;
 pub mod parsed;
 pub mod rename;

@@ -153,3 +153,16 @@ impl Resolver<'_> {
 fn join(module: &[String], rest: &[String]) -> Vec<String> {
     module.iter().chain(rest).cloned().collect()
 }
+
+/// Parsed files' scopes by (group, version, file module).
+pub(super) type Scopes = BTreeMap<(String, String, Option<String>), FileScope>;
+
+pub(super) fn scope_key(key: &TypeKey) -> (String, String, Option<String>) {
+    (key.group.clone(), key.version.clone(), key.module.clone())
+}
+
+/// One parsed file's scope, kept for resolution after all types are known.
+pub(super) struct FileScope {
+    pub scope: Scope,
+    pub path: String,
+}
