@@ -1,16 +1,22 @@
 //! The in-memory store and the API semantics controllers rely on: resource versions,
-//! generations, the status subresource, finalizers, optimistic concurrency, selectors,
-//! paging and watch history.
+//! generations, the status subresource, finalizers and optimistic concurrency (here);
+//! lists, selectors, paging and watch history (`watch`); patches, server-side apply and
+//! the scale subresource (`patch`).
+
+mod patch;
+mod watch;
+
+pub(crate) use patch::{Patch, PatchKind};
+pub(crate) use watch::Query;
+use watch::{Event, EventType, Watcher, frame_for, list_body};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
 
-use super::scale::{self, ScalePaths};
+use super::scale::ScalePaths;
 use super::schema::Schema;
-use super::selector::{FieldSelector, LabelSelector};
 use super::status::ApiError;
 
 /// Checks that a body fits the resource's type (for types registered from Rust, by
@@ -108,70 +114,6 @@ impl ResourceInfo {
 
 pub(crate) type ResourceKey = (String, String, String);
 
-/// A list or watch query.
-#[derive(Default)]
-pub(crate) struct Query {
-    pub namespace: Option<String>,
-    pub labels: LabelSelector,
-    pub fields: FieldSelector,
-    pub limit: Option<usize>,
-    pub continue_token: Option<String>,
-}
-
-impl Query {
-    fn matches(&self, object: &Value) -> bool {
-        let namespace_ok = self
-            .namespace
-            .as_deref()
-            .is_none_or(|ns| object["metadata"]["namespace"].as_str() == Some(ns));
-        namespace_ok && self.fields.matches(object) && self.labels.matches(&labels(object))
-    }
-}
-
-fn labels(object: &Value) -> BTreeMap<String, String> {
-    object["metadata"]["labels"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum EventType {
-    Added,
-    Modified,
-    Deleted,
-}
-
-impl EventType {
-    fn as_str(self) -> &'static str {
-        match self {
-            EventType::Added => "ADDED",
-            EventType::Modified => "MODIFIED",
-            EventType::Deleted => "DELETED",
-        }
-    }
-}
-
-#[derive(Clone)]
-struct Event {
-    rv: u64,
-    key: ResourceKey,
-    kind: EventType,
-    old: Option<Value>,
-    object: Value,
-}
-
-struct Watcher {
-    key: ResourceKey,
-    query: Query,
-    bookmarks: bool,
-    tx: mpsc::UnboundedSender<Value>,
-}
-
 /// What a delete did.
 pub(crate) enum Deletion {
     /// Removed at once (no finalizers): the apiserver answers with a `Status`.
@@ -202,22 +144,6 @@ impl Deletion {
 pub(crate) enum Target {
     Main,
     Status,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PatchKind {
-    Merge,
-    Json,
-    Apply,
-    Strategic,
-}
-
-/// A PATCH request's body, as its content type says to read it.
-pub(crate) struct Patch<'a> {
-    pub kind: PatchKind,
-    pub body: Value,
-    /// The `fieldManager` parameter, which apply requires.
-    pub field_manager: Option<&'a str>,
 }
 
 #[derive(Default)]
@@ -399,104 +325,6 @@ impl Storage {
         self.write(key, &info, old, new, target, dry_run)
     }
 
-    pub fn patch(
-        &mut self,
-        key: &ResourceKey,
-        ns: Option<&str>,
-        name: &str,
-        patch: Patch<'_>,
-        target: Target,
-        dry_run: bool,
-    ) -> Result<Value, ApiError> {
-        let Patch {
-            kind,
-            body,
-            field_manager,
-        } = patch;
-        let info = self.info(key)?.clone();
-        if kind == PatchKind::Strategic {
-            return Err(strategic_refused());
-        }
-        if kind == PatchKind::Apply && field_manager.is_none_or(str::is_empty) {
-            return Err(info.invalid(
-                name,
-                "fieldManager: Required value: is required for apply patch",
-            ));
-        }
-        let old = match self.get(key, ns, name) {
-            Ok(old) => old,
-            Err(e) if e.code == 404 && kind == PatchKind::Apply && target == Target::Main => {
-                let mut body = body;
-                if body["metadata"]["name"].is_null() && body.is_object() {
-                    body["metadata"]["name"] = json!(name);
-                }
-                return self.create(key, ns, body, dry_run, false);
-            }
-            Err(e) => return Err(e),
-        };
-        let new = patched(&info, name, &old, kind, &body)?;
-        let new = checked_body(&info, new, ns)?;
-        self.write(key, &info, old, new, target, dry_run)
-    }
-
-    /// The object's `/scale`.
-    pub fn get_scale(
-        &self,
-        key: &ResourceKey,
-        ns: Option<&str>,
-        name: &str,
-    ) -> Result<Value, ApiError> {
-        let (info, object) = self.object(key, ns, name)?;
-        Ok(scale::view(scale_paths(&info)?, &object))
-    }
-
-    /// Replaces the object's `/scale`: its spec replicas change, nothing else does.
-    pub fn replace_scale(
-        &mut self,
-        key: &ResourceKey,
-        ns: Option<&str>,
-        name: &str,
-        body: Value,
-        dry_run: bool,
-    ) -> Result<Value, ApiError> {
-        let (info, old) = self.object(key, ns, name)?;
-        let paths = scale_paths(&info)?.clone();
-        if let Some(rv) = body["metadata"]["resourceVersion"].as_str()
-            && !rv.is_empty()
-            && Some(rv) != old["metadata"]["resourceVersion"].as_str()
-        {
-            return Err(info.conflict(name));
-        }
-        let replicas = body["spec"]["replicas"].as_i64().unwrap_or(0);
-        if replicas < 0 {
-            return Err(info.invalid(
-                name,
-                &format!(
-                    "spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0"
-                ),
-            ));
-        }
-        let mut new = old.clone();
-        scale::set_replicas(&paths, &mut new, replicas);
-        let result = self.write(key, &info, old, new, Target::Main, dry_run)?;
-        Ok(scale::view(&paths, &result))
-    }
-
-    /// Patches the object's `/scale` as a `Scale`, then replaces it.
-    pub fn patch_scale(
-        &mut self,
-        key: &ResourceKey,
-        ns: Option<&str>,
-        name: &str,
-        patch: Patch<'_>,
-        dry_run: bool,
-    ) -> Result<Value, ApiError> {
-        let info = self.info(key)?.clone();
-        let current = self.get_scale(key, ns, name)?;
-        let new = patched(&info, name, &current, patch.kind, &patch.body)?;
-        self.replace_scale(key, ns, name, new, dry_run)
-    }
-
     /// The common end of update and patch: keep what the target may not change,
     /// bump the generation on spec changes, finish deletions whose finalizers are gone.
     fn write(
@@ -650,147 +478,6 @@ impl Storage {
         Ok(list_body(&info, self.rv, items, None))
     }
 
-    pub fn list(&self, key: &ResourceKey, query: &Query) -> Result<Value, ApiError> {
-        let info = self.info(key)?;
-        let (list_rv, after) = match &query.continue_token {
-            Some(token) => {
-                let (rv, after) = parse_continue(token)?;
-                if rv < self.compacted {
-                    return Err(ApiError::new(
-                        410,
-                        "Expired",
-                        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
-                    ));
-                }
-                (rv, Some(after))
-            }
-            None => (self.rv, None),
-        };
-        let mut matching = self.resources[key]
-            .objects
-            .iter()
-            .filter(|(id, _)| after.as_ref().is_none_or(|a| *id > a))
-            .filter(|(_, o)| query.matches(o));
-        let limit = query.limit.filter(|l| *l > 0).unwrap_or(usize::MAX);
-        let mut items = Vec::new();
-        let mut last = None;
-        for (id, object) in matching.by_ref().take(limit) {
-            items.push(object.clone());
-            last = Some(id);
-        }
-        let remaining = matching.count();
-        let more = (remaining > 0).then(|| {
-            let (ns, name) = last.expect("a full page has a last item");
-            (format!("{list_rv}/{ns}/{name}"), remaining)
-        });
-        Ok(list_body(info, list_rv, items, more))
-    }
-
-    /// Starts a watch. The receiver yields watch events as JSON until the watch is
-    /// broken or the receiver dropped.
-    pub fn watch(
-        &mut self,
-        key: &ResourceKey,
-        query: Query,
-        resource_version: Option<&str>,
-        bookmarks: bool,
-        send_initial_events: bool,
-    ) -> Result<mpsc::UnboundedReceiver<Value>, ApiError> {
-        let info = self.info(key)?.clone();
-        if self.outage {
-            return Err(ApiError::new(
-                503,
-                "ServiceUnavailable",
-                "the server is currently unable to handle the request",
-            ));
-        }
-        *self.watch_counts.entry(key.clone()).or_default() += 1;
-        let (tx, rx) = mpsc::unbounded_channel();
-        let from =
-            match resource_version {
-                None | Some("") | Some("0") => None,
-                Some(rv) => Some(rv.parse::<u64>().map_err(|_| {
-                    ApiError::bad_request(format!("invalid resource version: {rv}"))
-                })?),
-            };
-        match from {
-            Some(rv) if rv < self.compacted => {
-                let gone = ApiError::new(
-                    410,
-                    "Expired",
-                    format!("too old resource version: {rv} ({})", self.compacted),
-                );
-                let _ = tx.send(json!({"type": "ERROR", "object": gone.to_status()}));
-                return Ok(rx);
-            }
-            Some(rv) => {
-                for event in self.history.iter().filter(|e| e.rv > rv && e.key == *key) {
-                    if let Some(frame) = frame_for(&query, event) {
-                        let _ = tx.send(frame);
-                    }
-                }
-            }
-            None => {
-                for object in self.resources[key]
-                    .objects
-                    .values()
-                    .filter(|o| query.matches(o))
-                {
-                    let _ = tx.send(json!({"type": "ADDED", "object": object}));
-                }
-            }
-        }
-        if bookmarks {
-            let _ = tx.send(bookmark(
-                &info,
-                self.rv,
-                send_initial_events && from.is_none(),
-            ));
-        }
-        self.watchers.push(Watcher {
-            key: key.clone(),
-            query,
-            bookmarks,
-            tx,
-        });
-        Ok(rx)
-    }
-
-    /// Ends every open watch, as a restarting apiserver or a dropped connection would.
-    pub fn break_watches(&mut self) {
-        self.watchers.clear();
-    }
-
-    /// Refuses (`true`) or again accepts watch requests.
-    pub fn set_outage(&mut self, outage: bool) {
-        self.outage = outage;
-        if outage {
-            self.watchers.clear();
-        }
-    }
-
-    pub fn watch_count(&self, key: &ResourceKey) -> usize {
-        self.watch_counts.get(key).copied().unwrap_or_default()
-    }
-
-    /// Forgets the event history: a watch or continue token from before now gets 410.
-    pub fn compact(&mut self) {
-        self.history.clear();
-        self.compacted = self.rv;
-    }
-
-    /// Sends a BOOKMARK with the current resource version to every watch that asked.
-    pub fn send_bookmarks(&mut self) {
-        let rv = self.rv;
-        let resources = &self.resources;
-        self.watchers.retain(|w| {
-            !w.bookmarks
-                || w.tx
-                    .send(bookmark(&resources[&w.key].info, rv, false))
-                    .is_ok()
-        });
-    }
-
     fn commit(
         &mut self,
         key: &ResourceKey,
@@ -839,53 +526,6 @@ impl Storage {
         self.history.push(event);
         object
     }
-}
-
-/// The watch event a watcher with `query` sees for `event`: an update that moves an
-/// object into or out of the selection is an ADDED or a DELETED, as the apiserver sends.
-fn frame_for(query: &Query, event: &Event) -> Option<Value> {
-    let now = query.matches(&event.object);
-    let before = event.old.as_ref().is_some_and(|o| query.matches(o));
-    let kind = match (event.kind, before, now) {
-        (EventType::Modified, false, true) => EventType::Added,
-        (EventType::Modified, true, false) => EventType::Deleted,
-        (EventType::Modified, false, false) => return None,
-        (kind, _, true) => kind,
-        (EventType::Deleted, true, false) => EventType::Deleted,
-        _ => return None,
-    };
-    Some(json!({"type": kind.as_str(), "object": event.object}))
-}
-
-fn bookmark(info: &ResourceInfo, rv: u64, initial_events_end: bool) -> Value {
-    let mut metadata = json!({"resourceVersion": rv.to_string()});
-    if initial_events_end {
-        metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
-    }
-    json!({"type": "BOOKMARK", "object": {"apiVersion": info.api_version(), "kind": info.kind, "metadata": metadata}})
-}
-
-fn list_body(
-    info: &ResourceInfo,
-    rv: u64,
-    items: Vec<Value>,
-    more: Option<(String, usize)>,
-) -> Value {
-    let mut metadata = json!({"resourceVersion": rv.to_string()});
-    if let Some((token, remaining)) = more {
-        metadata["continue"] = json!(token);
-        metadata["remainingItemCount"] = json!(remaining);
-    }
-    json!({"apiVersion": info.api_version(), "kind": format!("{}List", info.kind), "metadata": metadata, "items": items})
-}
-
-fn parse_continue(token: &str) -> Result<(u64, (String, String)), ApiError> {
-    let bad = || ApiError::bad_request(format!("continue key is not valid: {token}"));
-    let mut parts = token.splitn(3, '/');
-    let rv = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
-    let ns = parts.next().ok_or_else(bad)?.to_owned();
-    let name = parts.next().ok_or_else(bad)?.to_owned();
-    Ok((rv, (ns, name)))
 }
 
 /// The body as an object of this resource in this namespace: apiVersion and kind
@@ -952,19 +592,6 @@ fn admit(info: &ResourceInfo, name: &str, object: &mut Value) -> Result<(), ApiE
     match &info.validate {
         Some(check) => check(object).map_err(|why| info.invalid(name, &why)),
         None => Ok(()),
-    }
-}
-
-/// Server-side apply, simplified: the applied configuration is merged into the live
-/// object, maps recursively, everything else replaced.
-fn apply(live: &mut Value, applied: &Value) {
-    match (live, applied) {
-        (Value::Object(live), Value::Object(applied)) => {
-            for (k, v) in applied {
-                apply(live.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
-        (live, applied) => *live = applied.clone(),
     }
 }
 
@@ -1050,54 +677,4 @@ fn dns_subdomain(name: &str) -> Result<(), &'static str> {
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
         )
     }
-}
-
-/// `old` with a patch applied, or why it cannot be (a strategic merge patch, a
-/// `resourceVersion` that is not current).
-fn patched(
-    info: &ResourceInfo,
-    name: &str,
-    old: &Value,
-    kind: PatchKind,
-    body: &Value,
-) -> Result<Value, ApiError> {
-    let mut new = old.clone();
-    match kind {
-        PatchKind::Merge => json_patch::merge(&mut new, body),
-        PatchKind::Apply => apply(&mut new, body),
-        PatchKind::Json => {
-            let ops: json_patch::Patch = serde_json::from_value(body.clone()).map_err(|e| {
-                ApiError::bad_request(format!("the body of the request was not a JSON patch: {e}"))
-            })?;
-            json_patch::patch(&mut new, &ops).map_err(|e| info.invalid(name, &e.to_string()))?;
-        }
-        PatchKind::Strategic => return Err(strategic_refused()),
-    }
-    if let Some(rv) = body["metadata"]["resourceVersion"].as_str()
-        && kind != PatchKind::Json
-        && Some(rv) != old["metadata"]["resourceVersion"].as_str()
-    {
-        return Err(info.conflict(name));
-    }
-    Ok(new)
-}
-
-/// Custom resources take no strategic merge patch; neither does this server.
-fn strategic_refused() -> ApiError {
-    ApiError::new(
-        415,
-        "UnsupportedMediaType",
-        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
-    )
-}
-
-/// Where the resource's `/scale` reads and writes, or 404 as for any unknown path.
-fn scale_paths(info: &ResourceInfo) -> Result<&ScalePaths, ApiError> {
-    info.scale.as_ref().ok_or_else(|| {
-        ApiError::new(
-            404,
-            "NotFound",
-            "the server could not find the requested resource",
-        )
-    })
 }

@@ -1,0 +1,187 @@
+//! Patches (JSON, merge, strategic merge refused as the apiserver refuses it for custom
+//! resources), server-side apply, and the scale subresource.
+
+use serde_json::{Value, json};
+
+use super::super::scale::{self, ScalePaths};
+use super::super::status::ApiError;
+use super::*;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PatchKind {
+    Merge,
+    Json,
+    Apply,
+    Strategic,
+}
+
+/// A PATCH request's body, as its content type says to read it.
+pub(crate) struct Patch<'a> {
+    pub kind: PatchKind,
+    pub body: Value,
+    /// The `fieldManager` parameter, which apply requires.
+    pub field_manager: Option<&'a str>,
+}
+
+impl Storage {
+    pub fn patch(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+        patch: Patch<'_>,
+        target: Target,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let Patch {
+            kind,
+            body,
+            field_manager,
+        } = patch;
+        let info = self.info(key)?.clone();
+        if kind == PatchKind::Strategic {
+            return Err(strategic_refused());
+        }
+        if kind == PatchKind::Apply && field_manager.is_none_or(str::is_empty) {
+            return Err(info.invalid(
+                name,
+                "fieldManager: Required value: is required for apply patch",
+            ));
+        }
+        let old = match self.get(key, ns, name) {
+            Ok(old) => old,
+            Err(e) if e.code == 404 && kind == PatchKind::Apply && target == Target::Main => {
+                let mut body = body;
+                if body["metadata"]["name"].is_null() && body.is_object() {
+                    body["metadata"]["name"] = json!(name);
+                }
+                return self.create(key, ns, body, dry_run, false);
+            }
+            Err(e) => return Err(e),
+        };
+        let new = patched(&info, name, &old, kind, &body)?;
+        let new = checked_body(&info, new, ns)?;
+        self.write(key, &info, old, new, target, dry_run)
+    }
+
+    /// The object's `/scale`.
+    pub fn get_scale(
+        &self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+    ) -> Result<Value, ApiError> {
+        let (info, object) = self.object(key, ns, name)?;
+        Ok(scale::view(scale_paths(&info)?, &object))
+    }
+
+    /// Replaces the object's `/scale`: its spec replicas change, nothing else does.
+    pub fn replace_scale(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+        body: Value,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let (info, old) = self.object(key, ns, name)?;
+        let paths = scale_paths(&info)?.clone();
+        if let Some(rv) = body["metadata"]["resourceVersion"].as_str()
+            && !rv.is_empty()
+            && Some(rv) != old["metadata"]["resourceVersion"].as_str()
+        {
+            return Err(info.conflict(name));
+        }
+        let replicas = body["spec"]["replicas"].as_i64().unwrap_or(0);
+        if replicas < 0 {
+            return Err(info.invalid(
+                name,
+                &format!(
+                    "spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0"
+                ),
+            ));
+        }
+        let mut new = old.clone();
+        scale::set_replicas(&paths, &mut new, replicas);
+        let result = self.write(key, &info, old, new, Target::Main, dry_run)?;
+        Ok(scale::view(&paths, &result))
+    }
+
+    /// Patches the object's `/scale` as a `Scale`, then replaces it.
+    pub fn patch_scale(
+        &mut self,
+        key: &ResourceKey,
+        ns: Option<&str>,
+        name: &str,
+        patch: Patch<'_>,
+        dry_run: bool,
+    ) -> Result<Value, ApiError> {
+        let info = self.info(key)?.clone();
+        let current = self.get_scale(key, ns, name)?;
+        let new = patched(&info, name, &current, patch.kind, &patch.body)?;
+        self.replace_scale(key, ns, name, new, dry_run)
+    }
+}
+
+/// Server-side apply, simplified: the applied configuration is merged into the live
+/// object, maps recursively, everything else replaced.
+pub(super) fn apply(live: &mut Value, applied: &Value) {
+    match (live, applied) {
+        (Value::Object(live), Value::Object(applied)) => {
+            for (k, v) in applied {
+                apply(live.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+        (live, applied) => *live = applied.clone(),
+    }
+}
+
+/// `old` with a patch applied, or why it cannot be (a strategic merge patch, a
+/// `resourceVersion` that is not current).
+pub(super) fn patched(
+    info: &ResourceInfo,
+    name: &str,
+    old: &Value,
+    kind: PatchKind,
+    body: &Value,
+) -> Result<Value, ApiError> {
+    let mut new = old.clone();
+    match kind {
+        PatchKind::Merge => json_patch::merge(&mut new, body),
+        PatchKind::Apply => apply(&mut new, body),
+        PatchKind::Json => {
+            let ops: json_patch::Patch = serde_json::from_value(body.clone()).map_err(|e| {
+                ApiError::bad_request(format!("the body of the request was not a JSON patch: {e}"))
+            })?;
+            json_patch::patch(&mut new, &ops).map_err(|e| info.invalid(name, &e.to_string()))?;
+        }
+        PatchKind::Strategic => return Err(strategic_refused()),
+    }
+    if let Some(rv) = body["metadata"]["resourceVersion"].as_str()
+        && kind != PatchKind::Json
+        && Some(rv) != old["metadata"]["resourceVersion"].as_str()
+    {
+        return Err(info.conflict(name));
+    }
+    Ok(new)
+}
+
+/// Custom resources take no strategic merge patch; neither does this server.
+pub(super) fn strategic_refused() -> ApiError {
+    ApiError::new(
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+    )
+}
+
+/// Where the resource's `/scale` reads and writes, or 404 as for any unknown path.
+pub(super) fn scale_paths(info: &ResourceInfo) -> Result<&ScalePaths, ApiError> {
+    info.scale.as_ref().ok_or_else(|| {
+        ApiError::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+    })
+}
