@@ -1,7 +1,7 @@
 //! Generation from build.rs, on the model of prost-build's `Config`: the same pipeline
 //! as the command line, written as one includable file into `OUT_DIR`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::naming::{self, ModulePath};
@@ -16,7 +16,7 @@ use crate::pipeline::{Error, generate};
 ///     crdgen::Config::new()
 ///         .apis_dir("src/apis")
 ///         .apis_module("crate::apis")
-///         .groups_versions("bcrds:v1alpha1")
+///         .group("bcrds", ["v1alpha1"])
 ///         .generate()?;
 ///     Ok(())
 /// }
@@ -25,8 +25,8 @@ use crate::pipeline::{Error, generate};
 #[derive(Clone, Debug)]
 pub struct Config {
     apis_dir: PathBuf,
-    groups_versions: String,
-    generators: String,
+    groups: Vec<GroupVersions>,
+    generators: BTreeSet<Generator>,
     apis_module: Option<String>,
     output_module: String,
     boilerplate: Option<PathBuf>,
@@ -39,8 +39,8 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             apis_dir: PathBuf::from("src/apis"),
-            groups_versions: String::new(),
-            generators: "all".to_owned(),
+            groups: Vec::new(),
+            generators: Generator::ALL.into_iter().collect(),
             apis_module: None,
             output_module: "crate::client".to_owned(),
             boilerplate: None,
@@ -62,15 +62,28 @@ impl Config {
         self
     }
 
-    /// Groups and versions, as on the command line: `"bcrds:v1alpha1 other:v1"`.
-    pub fn groups_versions(&mut self, spec: &str) -> &mut Self {
-        self.groups_versions = spec.to_owned();
+    /// A group directory under `apis_dir` and the versions to generate for it; call it
+    /// once per group: `.group("bcrds", ["v1alpha1", "v1beta1"]).group("other", ["v1"])`.
+    pub fn group<V: Into<String>>(
+        &mut self,
+        dir: &str,
+        versions: impl IntoIterator<Item = V>,
+    ) -> &mut Self {
+        let versions = versions.into_iter().map(Into::into);
+        match self.groups.iter_mut().find(|g| g.group == dir) {
+            Some(existing) => existing.versions.extend(versions),
+            None => self.groups.push(GroupVersions {
+                group: dir.to_owned(),
+                versions: versions.collect(),
+            }),
+        }
         self
     }
 
-    /// Comma-separated generators (default `all`).
-    pub fn generators(&mut self, list: &str) -> &mut Self {
-        self.generators = list.to_owned();
+    /// The generators to run (default: all of them); each brings along those whose
+    /// output it uses, as on the command line: `.generators([Generator::Client])`.
+    pub fn generators(&mut self, generators: impl IntoIterator<Item = Generator>) -> &mut Self {
+        self.generators = Generator::with_requirements(generators);
         self
     }
 
@@ -168,18 +181,26 @@ impl Config {
 
     fn options(&self, base: &Path) -> Result<Options, Error> {
         let usage = Error::Usage;
+        if self.groups.is_empty() {
+            return Err(usage(
+                "no groups given: call `.group(\"bcrds\", [\"v1alpha1\"])`".into(),
+            ));
+        }
+        if let Some(g) = self.groups.iter().find(|g| g.versions.is_empty()) {
+            return Err(usage(format!("group `{}` has no versions", g.group)));
+        }
         let apis_module = match &self.apis_module {
             Some(path) => ModulePath::parse(path),
             None => ModulePath::from_dir(&self.apis_dir),
         }
         .map_err(usage)?;
         Ok(Options {
-            generators: Generator::parse_list(&self.generators).map_err(usage)?,
+            generators: self.generators.clone(),
             output_base: base.to_owned(),
             // Nothing is written there; it only keeps the options' shared checks true.
             output_pkg: PathBuf::from("target/crdgen"),
             apis_pkg: self.apis_dir.clone(),
-            groups: GroupVersions::parse_all(&self.groups_versions).map_err(usage)?,
+            groups: self.groups.clone(),
             header: self
                 .boilerplate
                 .clone()

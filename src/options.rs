@@ -81,15 +81,26 @@ impl Generator {
         names.join(", ")
     }
 
+    /// `generators` and every generator whose output they use.
+    pub fn with_requirements(
+        generators: impl IntoIterator<Item = Generator>,
+    ) -> BTreeSet<Generator> {
+        let mut out = BTreeSet::new();
+        for g in generators {
+            out.insert(g);
+            out.extend(g.requires());
+        }
+        out
+    }
+
     /// Parses `register,clone` or `all`.
     pub fn parse_list(list: &str) -> Result<BTreeSet<Generator>, String> {
-        let mut out = BTreeSet::new();
+        let mut named = Vec::new();
         for name in list.split(',').map(str::trim) {
             if name == "all" {
-                out.extend(Generator::ALL);
+                named.extend(Generator::ALL);
             } else if let Some(g) = Generator::from_name(name) {
-                out.insert(g);
-                out.extend(g.requires());
+                named.push(g);
             } else if name.is_empty() {
                 return Err(format!(
                     "empty generator name in `{list}`; valid names: {}",
@@ -102,7 +113,7 @@ impl Generator {
                 ));
             }
         }
-        Ok(out)
+        Ok(Generator::with_requirements(named))
     }
 }
 

@@ -10,7 +10,9 @@ fn generates_one_includable_file_and_rewrites_it_only_on_change() {
     config
         .apis_dir("testdata/consumer/src/apis")
         .apis_module("crate::apis")
-        .groups_versions("derived:v1 other:v1 bcrds:v1alpha1")
+        .group("derived", ["v1"])
+        .group("other", ["v1"])
+        .group("bcrds", ["v1alpha1"])
         .out_dir(out.path());
     let path = config.generate().unwrap();
     assert_eq!(path, out.path().join("crdgen.rs"));
@@ -30,7 +32,7 @@ fn generates_one_includable_file_and_rewrites_it_only_on_change() {
     );
 
     // With CRDs: each kind's CRD under crds/, and one no longer generated is pruned.
-    config.generators("all");
+    config.generators([crdgen::Generator::Crd, crdgen::Generator::Client]);
     config.generate().unwrap();
     let crds = out.path().join("crds");
     let kept = crds.join("bcrds.example.com_examples.yaml");
@@ -47,7 +49,7 @@ fn errors_read_as_diagnostics() {
     let out = tempfile::tempdir().unwrap();
     let err = crdgen::Config::new()
         .apis_dir("testdata/diagnostics/unknown_marker/apis")
-        .groups_versions("bcrds:v1")
+        .group("bcrds", ["v1"])
         .out_dir(out.path())
         .generate()
         .unwrap_err();
@@ -65,14 +67,14 @@ fn errors_read_as_diagnostics() {
     assert!(!out.path().join("crdgen.rs").exists());
 
     let usage = crdgen::Config::new()
-        .groups_versions("bcrds")
+        .group("bcrds", Vec::<String>::new())
         .out_dir(out.path())
         .generate()
         .unwrap_err();
     assert!(
         usage
             .to_string()
-            .starts_with("error: `bcrds` has no versions"),
+            .starts_with("error: group `bcrds` has no versions"),
         "{usage}"
     );
 }

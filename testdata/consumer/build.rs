@@ -3,8 +3,9 @@ fn main() -> Result<(), crdgen::Error> {
         .apis_dir("src/apis")
         .apis_module("crate::apis")
         .output_module("crate::client")
-        .groups_versions("bcrds:v1alpha1 other:v1 derived:v1")
-        .generators("all")
+        .group("bcrds", ["v1alpha1"])
+        .group("other", ["v1"])
+        .group("derived", ["v1"])
         .generate()?;
     Ok(())
 }
