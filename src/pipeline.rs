@@ -110,7 +110,7 @@ impl std::error::Error for Error {}
 /// The stack generation runs on: syn, the model and the schema builder recurse once per
 /// level of nesting, and `parse` lets files nest up to `MAX_NESTING` levels, which in a
 /// debug build takes more than a main thread's 8 MiB. Only the pages touched are used.
-const STACK_BYTES: usize = 256 << 20;
+pub(crate) const STACK_BYTES: usize = 256 << 20;
 
 /// Runs discovery, parsing, the model and the generators. Each phase reports all of
 /// its errors; the first phase with any ends the run.

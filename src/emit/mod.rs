@@ -38,6 +38,25 @@ impl RustModule {
             })
     }
 
+    /// Adds `other`'s items after this module's, and its children, as if the generator
+    /// that built `other` had run on this tree after the one that built it.
+    pub fn merge(&mut self, other: RustModule) {
+        self.body.push_str(&other.body);
+        if self.bug.is_none() {
+            self.bug = other.bug;
+        }
+        for (name, child) in other.children {
+            match self.children.entry(name) {
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(child);
+                }
+                std::collections::btree_map::Entry::Occupied(mut slot) => {
+                    slot.get_mut().merge(child)
+                }
+            }
+        }
+    }
+
     /// Adds items to the module.
     pub fn push(&mut self, items: TokenStream) {
         match format(items) {

@@ -51,12 +51,46 @@ fn generator(name: Generator) -> &'static dyn Generate {
     }
 }
 
-/// Runs the selected generators, in a fixed order, into one output.
+/// Runs the selected generators, each on a thread of its own (formatting the code they
+/// build is most of a run's time), and merges their outputs in a fixed order, so that
+/// the result is the one a run of one generator after the other would give.
 pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
     let ctx = Context { model, opts };
+    let one = |name: Generator| {
+        let mut out = Output::default();
+        let mut found = Diagnostics::default();
+        generator(name).generate(&ctx, &mut out, &mut found);
+        (out, found)
+    };
+    let results: Vec<(Output, Diagnostics)> = std::thread::scope(|scope| {
+        let threads: Vec<_> = opts
+            .generators
+            .iter()
+            .map(|name| {
+                // As deep as the pipeline's own thread: generators recurse over types.
+                std::thread::Builder::new()
+                    .name(format!("crdgen-{}", name.name()))
+                    .stack_size(crate::pipeline::STACK_BYTES)
+                    .spawn_scoped(scope, move || one(*name))
+                    .map_err(|_| *name)
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|thread| match thread {
+                Ok(thread) => thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread to be had: run it here.
+                Err(name) => one(name),
+            })
+            .collect()
+    });
     let mut out = Output::default();
-    for name in &opts.generators {
-        generator(*name).generate(&ctx, &mut out, diags);
+    for (output, found) in results {
+        out.rust.merge(output.rust);
+        out.crds.extend(output.crds);
+        diags.extend(found.into_sorted());
     }
     out
 }
