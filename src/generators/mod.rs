@@ -51,43 +51,48 @@ fn generator(name: Generator) -> &'static dyn Generate {
     }
 }
 
-/// Runs the selected generators, each on a thread of its own (formatting the code they
-/// build is most of a run's time), and merges their outputs in a fixed order, so that
-/// the result is the one a run of one generator after the other would give.
+/// Runs the selected generators on as many threads as there are cores (formatting the
+/// code they build is most of a run's time), and merges their outputs in a fixed order,
+/// so that the result is the one a run of one generator after the other would give.
 pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
     let ctx = Context { model, opts };
-    let one = |name: Generator| {
-        let mut out = Output::default();
-        let mut found = Diagnostics::default();
-        generator(name).generate(&ctx, &mut out, &mut found);
-        (out, found)
+    let names: Vec<Generator> = opts.generators.iter().copied().collect();
+    let results: Vec<std::sync::OnceLock<(Output, Diagnostics)>> =
+        names.iter().map(|_| std::sync::OnceLock::new()).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Each worker takes the next generator not yet taken, until none is left.
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(name) = names.get(i) else { break };
+            let mut out = Output::default();
+            let mut found = Diagnostics::default();
+            generator(*name).generate(&ctx, &mut out, &mut found);
+            let _ = results[i].set((out, found));
+        }
     };
-    let results: Vec<(Output, Diagnostics)> = std::thread::scope(|scope| {
-        let threads: Vec<_> = opts
-            .generators
-            .iter()
-            .map(|name| {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..cores.min(names.len()))
+            .filter_map(|n| {
                 // As deep as the pipeline's own thread: generators recurse over types.
                 std::thread::Builder::new()
-                    .name(format!("crdgen-{}", name.name()))
+                    .name(format!("crdgen-{n}"))
                     .stack_size(crate::pipeline::STACK_BYTES)
-                    .spawn_scoped(scope, move || one(*name))
-                    .map_err(|_| *name)
+                    .spawn_scoped(scope, work)
+                    .ok()
             })
             .collect();
-        threads
-            .into_iter()
-            .map(|thread| match thread {
-                Ok(thread) => thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                // No thread to be had: run it here.
-                Err(name) => one(name),
-            })
-            .collect()
+        work();
+        for helper in helpers {
+            if let Err(panic) = helper.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
     });
     let mut out = Output::default();
-    for (output, found) in results {
+    for slot in results {
+        let (output, found) = slot.into_inner().unwrap_or_default();
         out.rust.merge(output.rust);
         out.crds.extend(output.crds);
         diags.extend(found.into_sorted());
