@@ -501,6 +501,8 @@ fn case_15_a_failed_write_names_the_file_and_undoes_the_run() {
     let s = Sandbox::new();
     s.edit(CRD, "examples", "exampels");
     s.edit(REGISTER, "\"examples\"", "\"exampels\"");
+    // A file the run creates (in a directory it creates) before the failure is removed.
+    std::fs::remove_dir_all(s.path("pkg/client/listers")).unwrap();
     let register = s.path(REGISTER);
     let immutable = Command::new("chattr").arg("+i").arg(&register).status();
     if !immutable.is_ok_and(|st| st.success()) {

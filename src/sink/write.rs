@@ -1,7 +1,8 @@
-//! Applies a plan so that a failed run changes nothing. Every new text is first written
-//! beside its target; only when all of them are on disk are they renamed into place, and
-//! a rename or removal that fails undoes what went before, from the old texts the plan
-//! holds. New files take the umask's mode; a rewritten file keeps its own.
+//! Applies a plan so that a failed run changes nothing. New files are written in place;
+//! every update is first written beside its target, and only when all of them are on
+//! disk are they renamed into place. A step that fails undoes what went before, from the
+//! old texts the plan holds. New files take the umask's mode; a rewritten file keeps
+//! its own.
 
 use std::fs::Permissions;
 use std::io::Write as _;
@@ -33,12 +34,12 @@ enum Undo {
     RemoveDir(PathBuf),
 }
 
-/// A new text written beside its target, not yet in place.
+/// An update's new text written beside its target, not yet in place.
 struct Staged<'a> {
     rel: &'a Path,
     temp: tempfile::NamedTempFile,
-    /// The replaced file's text and mode, for an update.
-    old: Option<(&'a str, Permissions)>,
+    /// The replaced file's text and mode.
+    old: (&'a str, Permissions),
 }
 
 /// Applies `plan` under `base`. On an error nothing has changed, and the diagnostic
@@ -58,14 +59,17 @@ pub fn write(
     };
     let mut staged = Vec::new();
     for (rel, change) in &plan.changes {
-        let (new, old) = match change {
-            Change::Create { new } => (new, None),
-            Change::Update { old, new } => (new, Some(old.as_str())),
+        let result = match change {
+            // A new file is written in place: nothing was there to keep, and undoing
+            // removes it. (One file system operation instead of two, on a first run.)
+            Change::Create { new } => create(base, rel, new, &mut journal).map(|()| {
+                out.written += 1;
+            }),
+            Change::Update { old, new } => stage(base, rel, new, old).map(|s| staged.push(s)),
             Change::Remove { .. } => continue,
         };
-        match stage(base, rel, new, old, &mut journal) {
-            Ok(s) => staged.push(s),
-            Err(e) => return Err(journal.fail(rel, e)),
+        if let Err(e) = result {
+            return Err(journal.fail(rel, e));
         }
     }
     for Staged { rel, temp, old } in staged {
@@ -73,13 +77,11 @@ pub fn write(
         if let Err(e) = temp.persist(&full) {
             return Err(journal.fail(rel, e.error));
         }
-        journal.undo.push(match old {
-            None => Undo::Remove(full),
-            Some((text, permissions)) => Undo::Restore {
-                path: full,
-                text: text.to_owned(),
-                permissions,
-            },
+        let (text, permissions) = old;
+        journal.undo.push(Undo::Restore {
+            path: full,
+            text: text.to_owned(),
+            permissions,
         });
         out.written += 1;
     }
@@ -104,14 +106,8 @@ pub fn write(
     Ok((out, journal))
 }
 
-/// Writes `new` beside `rel`'s target, creating (and journaling) missing directories.
-fn stage<'a>(
-    base: &Path,
-    rel: &'a Path,
-    new: &str,
-    old: Option<&'a str>,
-    journal: &mut Journal,
-) -> std::io::Result<Staged<'a>> {
+/// Creates (and journals) the directories missing on the way to `rel`.
+fn create_dirs(base: &Path, rel: &Path, journal: &mut Journal) -> std::io::Result<()> {
     let full = base.join(rel);
     let dir = full.parent().unwrap_or(base);
     let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
@@ -119,16 +115,35 @@ fn stage<'a>(
         std::fs::create_dir(d)?;
         journal.undo.push(Undo::RemoveDir(d.to_owned()));
     }
-    let old = match old {
-        Some(text) => Some((text, std::fs::metadata(&full)?.permissions())),
-        None => None,
-    };
-    let mut temp = temp_in(dir)?;
+    Ok(())
+}
+
+/// Writes a new file at `rel`, with the mode a new file gets (0666 less the umask); it
+/// is journaled before its text is written, so that undoing removes even a half of it.
+fn create(base: &Path, rel: &Path, new: &str, journal: &mut Journal) -> std::io::Result<()> {
+    create_dirs(base, rel, journal)?;
+    let full = base.join(rel);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
+    let mut file = options.open(&full)?;
+    journal.undo.push(Undo::Remove(full));
+    file.write_all(new.as_bytes())
+}
+
+/// Writes an update's `new` text beside `rel`'s target, with the target's mode.
+fn stage<'a>(base: &Path, rel: &'a Path, new: &str, old: &'a str) -> std::io::Result<Staged<'a>> {
+    let full = base.join(rel);
+    let permissions = std::fs::metadata(&full)?.permissions();
+    let mut temp = temp_in(full.parent().unwrap_or(base))?;
     temp.write_all(new.as_bytes())?;
-    if let Some((_, permissions)) = &old {
-        temp.as_file().set_permissions(permissions.clone())?;
-    }
-    Ok(Staged { rel, temp, old })
+    temp.as_file().set_permissions(permissions.clone())?;
+    Ok(Staged {
+        rel,
+        temp,
+        old: (old, permissions),
+    })
 }
 
 /// A temporary file beside the target, created with the mode a new file gets (0666
