@@ -107,11 +107,6 @@ impl fmt::Debug for Error {
 
 impl std::error::Error for Error {}
 
-/// The stack generation runs on: syn, the model and the schema builder recurse once per
-/// level of nesting, and `parse` lets files nest up to `MAX_NESTING` levels, which in a
-/// debug build takes more than a main thread's 8 MiB. Only the pages touched are used.
-pub(crate) const STACK_BYTES: usize = 256 << 20;
-
 /// Runs discovery, parsing, the model and the generators. Each phase reports all of
 /// its errors; the first phase with any ends the run.
 pub fn generate(opts: &Options) -> Result<Generation, Error> {
@@ -132,12 +127,12 @@ pub fn generate(opts: &Options) -> Result<Generation, Error> {
     })?
 }
 
-/// Runs `f` on a thread with a stack of [`STACK_BYTES`].
+/// Runs `f` on a thread with a stack of [`generators::STACK_BYTES`].
 pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, Error> {
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("crdgen".into())
-            .stack_size(STACK_BYTES)
+            .stack_size(generators::STACK_BYTES)
             .spawn_scoped(scope, f)
             .map_err(Error::Io)?;
         Ok(thread

@@ -51,6 +51,12 @@ fn generator(name: Generator) -> &'static dyn Generate {
     }
 }
 
+/// The stack generation runs on (the pipeline's thread and the generators' own): syn,
+/// the model, the generators and the schema builder recurse once per level of nesting,
+/// and `parse` lets files nest up to `MAX_NESTING` levels, which in a debug build takes
+/// more than a main thread's 8 MiB. Only the pages touched are used.
+pub(crate) const STACK_BYTES: usize = 256 << 20;
+
 /// Runs the selected generators on as many threads as there are cores (formatting the
 /// code they build is most of a run's time), and merges their outputs in a fixed order,
 /// so that the result is the one a run of one generator after the other would give.
@@ -78,7 +84,7 @@ pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
                 // As deep as the pipeline's own thread: generators recurse over types.
                 std::thread::Builder::new()
                     .name(format!("crdgen-{n}"))
-                    .stack_size(crate::pipeline::STACK_BYTES)
+                    .stack_size(STACK_BYTES)
                     .spawn_scoped(scope, work)
                     .ok()
             })
