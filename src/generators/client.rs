@@ -50,16 +50,7 @@ const VERBS: [(Verb, &str); 11] = [
     (Verb::ApplyStatus, "applyStatus"),
 ];
 
-/// The `client` generator.
-pub struct Client;
-
-impl super::Generate for Client {
-    fn generate(&self, ctx: &Context<'_>, out: &mut super::Output, diags: &mut Diagnostics) {
-        generate(ctx, &mut out.rust, diags)
-    }
-}
-
-fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
     let mut accessors = TokenStream::new();
     let mut registrations = TokenStream::new();
     let clientset = tree.child(naming::modules::CLIENTSET, || {

@@ -12,16 +12,7 @@ use crate::emit::RustModule;
 use crate::model::{Body, Fields, TypeDef};
 use crate::naming;
 
-/// The `clone` generator.
-pub struct Clone;
-
-impl super::Generate for Clone {
-    fn generate(&self, ctx: &Context<'_>, out: &mut super::Output, diags: &mut Diagnostics) {
-        generate(ctx, &mut out.rust, diags)
-    }
-}
-
-fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
     for (_, version) in ctx.versions() {
         let mut items = TokenStream::new();
         let mut key = None;

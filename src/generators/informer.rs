@@ -10,21 +10,7 @@ use crate::emit::{RustModule, doc};
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
-/// The `informer` generator.
-pub struct Informer;
-
-impl super::Generate for Informer {
-    fn generate(
-        &self,
-        ctx: &Context<'_>,
-        out: &mut super::Output,
-        _diags: &mut crate::diag::Diagnostics,
-    ) {
-        generate(ctx, &mut out.rust)
-    }
-}
-
-fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::diag::Diagnostics) {
     let runtime = naming::ident(naming::RUNTIME_CRATE);
     let factory = naming::ident(names::FACTORY);
     let mut group_accessors = TokenStream::new();

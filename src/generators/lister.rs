@@ -10,21 +10,7 @@ use crate::emit::{RustModule, doc};
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
-/// The `lister` generator.
-pub struct Lister;
-
-impl super::Generate for Lister {
-    fn generate(
-        &self,
-        ctx: &Context<'_>,
-        out: &mut super::Output,
-        _diags: &mut crate::diag::Diagnostics,
-    ) {
-        generate(ctx, &mut out.rust)
-    }
-}
-
-fn generate(ctx: &Context<'_>, tree: &mut RustModule) {
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::diag::Diagnostics) {
     let listers = tree.child(naming::modules::LISTERS, || {
         "Listers: typed, indexed reads of informer caches.".to_owned()
     });

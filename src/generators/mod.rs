@@ -39,14 +39,23 @@ pub trait Generate {
     fn generate(&self, ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics);
 }
 
+/// A generator whose whole output is Rust modules: its module's `generate` function.
+struct Rust(fn(&Context<'_>, &mut RustModule, &mut Diagnostics));
+
+impl Generate for Rust {
+    fn generate(&self, ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
+        (self.0)(ctx, &mut out.rust, diags);
+    }
+}
+
 /// The generator behind each name.
 fn generator(name: Generator) -> &'static dyn Generate {
     match name {
-        Generator::Register => &register::Register,
-        Generator::Clone => &clone::Clone,
-        Generator::Client => &client::Client,
-        Generator::Lister => &lister::Lister,
-        Generator::Informer => &informer::Informer,
+        Generator::Register => &Rust(register::generate),
+        Generator::Clone => &Rust(clone::generate),
+        Generator::Client => &Rust(client::generate),
+        Generator::Lister => &Rust(lister::generate),
+        Generator::Informer => &Rust(informer::generate),
         Generator::Crd => &crd::Crd,
     }
 }

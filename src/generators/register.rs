@@ -11,16 +11,7 @@ use crate::emit::{RustModule, doc};
 use crate::model::{Kind, KindStyle, TypeDef};
 use crate::naming::{self, consts};
 
-/// The `register` generator.
-pub struct Register;
-
-impl super::Generate for Register {
-    fn generate(&self, ctx: &Context<'_>, out: &mut super::Output, diags: &mut Diagnostics) {
-        generate(ctx, &mut out.rust, diags)
-    }
-}
-
-fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
     for (group_name, version) in ctx.versions() {
         let kinds: Vec<&Kind> = version
             .kinds
