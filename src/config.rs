@@ -69,14 +69,7 @@ impl Config {
         dir: &str,
         versions: impl IntoIterator<Item = V>,
     ) -> &mut Self {
-        let versions = versions.into_iter().map(Into::into);
-        match self.groups.iter_mut().find(|g| g.group == dir) {
-            Some(existing) => existing.versions.extend(versions),
-            None => self.groups.push(GroupVersions {
-                group: dir.to_owned(),
-                versions: versions.collect(),
-            }),
-        }
+        GroupVersions::add(&mut self.groups, dir, versions.into_iter().map(Into::into));
         self
     }
 
@@ -169,13 +162,7 @@ impl Config {
         }
         output.owned_dirs.push(naming::BUILD_CRD_DIR.into());
         std::fs::create_dir_all(&out_dir).map_err(Error::Io)?;
-        let rendered = |d: Vec<crate::diag::Diagnostic>| {
-            Error::Diagnostics(crate::diag::render_all(&d, &generation.sources))
-        };
-        let mut diags = crate::diag::Diagnostics::default();
-        let plan = crate::sink::plan(&output, &out_dir, &mut diags);
-        diags.check().map_err(rendered)?;
-        crate::sink::write(&plan, &out_dir, &output.owned_dirs).map_err(|d| rendered(vec![d]))?;
+        generation.write(&output, &out_dir)?;
         Ok(out_dir.join(naming::BUILD_OUTPUT_FILE))
     }
 

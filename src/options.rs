@@ -125,6 +125,21 @@ pub struct GroupVersions {
 }
 
 impl GroupVersions {
+    /// Adds `versions` of `group` to `list`, to the group's entry when it has one.
+    pub fn add(
+        list: &mut Vec<GroupVersions>,
+        group: &str,
+        versions: impl IntoIterator<Item = String>,
+    ) {
+        match list.iter_mut().find(|gv| gv.group == group) {
+            Some(existing) => existing.versions.extend(versions),
+            None => list.push(GroupVersions {
+                group: group.to_owned(),
+                versions: versions.into_iter().collect(),
+            }),
+        }
+    }
+
     /// Parses `"bcrds:v1alpha1,v1beta1 other:v1"`: groups separated by white space, each
     /// `dir:version[,version…]`.
     pub fn parse_all(spec: &str) -> Result<Vec<GroupVersions>, String> {
@@ -144,13 +159,7 @@ impl GroupVersions {
             if versions.iter().any(String::is_empty) {
                 return Err(format!("`{item}` has an empty version"));
             }
-            match out.iter_mut().find(|gv| gv.group == group) {
-                Some(existing) => existing.versions.extend(versions),
-                None => out.push(GroupVersions {
-                    group: group.to_owned(),
-                    versions,
-                }),
-            }
+            GroupVersions::add(&mut out, group, versions);
         }
         if out.is_empty() {
             return Err("no groups given; write them as `group:v1alpha1,v1beta1 other:v1`".into());

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Diagnostics, Sources, render_all};
 use crate::emit::{self, OutputSet, RustModule, header::Header};
@@ -44,6 +44,18 @@ impl Generation {
             }
         }
         Ok(output)
+    }
+
+    /// Writes `output` under `base` as the command line does (only what changed, all or
+    /// nothing), with the problems found rendered against this run's sources.
+    pub fn write(&self, output: &OutputSet, base: &Path) -> Result<crate::sink::Written, Error> {
+        let rendered = |d: Vec<Diagnostic>| Error::Diagnostics(render_all(&d, &self.sources));
+        let mut diags = Diagnostics::default();
+        let plan = crate::sink::plan(output, base, &mut diags);
+        diags.check().map_err(rendered)?;
+        let (written, _) =
+            crate::sink::write(&plan, base, &output.owned_dirs).map_err(|d| rendered(vec![d]))?;
+        Ok(written)
     }
 
     /// Each CRD as a YAML file with the header, by file name.

@@ -356,16 +356,7 @@ fn generate(project: &Path, groups: &str) -> Result<Vec<PathBuf>, Error> {
     opts.header = HeaderSource::File("hack/boilerplate.rs.txt".into());
     let generation = crate::generate(&opts)?;
     let output = generation.files(&opts)?;
-    let mut diags = crate::diag::Diagnostics::default();
-    let plan = crate::sink::plan(&output, project, &mut diags);
-    if diags.has_errors() {
-        return Err(Error::Diagnostics(crate::diag::render_all(
-            &diags.into_sorted(),
-            &generation.sources,
-        )));
-    }
-    crate::sink::write(&plan, project, &output.owned_dirs)
-        .map_err(|d| Error::Diagnostics(crate::diag::render_all(&[d], &generation.sources)))?;
+    generation.write(&output, project)?;
     Ok(output.files.into_keys().collect())
 }
 

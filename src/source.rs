@@ -278,3 +278,29 @@ fn existing_hint(dir: &Path, shown: &str, what: &str) -> String {
         format!("existing {what}: {}", names.join(", "))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_text_up_to_the_limit_and_no_further() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("types.rs");
+        std::fs::write(&path, "x".repeat(16)).unwrap();
+        assert_eq!(
+            read_text(&path, 16).ok().as_deref(),
+            Some("x".repeat(16).as_str())
+        );
+        assert!(matches!(read_text(&path, 15), Err(ReadError::TooLarge(15))));
+        // An endless file stops at the limit too.
+        assert!(matches!(
+            read_text(Path::new("/dev/zero"), MAX_SOURCE_BYTES),
+            Err(ReadError::TooLarge(MAX_SOURCE_BYTES))
+        ));
+        assert!(matches!(
+            read_text(&dir.path().join("gone.rs"), 16),
+            Err(ReadError::Io(_))
+        ));
+    }
+}

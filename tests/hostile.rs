@@ -239,15 +239,9 @@ fn case_3_raw_identifiers_generate_code_instead_of_panicking() {
 
 #[test]
 fn case_4_deep_nesting_is_a_diagnostic_not_a_stack_overflow() {
-    for (what, ty) in [
-        (
-            "options",
-            format!("{}i32{}", "Option<".repeat(400), ">".repeat(400)),
-        ),
-        (
-            "tuples",
-            format!("{}i32{}", "(".repeat(400), ",)".repeat(400)),
-        ),
+    for ty in [
+        format!("{}i32{}", "Option<".repeat(400), ">".repeat(400)),
+        format!("{}i32{}", "(".repeat(400), ",)".repeat(400)),
     ] {
         let s = Sandbox::new();
         s.edit(
@@ -265,7 +259,6 @@ fn case_4_deep_nesting_is_a_diagnostic_not_a_stack_overflow() {
             ],
             || s.generate("all", &[]),
         );
-        let _ = what;
     }
     let s = Sandbox::new();
     let modules = format!(

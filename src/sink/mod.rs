@@ -51,10 +51,11 @@ pub fn plan(output: &OutputSet, base: &Path, diags: &mut Diagnostics) -> Plan {
             return plan;
         }
     }
+    let mut link_free = LinkFree::default();
     for (rel, new) in &output.files {
         let full = base.join(rel);
         let shown = display_path(base, &full);
-        if let Some(link) = symlink_on_the_way(base, &output.owned_dirs, rel) {
+        if let Some(link) = link_free.symlink_on_the_way(base, &output.owned_dirs, rel) {
             let link = display_path(base, &link);
             diags.push(
                 Diagnostic::error(
@@ -110,9 +111,8 @@ pub fn plan(output: &OutputSet, base: &Path, diags: &mut Diagnostics) -> Plan {
             Ok(rel) => rel.to_owned(),
             Err(_) => continue,
         };
-        if output.files.contains_key(&rel)
-            || symlink_on_the_way(base, &output.owned_dirs, &rel).is_some()
-        {
+        // The walk does not follow links, so what it finds is below no link.
+        if output.files.contains_key(&rel) {
             continue;
         }
         if let Ok(old) = std::fs::read_to_string(entry.path())
@@ -142,21 +142,39 @@ fn check_inside(base: &Path, owned: &Path) -> Result<(), Diagnostic> {
     }
 }
 
-/// The first symbolic link at or below the output directory that holds `rel`, on the
-/// way to it. (The output directory itself may be a link that stays below the base:
-/// `check_inside` sees to that.)
-fn symlink_on_the_way(base: &Path, owned_dirs: &[PathBuf], rel: &Path) -> Option<PathBuf> {
-    let owned = owned_dirs.iter().find(|d| rel.starts_with(d))?;
-    let mut path = base.join(owned);
-    for component in rel.strip_prefix(owned).ok()?.components() {
-        path.push(component);
-        match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => return Some(path),
-            Ok(_) => {}
-            Err(_) => return None,
+/// Directories already found to be no link, so that each is looked at once a run, not
+/// once for every file below it.
+#[derive(Default)]
+struct LinkFree(std::collections::BTreeSet<PathBuf>);
+
+impl LinkFree {
+    /// The first symbolic link at or below the output directory that holds `rel`, on the
+    /// way to it. (The output directory itself may be a link that stays below the base:
+    /// `check_inside` sees to that.)
+    fn symlink_on_the_way(
+        &mut self,
+        base: &Path,
+        owned_dirs: &[PathBuf],
+        rel: &Path,
+    ) -> Option<PathBuf> {
+        let owned = owned_dirs.iter().find(|d| rel.starts_with(d))?;
+        let mut path = base.join(owned);
+        for component in rel.strip_prefix(owned).ok()?.components() {
+            path.push(component);
+            if self.0.contains(&path) {
+                continue;
+            }
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if meta.file_type().is_symlink() => return Some(path),
+                Ok(meta) if meta.is_dir() => {
+                    self.0.insert(path.clone());
+                }
+                Ok(_) => {}
+                Err(_) => return None,
+            }
         }
+        None
     }
-    None
 }
 
 /// A unified diff of every change, with a line naming what is wrong with each file.

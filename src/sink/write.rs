@@ -136,9 +136,7 @@ fn create(base: &Path, rel: &Path, new: &str, journal: &mut Journal) -> std::io:
 fn stage<'a>(base: &Path, rel: &'a Path, new: &str, old: &'a str) -> std::io::Result<Staged<'a>> {
     let full = base.join(rel);
     let permissions = std::fs::metadata(&full)?.permissions();
-    let mut temp = temp_in(full.parent().unwrap_or(base))?;
-    temp.write_all(new.as_bytes())?;
-    temp.as_file().set_permissions(permissions.clone())?;
+    let temp = beside(&full, new, permissions.clone())?;
     Ok(Staged {
         rel,
         temp,
@@ -235,11 +233,22 @@ impl Journal {
 }
 
 fn restore(path: &Path, text: &str, permissions: Permissions) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut temp = temp_in(dir)?;
+    std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+    beside(path, text, permissions)?
+        .persist(path)
+        .map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// `text` in a temporary file beside `path`, with `permissions`, ready to be renamed
+/// over it.
+fn beside(
+    path: &Path,
+    text: &str,
+    permissions: Permissions,
+) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut temp = temp_in(path.parent().unwrap_or(Path::new(".")))?;
     temp.write_all(text.as_bytes())?;
     temp.as_file().set_permissions(permissions)?;
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(temp)
 }
