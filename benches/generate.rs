@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
+use crdgen::run::{Mode, Outcome};
+
 const GROUPS: usize = 100;
 const VERSIONS: [&str; 2] = ["v1alpha1", "v1"];
 const KINDS: usize = 5;
@@ -26,28 +28,31 @@ fn main() {
     let opts = crdgen::Options::new(dir.path(), "pkg/client", "pkg/apis", &groups.join(" "))
         .expect("options");
 
-    for run in [
-        "first run (writes)",
-        "second run (no changes)",
-        "verify-only",
+    // As the command line runs: the second run and the verify find the stamp the first
+    // left; the last two measure a verify that must generate (the stamp removed), and
+    // one that must show a hand edit.
+    let stamp = dir.path().join("pkg/client").join(crdgen::naming::STAMP_FILE);
+    let edited = dir.path().join("pkg/client/apis/group0/v1/mod.rs");
+    for (run, mode) in [
+        ("first run (writes)", Mode::Write),
+        ("second run (no changes)", Mode::Write),
+        ("verify-only", Mode::Verify),
+        ("verify-only, no stamp", Mode::Verify),
+        ("verify-only, hand edit", Mode::Verify),
     ] {
+        if run.ends_with("no stamp") {
+            std::fs::remove_file(&stamp).expect("the first run leaves a stamp");
+        }
+        if run.ends_with("hand edit") {
+            let text = std::fs::read_to_string(&edited).expect("generated file");
+            std::fs::write(&edited, text + "// edited\n").expect("edit");
+        }
         let start = Instant::now();
-        let generation = crdgen::generate(&opts).unwrap_or_else(|e| panic!("{e}"));
-        let output = generation.files(&opts).unwrap_or_else(|e| panic!("{e}"));
-        let mut diags = crdgen::diag::Diagnostics::default();
-        let plan = crdgen::sink::plan(&output, &opts.output_base, &mut diags);
-        assert!(!diags.has_errors());
-        let summary = if run == "verify-only" {
-            assert!(plan.changes.is_empty());
-            format!("{} files current", plan.unchanged)
-        } else {
-            let (written, _) =
-                crdgen::sink::write(&plan, &opts.output_base, &output.owned_dirs).expect("write");
-            let output_kib = output.files.values().map(String::len).sum::<usize>() / 1024;
-            format!(
-                "{} written, {} unchanged, {output_kib} KiB of output",
-                written.written, written.unchanged
-            )
+        let report = crdgen::run::generate_groups(&opts, mode).unwrap_or_else(|e| panic!("{e}"));
+        let summary = match report.outcome {
+            Outcome::Current { files } => format!("{files} files current"),
+            Outcome::Written(w) => format!("{} written, {} unchanged", w.written, w.unchanged),
+            Outcome::Drift { changed, total, .. } => format!("{changed} of {total} files differ"),
         };
         println!(
             "{run:<24} {:>8.1} ms  ({summary})",

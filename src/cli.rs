@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::diag::{Diagnostics, render_all};
 use crate::naming::ModulePath;
 use crate::options::{Generator, GroupVersions, HeaderSource, Options, parse_plural_exceptions};
-use crate::{Error, generate, sink};
+use crate::Error;
+use crate::run::{self, Mode, Outcome};
 
 const USAGE_ERROR: u8 = 2;
 
@@ -269,8 +269,13 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
             return ExitCode::from(USAGE_ERROR);
         }
     };
-    let generation = match generate(&opts) {
-        Ok(generation) => generation,
+    let mode = if args.verify_only {
+        Mode::Verify
+    } else {
+        Mode::Write
+    };
+    let report = match run::generate_groups(&opts, mode) {
+        Ok(report) => report,
         Err(Error::Usage(msg)) => {
             eprintln!("error: {msg}");
             return ExitCode::from(USAGE_ERROR);
@@ -280,51 +285,31 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    eprint!("{}", generation.render_warnings());
-    let output = match generation.files(&opts) {
-        Ok(output) => output,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::FAILURE;
+    eprint!("{}", report.warnings);
+    match report.outcome {
+        Outcome::Current { files } if args.verify_only => {
+            eprintln!("crdgen: {files} generated files are up to date");
         }
-    };
-    let _lock = match sink::lock(&opts.output_base) {
-        Ok(lock) => lock,
-        Err(d) => {
-            eprint!("{}", render_all(&[d], &generation.sources));
-            return ExitCode::FAILURE;
+        Outcome::Current { files } => {
+            eprintln!("crdgen: 0 written, {files} unchanged, 0 removed");
         }
-    };
-    let mut diags = Diagnostics::default();
-    let plan = sink::plan(&output, &opts.output_base, &mut diags);
-    if diags.has_errors() {
-        eprint!("{}", render_all(&diags.into_sorted(), &generation.sources));
-        return ExitCode::FAILURE;
-    }
-    if args.verify_only {
-        if plan.changes.is_empty() {
-            eprintln!("crdgen: {} generated files are up to date", plan.unchanged);
-            return ExitCode::SUCCESS;
-        }
-        print!("{}", sink::diff(&plan));
-        eprintln!(
-            "crdgen: {} of {} generated files differ; run the same command without --verify-only to update them",
-            plan.changes.len(),
-            plan.changes.len() + plan.unchanged
-        );
-        return ExitCode::FAILURE;
-    }
-    match sink::write(&plan, &opts.output_base, &output.owned_dirs) {
-        Ok((w, _)) => {
+        Outcome::Written(w) => {
             eprintln!(
                 "crdgen: {} written, {} unchanged, {} removed",
                 w.written, w.unchanged, w.removed
             );
-            ExitCode::SUCCESS
         }
-        Err(d) => {
-            eprint!("{}", render_all(&[d], &generation.sources));
-            ExitCode::FAILURE
+        Outcome::Drift {
+            diff,
+            changed,
+            total,
+        } => {
+            print!("{diff}");
+            eprintln!(
+                "crdgen: {changed} of {total} generated files differ; run the same command without --verify-only to update them"
+            );
+            return ExitCode::FAILURE;
         }
     }
+    ExitCode::SUCCESS
 }

@@ -39,9 +39,12 @@ pub fn generate_type_file(types: &str) -> Result<usize, String> {
     };
     let header = Header::load(&HeaderSource::Default, None, opts.output_base.as_path())
         .map_err(|d| d.message)?;
-    let generation = crate::pipeline::on_big_stack(|| {
-        crate::pipeline::from_sources(&opts, header, discovered, sources, Diagnostics::default())
-    })
+    let input = crate::pipeline::Input {
+        header,
+        discovered,
+        sources,
+    };
+    let generation = crate::pipeline::on_big_stack(|| crate::pipeline::from_input(&opts, input))
     .and_then(|generated| generated)
     .map_err(|e| e.to_string())?;
     let files = generation.files(&opts).map_err(|e| e.to_string())?;

@@ -6,7 +6,7 @@
 //! build.rs, and `--verify-only` for CI drift checks.
 //!
 //! ```text
-//! source::discover → parse → markers → model → gen → emit (OutputSet) → sink
+//! source::discover → parse → markers → model → generators → emit (OutputSet) → sink
 //! ```
 //! Everything up to `emit` is pure; only `sink` (and `Config`, for `OUT_DIR`) writes.
 
@@ -25,6 +25,7 @@ pub mod naming;
 pub mod options;
 mod parse;
 mod pipeline;
+pub mod run;
 pub mod scaffold;
 mod schema;
 pub mod sink;

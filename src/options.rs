@@ -118,7 +118,7 @@ impl Generator {
 }
 
 /// One group directory and the versions to generate for it: `bcrds:v1alpha1,v1beta1`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GroupVersions {
     pub group: String,
     pub versions: Vec<String>,
@@ -190,14 +190,14 @@ pub fn parse_plural_exceptions(spec: &str) -> Result<BTreeMap<String, String>, S
 pub const DEFAULT_CRD_DIR: &str = "config/crd/bases";
 
 /// Where the header of every generated file comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum HeaderSource {
     /// `boilerplate/boilerplate.rs.txt`, built into crdgen.
     Default,
     File(PathBuf),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Options {
     pub generators: BTreeSet<Generator>,
     /// Directory that OUTPUT_PKG and APIS_PKG are relative to.
@@ -247,6 +247,20 @@ impl Options {
             output_pkg,
             apis_pkg,
         })
+    }
+
+    /// The directories crdgen owns, relative to the output base: OUTPUT_PKG when a Rust
+    /// generator runs (so that CRDs can be generated on their own, as controller-gen
+    /// runs apart from code-generator), and the CRD directory when CRDs are generated.
+    pub fn owned_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = Vec::new();
+        if self.generators.iter().any(|g| *g != Generator::Crd) {
+            dirs.push(self.output_pkg.clone());
+        }
+        if self.generators.contains(&Generator::Crd) {
+            dirs.push(self.crd_dir.clone());
+        }
+        dirs
     }
 
     /// Checks what the types alone cannot: both trees are plain relative paths below

@@ -30,15 +30,15 @@ impl Generation {
     /// The generated files under OUTPUT_PKG (and CRDs under the CRD directory), as the
     /// command line writes them.
     pub fn files(&self, opts: &Options) -> Result<OutputSet, Error> {
-        // OUTPUT_PKG is crdgen's only when a Rust generator runs, so that CRDs can be
-        // generated on their own, as controller-gen runs apart from code-generator.
-        let mut output = if opts.generators.iter().any(|g| *g != Generator::Crd) {
-            emit::to_files(&self.tree, &self.header, &opts.output_pkg).map_err(|d| self.fail(d))?
-        } else {
-            OutputSet::default()
+        let mut output = OutputSet {
+            owned_dirs: opts.owned_dirs(),
+            files: BTreeMap::new(),
         };
+        if opts.generators.iter().any(|g| *g != Generator::Crd) {
+            emit::add_files(&self.tree, &self.header, &opts.output_pkg, &mut output)
+                .map_err(|d| self.fail(d))?;
+        }
         if opts.generators.contains(&Generator::Crd) {
-            output.owned_dirs.push(opts.crd_dir.clone());
             for (name, text) in self.crd_yaml()? {
                 output.files.insert(opts.crd_dir.join(name), text);
             }
@@ -49,13 +49,30 @@ impl Generation {
     /// Writes `output` under `base` as the command line does (only what changed, all or
     /// nothing), with the problems found rendered against this run's sources.
     pub fn write(&self, output: &OutputSet, base: &Path) -> Result<crate::sink::Written, Error> {
-        let rendered = |d: Vec<Diagnostic>| Error::Diagnostics(render_all(&d, &self.sources));
+        let plan = self.plan(output, base)?;
+        self.apply(&plan, output, base)
+    }
+
+    /// Compares `output` with what is under `base`.
+    pub fn plan(&self, output: &OutputSet, base: &Path) -> Result<crate::sink::Plan, Error> {
         let mut diags = Diagnostics::default();
         let plan = crate::sink::plan(output, base, &mut diags);
-        diags.check().map_err(rendered)?;
-        let (written, _) =
-            crate::sink::write(&plan, base, &output.owned_dirs).map_err(|d| rendered(vec![d]))?;
-        Ok(written)
+        diags
+            .check()
+            .map_err(|d| Error::Diagnostics(render_all(&d, &self.sources)))?;
+        Ok(plan)
+    }
+
+    /// Applies a plan made by [`Generation::plan`].
+    pub fn apply(
+        &self,
+        plan: &crate::sink::Plan,
+        output: &OutputSet,
+        base: &Path,
+    ) -> Result<crate::sink::Written, Error> {
+        crate::sink::write(plan, base, &output.owned_dirs)
+            .map(|(written, _)| written)
+            .map_err(|d| self.fail(d))
     }
 
     /// Each CRD as a YAML file with the header, by file name.
@@ -122,21 +139,36 @@ impl std::error::Error for Error {}
 /// Runs discovery, parsing, the model and the generators. Each phase reports all of
 /// its errors; the first phase with any ends the run.
 pub fn generate(opts: &Options) -> Result<Generation, Error> {
-    on_big_stack(|| {
-        opts.validate().map_err(Error::Usage)?;
-        let mut sources = Sources::default();
-        let mut diags = Diagnostics::default();
-        let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base);
-        let discovered = source::discover(opts, &mut sources, &mut diags);
-        let header = match header {
-            Ok(h) => h,
-            Err(d) => {
-                diags.push(d);
-                return Err(stop(diags, &sources));
-            }
-        };
-        from_sources(opts, header, discovered, sources, diags)
-    })?
+    let input = read(opts)?;
+    on_big_stack(|| from_input(opts, input))?
+}
+
+/// Everything a run reads: the header and the source files, before any is parsed.
+pub(crate) struct Input {
+    pub header: Header,
+    pub discovered: source::Discovered,
+    pub sources: Sources,
+}
+
+/// Checks the options and reads the header and every source file.
+pub(crate) fn read(opts: &Options) -> Result<Input, Error> {
+    opts.validate().map_err(Error::Usage)?;
+    let mut sources = Sources::default();
+    let mut diags = Diagnostics::default();
+    let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base);
+    let discovered = source::discover(opts, &mut sources, &mut diags);
+    match header {
+        Ok(header) if !diags.has_errors() => Ok(Input {
+            header,
+            discovered,
+            sources,
+        }),
+        Ok(_) => Err(stop(diags, &sources)),
+        Err(d) => {
+            diags.push(d);
+            Err(stop(diags, &sources))
+        }
+    }
 }
 
 /// Runs `f` on a thread with a stack of [`generators::STACK_BYTES`].
@@ -158,16 +190,13 @@ fn stop(diags: Diagnostics, sources: &Sources) -> Error {
 }
 
 /// Everything after reading the input: parsing, the model and the generators.
-pub(crate) fn from_sources(
-    opts: &Options,
-    header: Header,
-    discovered: source::Discovered,
-    sources: Sources,
-    mut diags: Diagnostics,
-) -> Result<Generation, Error> {
-    if diags.has_errors() {
-        return Err(stop(diags, &sources));
-    }
+pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Error> {
+    let Input {
+        header,
+        discovered,
+        sources,
+    } = input;
+    let mut diags = Diagnostics::default();
     let parsed = parse::parse_all(&discovered, &mut diags);
     if diags.has_errors() {
         return Err(stop(diags, &sources));

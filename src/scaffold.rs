@@ -243,7 +243,7 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     let files: Vec<(String, &str, bool)> = vec![
         ("Cargo.toml".into(), templates::CARGO_TOML, false),
         ("README.md".into(), templates::README, false),
-        (".gitignore".into(), "target/\n", false),
+        (".gitignore".into(), "target/\n.crdgen-stamp\n", false),
         (
             "hack/boilerplate.rs.txt".into(),
             templates::BOILERPLATE,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
 use crate::options::Options;
 
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct SourceFile {
     /// Path relative to the output base, with `/` separators: what diagnostics show.
     pub path: String,
@@ -17,14 +17,14 @@ pub struct SourceFile {
     pub text: String,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct VersionSource {
     pub version: String,
     /// The version's module file first, then its other files sorted by name.
     pub files: Vec<SourceFile>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct GroupSource {
     /// The group's directory name, which is also its Rust module name.
     pub dir: String,
@@ -33,7 +33,7 @@ pub struct GroupSource {
     pub versions: Vec<VersionSource>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Hash)]
 pub struct Discovered {
     pub groups: Vec<GroupSource>,
     /// Every file and directory read, for `cargo:rerun-if-changed`.

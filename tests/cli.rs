@@ -43,7 +43,8 @@ fn generated_count() -> usize {
     ["example/pkg/client", "example/config/crd/bases"]
         .iter()
         .flat_map(|dir| walkdir::WalkDir::new(common::testdata(dir)))
-        .filter(|e| e.as_ref().unwrap().file_type().is_file())
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file() && e.file_name() != crdgen::naming::STAMP_FILE)
         .count()
 }
 
@@ -61,6 +62,58 @@ fn verify_only_passes_on_a_current_tree() {
         "{}",
         stderr(&out)
     );
+}
+
+/// The stamp file's inode: a run that records a stamp replaces the file.
+fn stamp_inode(base: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt as _;
+    let stamp = base.join("pkg/client").join(crdgen::naming::STAMP_FILE);
+    std::fs::metadata(stamp).ok().map(|m| m.ino())
+}
+
+#[test]
+fn a_stamped_rerun_does_nothing_and_an_edit_after_it_is_still_caught() {
+    let dir = example();
+    let _ = std::fs::remove_file(dir.path().join("pkg/client").join(crdgen::naming::STAMP_FILE));
+    let n = generated_count();
+    let unchanged = format!("crdgen: 0 written, {n} unchanged, 0 removed\n");
+
+    let out = crdgen(dir.path(), &[]);
+    assert_eq!(stderr(&out), unchanged);
+    let stamped = stamp_inode(dir.path()).expect("a writing run leaves a stamp");
+
+    // The rerun stops at the stamp: it does not record a new one.
+    let out = crdgen(dir.path(), &[]);
+    assert_eq!(stderr(&out), unchanged);
+    assert_eq!(stamp_inode(dir.path()), Some(stamped));
+    let out = crdgen(dir.path(), &["--verify-only"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // A hand edit after the stamp: verify-only shows it, a run puts the file back.
+    let path = dir.path().join(REGISTER);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("\"examples\"", "\"exampels\"")).unwrap();
+    let out = crdgen(dir.path(), &["--verify-only"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).starts_with(&format!("crdgen: {REGISTER}: out of date\n")));
+    let out = crdgen(dir.path(), &[]);
+    assert_eq!(
+        stderr(&out),
+        format!("crdgen: 1 written, {} unchanged, 0 removed\n", n - 1)
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert_ne!(stamp_inode(dir.path()), Some(stamped), "a write records anew");
+
+    // A changed input is not covered by the stamp (a comment: the output stays).
+    let types = dir.path().join("pkg/apis/bcrds/v1alpha1/example_types.rs");
+    let input = std::fs::read_to_string(&types).unwrap();
+    std::fs::write(&types, format!("{input}\n// A comment.\n")).unwrap();
+    let out = crdgen(dir.path(), &["--verify-only"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stamped = stamp_inode(dir.path());
+    let out = crdgen(dir.path(), &[]);
+    assert_eq!(stderr(&out), unchanged);
+    assert_ne!(stamp_inode(dir.path()), stamped, "the run generated and recorded");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::options::HeaderSource;
 
 const DEFAULT: &str = include_str!("../../boilerplate/boilerplate.rs.txt");
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Hash)]
 pub struct Header {
     /// The boilerplate, with a trailing newline, or empty.
     text: String,

@@ -140,44 +140,38 @@ pub struct OutputSet {
     pub files: BTreeMap<PathBuf, String>,
 }
 
-/// Lays the tree out as files under `dir`: `dir/mod.rs` for the root, `name/mod.rs`
-/// for a module with children, `name.rs` for one without.
-pub fn to_files(tree: &RustModule, header: &Header, dir: &Path) -> Result<OutputSet, Diagnostic> {
-    tree.check()?;
-    let mut out = OutputSet {
-        owned_dirs: vec![dir.to_owned()],
-        files: BTreeMap::new(),
-    };
-    out.files
-        .insert(dir.join("mod.rs"), file_text(tree, header)?);
-    for (name, child) in &tree.children {
-        add_files(child, header, &dir.join(name), &mut out)?;
-    }
-    Ok(out)
-}
-
-fn add_files(
-    module: &RustModule,
+/// Lays the tree out as files under `dir` in `out`: `dir/mod.rs` for the root,
+/// `name/mod.rs` for a module with children, `name.rs` for one without.
+pub fn add_files(
+    tree: &RustModule,
     header: &Header,
-    path: &Path,
+    dir: &Path,
     out: &mut OutputSet,
 ) -> Result<(), Diagnostic> {
+    tree.check()?;
+    out.files.insert(dir.join("mod.rs"), file_text(tree, header));
+    for (name, child) in &tree.children {
+        add_module_files(child, header, &dir.join(name), out);
+    }
+    Ok(())
+}
+
+fn add_module_files(module: &RustModule, header: &Header, path: &Path, out: &mut OutputSet) {
     let file = if module.children.is_empty() {
         path.with_extension("rs")
     } else {
         path.join("mod.rs")
     };
-    out.files.insert(file, file_text(module, header)?);
+    out.files.insert(file, file_text(module, header));
     for (name, child) in &module.children {
-        add_files(child, header, &path.join(name), out)?;
+        add_module_files(child, header, &path.join(name), out);
     }
-    Ok(())
 }
 
 /// A module's file: the header, rustfmt's opt-out, its children's declarations, its items.
-fn file_text(module: &RustModule, header: &Header) -> Result<String, Diagnostic> {
+fn file_text(module: &RustModule, header: &Header) -> String {
     let text = format!("{RUSTFMT_SKIP}\n{}{}", module.declarations(), module.body);
-    Ok(header.rust_file(&text))
+    header.rust_file(&text)
 }
 
 /// The whole tree as one file of inline modules, for `include!` from build.rs.
@@ -233,7 +227,8 @@ mod tests {
     fn lays_out_modules_as_files() {
         let header =
             Header::load(&crate::options::HeaderSource::Default, None, Path::new(".")).unwrap();
-        let out = to_files(&tree(), &header, Path::new("pkg/client")).unwrap();
+        let mut out = OutputSet::default();
+        add_files(&tree(), &header, Path::new("pkg/client"), &mut out).unwrap();
         let names: Vec<_> = out.files.keys().map(|p| p.display().to_string()).collect();
         assert_eq!(
             names,

@@ -24,6 +24,10 @@ pub const BUILD_OUTPUT_FILE: &str = "crdgen.rs";
 /// Directory under `OUT_DIR` the build.rs API writes CRDs into.
 pub const BUILD_CRD_DIR: &str = "crds";
 
+/// The stamp in the first output directory: a cache of the last run's fingerprints
+/// (`sink::stamp`), to be left out of version control.
+pub const STAMP_FILE: &str = ".crdgen-stamp";
+
 /// Generated modules, as they appear in the output tree.
 pub mod modules {
     /// Per-group-version code about the API types themselves (register, clone).

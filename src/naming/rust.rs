@@ -105,7 +105,7 @@ pub fn is_keyword(name: &str) -> bool {
 }
 
 /// A Rust module path such as `crate::pkg::apis`, kept as its segments.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct ModulePath(Vec<String>);
 
 impl ModulePath {

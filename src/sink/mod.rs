@@ -3,6 +3,7 @@
 //! the same plan, so `--verify-only` can never disagree with a real run.
 
 mod lock;
+pub mod stamp;
 mod write;
 
 pub use lock::{Lock, lock};

@@ -146,7 +146,7 @@ fn stage<'a>(base: &Path, rel: &'a Path, new: &str, old: &'a str) -> std::io::Re
 
 /// A temporary file beside the target, created with the mode a new file gets (0666
 /// less the umask) rather than tempfile's private 0600.
-fn temp_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+pub(super) fn temp_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(".crdgen-");
     #[cfg(unix)]

@@ -1,0 +1,203 @@
+//! The stamp: a fingerprint of what the last run read, and of every file it left in the
+//! output directories. A run whose inputs hash to the same key, and whose output files
+//! are still exactly those, has nothing to do: it stops before parsing. A hand-edited,
+//! missing or extra generated file breaks the match, and the run (or `--verify-only`)
+//! generates as usual, so it finds and shows the drift.
+//!
+//! The stamp is a cache, not an input: it lives in the first output directory as
+//! `.crdgen-stamp` (gitignore it), and deleting it only makes the next run slower.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::emit::OutputSet;
+use crate::emit::header::is_generated;
+use crate::naming::STAMP_FILE;
+
+/// The first line of a stamp; a stamp of another format is ignored.
+const FORMAT: &str = "crdgen stamp 1";
+
+/// What a run reads, reduced to 64 bits: the inputs as hashed by the caller, and the
+/// identity of the running binary (its size and modification time), since a rebuilt
+/// crdgen may generate other text from the same inputs.
+///
+/// `DefaultHasher::new()` is SipHash with fixed keys: the same for one binary, which
+/// is all a stamp needs, as the binary is part of the key.
+pub fn key(inputs: &impl Hash) -> Option<u64> {
+    let exe = std::env::current_exe().ok()?.metadata().ok()?;
+    let mut hasher = DefaultHasher::new();
+    (exe.len(), exe.modified().ok()?).hash(&mut hasher);
+    inputs.hash(&mut hasher);
+    Some(hasher.finish())
+}
+
+fn text_hash(text: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    hasher.write(text);
+    hasher.finish()
+}
+
+/// Where the stamp of a run with these output directories lives.
+fn path(base: &Path, owned_dirs: &[PathBuf]) -> Option<PathBuf> {
+    owned_dirs.first().map(|dir| base.join(dir).join(STAMP_FILE))
+}
+
+/// The number of generated files, when the output directories hold exactly the files
+/// the stamp under them lists for `key`, with the same contents; `None` otherwise.
+pub fn current(base: &Path, owned_dirs: &[PathBuf], key: u64) -> Option<usize> {
+    let stamp = path(base, owned_dirs)?;
+    let listed = parse(&std::fs::read_to_string(&stamp).ok()?, key, owned_dirs)?;
+    let mut seen = BTreeSet::new();
+    for dir in owned_dirs {
+        let root = base.join(dir);
+        // The slow path explains links below the output directories; here they only
+        // mean "not known to be current".
+        if !std::fs::symlink_metadata(&root).ok()?.is_dir() {
+            return None;
+        }
+        for entry in walkdir::WalkDir::new(&root) {
+            let entry = entry.ok()?;
+            let kind = entry.file_type();
+            if kind.is_symlink() {
+                return None;
+            }
+            if !kind.is_file() || entry.path() == stamp {
+                continue;
+            }
+            let rel = entry.path().strip_prefix(base).ok()?;
+            let text = std::fs::read(entry.path()).ok()?;
+            match listed.get(rel) {
+                Some(&hash) if hash == text_hash(&text) => {
+                    seen.insert(rel.to_owned());
+                }
+                Some(_) => return None,
+                // A generated file the run would no longer produce: it would be pruned.
+                None if is_generated(&String::from_utf8_lossy(&text)) => return None,
+                None => {}
+            }
+        }
+    }
+    (seen.len() == listed.len()).then_some(seen.len())
+}
+
+/// The files a stamp lists, when it is of this format, `key` and `owned_dirs`.
+fn parse(text: &str, key: u64, owned_dirs: &[PathBuf]) -> Option<BTreeMap<PathBuf, u64>> {
+    let mut lines = text.lines();
+    if lines.next()? != FORMAT || lines.next()? != format!("key {key:016x}") {
+        return None;
+    }
+    let mut files = BTreeMap::new();
+    for line in lines {
+        let (hash, rel) = line.split_once(' ')?;
+        let rel = PathBuf::from(rel);
+        if !owned_dirs.iter().any(|d| rel.starts_with(d)) {
+            return None;
+        }
+        files.insert(rel, u64::from_str_radix(hash, 16).ok()?);
+    }
+    Some(files)
+}
+
+/// Records `output` as the run for `key` left it. Best effort: a stamp that cannot be
+/// written (or a path it cannot hold) means a slower next run, never a failed one.
+/// The stamp is written beside itself and renamed into place, so it is never half there.
+pub fn record(base: &Path, key: u64, output: &OutputSet) {
+    let Some(stamp) = path(base, &output.owned_dirs) else {
+        return;
+    };
+    let mut text = format!("{FORMAT}\nkey {key:016x}\n");
+    for (rel, file) in &output.files {
+        let Some(rel) = rel.to_str().filter(|r| !r.contains('\n')) else {
+            return;
+        };
+        text.push_str(&format!("{:016x} {rel}\n", text_hash(file.as_bytes())));
+    }
+    let Some(dir) = stamp.parent() else { return };
+    let _ = super::write::temp_in(dir).and_then(|mut temp| {
+        temp.write_all(text.as_bytes())?;
+        temp.persist(&stamp).map(drop).map_err(|e| e.error)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output() -> OutputSet {
+        let mut out = OutputSet {
+            owned_dirs: vec![PathBuf::from("out")],
+            ..OutputSet::default()
+        };
+        for name in ["a.rs", "sub/b.rs"] {
+            out.files.insert(
+                Path::new("out").join(name),
+                format!("// Code generated by crdgen. DO NOT EDIT.\n// {name}\n"),
+            );
+        }
+        out
+    }
+
+    fn written(base: &Path, out: &OutputSet) {
+        for (rel, text) in &out.files {
+            let full = base.join(rel);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_recorded_run_is_current_until_its_files_or_key_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let (base, out) = (dir.path(), output());
+        written(base, &out);
+        let dirs = &out.owned_dirs;
+        assert_eq!(current(base, dirs, 7), None, "no stamp yet");
+        record(base, 7, &out);
+        assert_eq!(current(base, dirs, 7), Some(2));
+        assert_eq!(current(base, dirs, 8), None, "another key");
+
+        // A user's own file beside the generated ones changes nothing.
+        std::fs::write(base.join("out/notes.txt"), "mine").unwrap();
+        assert_eq!(current(base, dirs, 7), Some(2));
+
+        // A hand edit, a missing file and a stale generated file each break the match.
+        let edited = base.join("out/sub/b.rs");
+        std::fs::write(&edited, "// Code generated by crdgen. DO NOT EDIT.\n// edited\n")
+            .unwrap();
+        assert_eq!(current(base, dirs, 7), None);
+        written(base, &out);
+        std::fs::remove_file(base.join("out/a.rs")).unwrap();
+        assert_eq!(current(base, dirs, 7), None);
+        written(base, &out);
+        std::fs::write(
+            base.join("out/old.rs"),
+            "// Code generated by crdgen. DO NOT EDIT.\n",
+        )
+        .unwrap();
+        assert_eq!(current(base, dirs, 7), None);
+        std::fs::remove_file(base.join("out/old.rs")).unwrap();
+        assert_eq!(current(base, dirs, 7), Some(2));
+    }
+
+    #[test]
+    fn a_damaged_stamp_is_no_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let (base, out) = (dir.path(), output());
+        written(base, &out);
+        record(base, 7, &out);
+        let stamp = base.join("out").join(STAMP_FILE);
+        let good = std::fs::read_to_string(&stamp).unwrap();
+        for bad in [
+            good.replace(FORMAT, "crdgen stamp 0"),
+            good.replacen(" out/a.rs", " elsewhere/a.rs", 1),
+            good.replacen(" out/a.rs", "zz out/a.rs", 1),
+            good.lines().take(3).collect::<Vec<_>>().join("\n"),
+            "\u{0}\u{1}".to_owned(),
+        ] {
+            std::fs::write(&stamp, &bad).unwrap();
+            assert_eq!(current(base, &out.owned_dirs, 7), None, "{bad:?}");
+        }
+    }
+}
