@@ -23,6 +23,7 @@ pub mod markers;
 pub mod model;
 pub mod naming;
 pub mod options;
+mod parallel;
 mod parse;
 mod pipeline;
 pub mod run;

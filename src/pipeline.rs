@@ -75,17 +75,17 @@ impl Generation {
             .map_err(|d| self.fail(d))
     }
 
-    /// Each CRD as a YAML file with the header, by file name.
+    /// Each CRD as a YAML file with the header, by file name (written on all cores).
     pub fn crd_yaml(&self) -> Result<BTreeMap<String, String>, Error> {
-        self.crds
-            .iter()
-            .map(|(name, crd)| {
-                let body = yaml::to_string(crd).map_err(|e| {
-                    Error::Diagnostics(format!("error[E0999]: cannot write {name} as YAML: {e}"))
-                })?;
-                Ok((name.clone(), self.header.yaml_file(&body)))
-            })
-            .collect()
+        let crds: Vec<_> = self.crds.iter().collect();
+        crate::parallel::map(&crds, |(name, crd)| {
+            let body = yaml::to_string(crd).map_err(|e| {
+                Error::Diagnostics(format!("error[E0999]: cannot write {name} as YAML: {e}"))
+            })?;
+            Ok(((*name).clone(), self.header.yaml_file(&body)))
+        })
+        .into_iter()
+        .collect()
     }
 
     /// Everything in one file of inline modules, as build.rs includes it.
@@ -171,12 +171,12 @@ pub(crate) fn read(opts: &Options) -> Result<Input, Error> {
     }
 }
 
-/// Runs `f` on a thread with a stack of [`generators::STACK_BYTES`].
+/// Runs `f` on a thread with a stack of [`crate::parallel::STACK_BYTES`].
 pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, Error> {
     std::thread::scope(|scope| {
         let thread = std::thread::Builder::new()
             .name("crdgen".into())
-            .stack_size(generators::STACK_BYTES)
+            .stack_size(crate::parallel::STACK_BYTES)
             .spawn_scoped(scope, f)
             .map_err(Error::Io)?;
         Ok(thread

@@ -67,6 +67,18 @@ impl RustModule {
         }
     }
 
+    /// Adds items written as text, laid out as they should read. Debug builds (the
+    /// tests) check that the text is Rust, as `push` does for tokens; a release build
+    /// trusts them, since checking would cost what writing text saves.
+    pub fn push_text(&mut self, items: &str) {
+        if cfg!(debug_assertions)
+            && let Err(e) = syn::parse_file(items)
+        {
+            self.bug.get_or_insert(bug(format!("{e}: {items}")));
+        }
+        self.body.push_str(items);
+    }
+
     /// The first bug anywhere in the tree.
     fn check(&self) -> Result<(), Diagnostic> {
         match &self.bug {
@@ -200,14 +212,16 @@ fn doc_comment(text: &str) -> String {
 }
 
 fn format(tokens: TokenStream) -> Result<String, Diagnostic> {
-    let file: syn::File = syn::parse2(tokens.clone()).map_err(|e| {
-        Diagnostic::error(
-            Code::Bug,
-            format!("crdgen generated invalid Rust ({e}): {tokens}"),
-        )
-        .hint("this is a bug in crdgen; please report it with the input that caused it")
-    })?;
+    // The tokens go to syn without a copy (kept only to be shown in a bug report, they
+    // cost a tenth of a large run); the input that caused a bug reproduces them.
+    let file: syn::File = syn::parse2(tokens).map_err(|e| bug(e.to_string()))?;
     Ok(prettyplease::unparse(&file))
+}
+
+/// Generated code that is not Rust: a bug in crdgen.
+fn bug(what: String) -> Diagnostic {
+    Diagnostic::error(Code::Bug, format!("crdgen generated invalid Rust ({what})"))
+    .hint("this is a bug in crdgen; please report it with the input that caused it")
 }
 
 #[cfg(test)]

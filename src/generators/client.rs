@@ -178,7 +178,7 @@ fn group_version(
         let kind_module = module.child(&names::kind_module(&kind.name), || {
             format!("The `{}` client.", kind.name)
         });
-        kind_module.push(kind_clients(ctx, kind, &verbs, diags));
+        kind_module.push_text(&kind_clients(ctx, kind, &verbs, diags));
     }
     module.push(quote! {
         #reexports
@@ -247,18 +247,23 @@ fn verbs(kind: &Kind, diags: &mut Diagnostics) -> BTreeSet<Verb> {
     verbs
 }
 
-/// The kind's client (and for namespaced kinds its all-namespaces client).
+/// The kind's client (and for namespaced kinds its all-namespaces client), as text:
+/// its shape is fixed, so it is written as it will read rather than built as tokens
+/// and formatted (which took most of a run's time). Every signature names the kind by
+/// one alias, so the layout does not depend on how long the type's path is.
 fn kind_clients(
     ctx: &Context<'_>,
     kind: &Kind,
     verbs: &BTreeSet<Verb>,
     diags: &mut Diagnostics,
-) -> TokenStream {
-    let ty = ctx.type_path(&kind.root, &kind.path);
+) -> String {
+    let object = names::OBJECT;
+    let path = ctx.type_path_text(&kind.root, &kind.path);
     let client = naming::ident(&names::kind_client(&kind.name));
-    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let runtime = naming::RUNTIME_CRATE;
     let has = |v: Verb| verbs.contains(&v);
     let has_status = kind.status.is_some() && !markers::has(&kind.markers, "genclient:noStatus");
+    let mut out = format!("use {path} as {object};\n");
 
     // Marker-style kinds carry apiVersion and kind in an Option<TypeMeta> that may be
     // empty (objects read from lists); fill it in before sending.
@@ -270,215 +275,250 @@ fn kind_clients(
         Verb::Apply,
         Verb::ApplyStatus,
     ];
-    let typed = |object: TokenStream| match &type_meta {
-        Some(_) => quote!(&*with_type_meta(#object)),
-        None => object,
+    let sent = match &type_meta {
+        Some(_) => "&*with_type_meta(object)",
+        None => "object",
     };
-    let mut out = TokenStream::new();
     if let Some(field) = type_meta.as_ref().filter(|_| sends.iter().any(|v| has(*v))) {
-        out.extend(quote! {
-            /// `object` with its `apiVersion` and `kind` set, copied only when they were not.
-            fn with_type_meta(object: &#ty) -> ::std::borrow::Cow<'_, #ty> {
-                let expected = ::kube::core::TypeMeta::resource::<#ty>();
-                if object.#field.as_ref() == ::std::option::Option::Some(&expected) {
-                    return ::std::borrow::Cow::Borrowed(object);
-                }
-                let mut object = ::std::clone::Clone::clone(object);
-                object.#field = ::std::option::Option::Some(expected);
-                ::std::borrow::Cow::Owned(object)
-            }
-        });
+        out.push_str(&format!(
+            r#"/// `object` with its `apiVersion` and `kind` set, copied only when they were not.
+fn with_type_meta(object: &{object}) -> ::std::borrow::Cow<'_, {object}> {{
+    let expected = ::kube::core::TypeMeta::resource::<{object}>();
+    if object.{field}.as_ref() == ::std::option::Option::Some(&expected) {{
+        return ::std::borrow::Cow::Borrowed(object);
+    }}
+    let mut object = ::std::clone::Clone::clone(object);
+    object.{field} = ::std::option::Option::Some(expected);
+    ::std::borrow::Cow::Owned(object)
+}}
+"#
+        ));
     }
 
-    let mut methods = TokenStream::new();
-    let object = typed(quote!(object));
+    let mut methods = String::new();
     if has(Verb::Create) {
-        methods.extend(quote! {
-            /// Creates `object`.
-            pub async fn create(&self, pp: &::kube::api::PostParams, object: &#ty) -> ::kube::Result<#ty> {
-                self.api.create(pp, #object).await
-            }
-        });
+        methods.push_str(&format!(
+            r#"    /// Creates `object`.
+    pub async fn create(
+        &self,
+        pp: &::kube::api::PostParams,
+        object: &{object},
+    ) -> ::kube::Result<{object}> {{
+        self.api.create(pp, {sent}).await
+    }}
+"#
+        ));
     }
     if has(Verb::Update) {
-        methods.extend(quote! {
-            /// Replaces the object named by `object.metadata.name`; its resourceVersion
-            /// must be current.
-            pub async fn update(&self, pp: &::kube::api::PostParams, object: &#ty) -> ::kube::Result<#ty> {
-                self.api.replace(::#runtime::client::name_of(object)?, pp, #object).await
-            }
-        });
+        methods.push_str(&format!(
+            r#"    /// Replaces the object named by `object.metadata.name`; its resourceVersion
+    /// must be current.
+    pub async fn update(
+        &self,
+        pp: &::kube::api::PostParams,
+        object: &{object},
+    ) -> ::kube::Result<{object}> {{
+        let name = ::{runtime}::client::name_of(object)?;
+        self.api.replace(name, pp, {sent}).await
+    }}
+"#
+        ));
     }
     if has(Verb::UpdateStatus) {
-        methods.extend(quote! {
-            /// Replaces the status of the object named by `object.metadata.name`.
-            pub async fn update_status(&self, pp: &::kube::api::PostParams, object: &#ty) -> ::kube::Result<#ty> {
-                self.api.replace_status(::#runtime::client::name_of(object)?, pp, #object).await
-            }
-        });
+        methods.push_str(&format!(
+            r#"    /// Replaces the status of the object named by `object.metadata.name`.
+    pub async fn update_status(
+        &self,
+        pp: &::kube::api::PostParams,
+        object: &{object},
+    ) -> ::kube::Result<{object}> {{
+        let name = ::{runtime}::client::name_of(object)?;
+        self.api.replace_status(name, pp, {sent}).await
+    }}
+"#
+        ));
     }
     if has(Verb::Delete) {
-        methods.extend(quote! {
-            /// Deletes `name`: `Left` with the object (still there while finalizers
-            /// remain, or as it was when deleted), or `Right` with the server's status.
-            pub async fn delete(&self, name: &str, dp: &::kube::api::DeleteParams) -> ::kube::Result<::#runtime::client::Either<#ty, ::kube::core::Status>> {
-                self.api.delete(name, dp).await
-            }
-        });
+        methods.push_str(&format!(
+            r#"    /// Deletes `name`: `Left` with the object (still there while finalizers
+    /// remain, or as it was when deleted), or `Right` with the server's status.
+    pub async fn delete(
+        &self,
+        name: &str,
+        dp: &::kube::api::DeleteParams,
+    ) -> ::kube::Result<::{runtime}::client::Either<{object}, ::kube::core::Status>> {{
+        self.api.delete(name, dp).await
+    }}
+"#
+        ));
     }
     if has(Verb::DeleteCollection) {
-        methods.extend(quote! {
-            /// Deletes every object `lp` selects.
-            pub async fn delete_collection(&self, dp: &::kube::api::DeleteParams, lp: &::kube::api::ListParams) -> ::kube::Result<::#runtime::client::Either<::kube::core::ObjectList<#ty>, ::kube::core::Status>> {
-                self.api.delete_collection(dp, lp).await
-            }
-        });
+        methods.push_str(&format!(
+            r#"    /// Deletes every object `lp` selects.
+    pub async fn delete_collection(
+        &self,
+        dp: &::kube::api::DeleteParams,
+        lp: &::kube::api::ListParams,
+    ) -> ::kube::Result<
+        ::{runtime}::client::Either<::kube::core::ObjectList<{object}>, ::kube::core::Status>,
+    > {{
+        self.api.delete_collection(dp, lp).await
+    }}
+"#
+        ));
     }
-    let mut read = TokenStream::new();
     if has(Verb::Get) {
-        methods.extend(quote! {
-            /// The object `name`.
-            pub async fn get(&self, name: &str) -> ::kube::Result<#ty> {
-                self.api.get(name).await
-            }
-
-            /// The object `name`, or `None` when it does not exist.
-            pub async fn get_opt(&self, name: &str) -> ::kube::Result<::std::option::Option<#ty>> {
-                self.api.get_opt(name).await
-            }
-        });
+        methods.push_str(&format!(
+            r#"    /// The object `name`.
+    pub async fn get(&self, name: &str) -> ::kube::Result<{object}> {{
+        self.api.get(name).await
+    }}
+    /// The object `name`, or `None` when it does not exist.
+    pub async fn get_opt(&self, name: &str) -> ::kube::Result<::std::option::Option<{object}>> {{
+        self.api.get_opt(name).await
+    }}
+"#
+        ));
     }
-    if has(Verb::List) {
-        read.extend(quote! {
-            /// The objects `lp` selects.
-            pub async fn list(&self, lp: &::kube::api::ListParams) -> ::kube::Result<::kube::core::ObjectList<#ty>> {
-                self.api.list(lp).await
-            }
-        });
-    }
-    if has(Verb::Watch) {
-        read.extend(quote! {
-            /// Changes after `version` to the objects `wp` selects.
-            pub async fn watch(&self, wp: &::kube::api::WatchParams, version: &str) -> ::kube::Result<impl ::#runtime::client::Stream<Item = ::kube::Result<::kube::core::WatchEvent<#ty>>> + use<>> {
-                self.api.watch(wp, version).await
-            }
-        });
-    }
+    let patch = |method: &str, doc: &str| {
+        format!(
+            r#"    /// {doc}
+    pub async fn {method}<P: ::serde::Serialize + ::std::fmt::Debug>(
+        &self,
+        name: &str,
+        pp: &::kube::api::PatchParams,
+        patch: &::kube::api::Patch<P>,
+    ) -> ::kube::Result<{object}> {{
+        self.api.{method}(name, pp, patch).await
+    }}
+"#
+        )
+    };
     if has(Verb::Patch) {
-        methods.extend(quote! {
-            /// Patches `name` (JSON merge, JSON patch or apply).
-            pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, pp: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> ::kube::Result<#ty> {
-                self.api.patch(name, pp, patch).await
-            }
-        });
+        methods.push_str(&patch("patch", "Patches `name` (JSON merge, JSON patch or apply)."));
         if has_status {
-            methods.extend(quote! {
-                /// Patches the status of `name`.
-                pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, pp: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> ::kube::Result<#ty> {
-                    self.api.patch_status(name, pp, patch).await
-                }
-            });
+            methods.push_str(&patch("patch_status", "Patches the status of `name`."));
         }
     }
+    let apply = |method: &str, sends: &str, doc: &str| {
+        format!(
+            r#"    /// {doc}
+    pub async fn {method}(
+        &self,
+        object: &{object},
+        pp: &::kube::api::PatchParams,
+    ) -> ::kube::Result<{object}> {{
+        let name = ::{runtime}::client::name_of(object)?;
+        self.api.{sends}(name, pp, &::kube::api::Patch::Apply({sent})).await
+    }}
+"#
+        )
+    };
     if has(Verb::Apply) {
-        methods.extend(quote! {
-            /// Server-side applies `object`; `pp` names the field manager
-            /// (`PatchParams::apply("my-controller")`).
-            pub async fn apply(&self, object: &#ty, pp: &::kube::api::PatchParams) -> ::kube::Result<#ty> {
-                self.api.patch(::#runtime::client::name_of(object)?, pp, &::kube::api::Patch::Apply(#object)).await
-            }
-        });
+        methods.push_str(&apply(
+            "apply",
+            "patch",
+            "Server-side applies `object`; `pp` names the field manager\n    /// (`PatchParams::apply(\"my-controller\")`).",
+        ));
     }
     if has(Verb::ApplyStatus) {
-        methods.extend(quote! {
-            /// Server-side applies the status of `object`.
-            pub async fn apply_status(&self, object: &#ty, pp: &::kube::api::PatchParams) -> ::kube::Result<#ty> {
-                self.api.patch_status(::#runtime::client::name_of(object)?, pp, &::kube::api::Patch::Apply(#object)).await
-            }
-        });
+        methods.push_str(&apply(
+            "apply_status",
+            "patch_status",
+            "Server-side applies the status of `object`.",
+        ));
     }
-    methods.extend(extra_methods(ctx, kind, &ty, diags));
+    methods.push_str(&extra_methods(ctx, kind, diags));
+
+    let mut read = String::new();
+    if has(Verb::List) {
+        read.push_str(&format!(
+            r#"    /// The objects `lp` selects.
+    pub async fn list(
+        &self,
+        lp: &::kube::api::ListParams,
+    ) -> ::kube::Result<::kube::core::ObjectList<{object}>> {{
+        self.api.list(lp).await
+    }}
+"#
+        ));
+    }
+    if has(Verb::Watch) {
+        read.push_str(&format!(
+            r#"    /// Changes after `version` to the objects `wp` selects.
+    pub async fn watch(
+        &self,
+        wp: &::kube::api::WatchParams,
+        version: &str,
+    ) -> ::kube::Result<
+        impl ::{runtime}::client::Stream<
+            Item = ::kube::Result<::kube::core::WatchEvent<{object}>>,
+        > + use<>,
+    > {{
+        self.api.watch(wp, version).await
+    }}
+"#
+        ));
+    }
 
     let (scope_doc, constructor) = if kind.namespaced {
         (
             format!("Typed client for `{}` objects in one namespace.", kind.name),
-            quote! {
-                pub fn new(client: ::kube::Client, namespace: &str) -> Self {
-                    Self { api: ::kube::Api::namespaced(client, namespace) }
-                }
-            },
+            "pub fn new(client: ::kube::Client, namespace: &str) -> Self {\n        Self {\n            api: ::kube::Api::namespaced(client, namespace),\n        }\n    }",
         )
     } else {
         (
             format!("Typed client for `{}` objects (cluster-scoped).", kind.name),
-            quote! {
-                pub fn new(client: ::kube::Client) -> Self {
-                    Self { api: ::kube::Api::all(client) }
-                }
-            },
+            ALL_CONSTRUCTOR,
         )
     };
-    let scope_doc = doc(&scope_doc);
-    out.extend(quote! {
-        #scope_doc
-        ///
-        /// Add methods of your own with an `impl` block anywhere in your crate.
-        #[derive(Clone)]
-        pub struct #client {
-            api: ::kube::Api<#ty>,
-        }
-
-        impl #client {
-            #constructor
-
-            /// The `kube::Api` underneath, for anything the typed verbs do not cover.
-            pub fn api(&self) -> &::kube::Api<#ty> {
-                &self.api
-            }
-
-            #methods
-            #read
-        }
-    });
+    out.push_str(&format!(
+        r#"/// {scope_doc}
+///
+/// Add methods of your own with an `impl` block anywhere in your crate.
+#[derive(Clone)]
+pub struct {client} {{
+    api: ::kube::Api<{object}>,
+}}
+impl {client} {{
+    {constructor}
+    /// The `kube::Api` underneath, for anything the typed verbs do not cover.
+    pub fn api(&self) -> &::kube::Api<{object}> {{
+        &self.api
+    }}
+{methods}{read}}}
+"#
+    ));
     if kind.namespaced {
         let all_client = naming::ident(&names::all_namespaces_client(&kind.name));
-        let all_doc = doc(&format!(
-            "Typed client for `{}` objects across all namespaces: list and watch.",
-            kind.name
+        out.push_str(&format!(
+            r#"/// Typed client for `{name}` objects across all namespaces: list and watch.
+#[derive(Clone)]
+pub struct {all_client} {{
+    api: ::kube::Api<{object}>,
+}}
+impl {all_client} {{
+    {ALL_CONSTRUCTOR}
+    /// The `kube::Api` underneath.
+    pub fn api(&self) -> &::kube::Api<{object}> {{
+        &self.api
+    }}
+{read}}}
+"#,
+            name = kind.name
         ));
-        out.extend(quote! {
-            #all_doc
-            #[derive(Clone)]
-            pub struct #all_client {
-                api: ::kube::Api<#ty>,
-            }
-
-            impl #all_client {
-                pub fn new(client: ::kube::Client) -> Self {
-                    Self { api: ::kube::Api::all(client) }
-                }
-
-                /// The `kube::Api` underneath.
-                pub fn api(&self) -> &::kube::Api<#ty> {
-                    &self.api
-                }
-
-                #read
-            }
-        });
     }
     out
 }
 
-/// `+genclient:method=Name,verb=…,subresource=…,input=…,result=…`.
-fn extra_methods(
-    ctx: &Context<'_>,
-    kind: &Kind,
-    ty: &TokenStream,
-    diags: &mut Diagnostics,
-) -> TokenStream {
-    let runtime = naming::ident(naming::RUNTIME_CRATE);
-    let mut out = TokenStream::new();
+/// The constructor of a client over every namespace (or of a cluster-scoped kind).
+const ALL_CONSTRUCTOR: &str = "pub fn new(client: ::kube::Client) -> Self {\n        Self {\n            api: ::kube::Api::all(client),\n        }\n    }";
+
+/// `+genclient:method=Name,verb=…,subresource=…,input=…,result=…`, as methods of the
+/// kind's client (text, as `kind_clients`).
+fn extra_methods(ctx: &Context<'_>, kind: &Kind, diags: &mut Diagnostics) -> String {
+    let runtime = naming::RUNTIME_CRATE;
+    let mut out = String::new();
     for marker in kind.markers.iter().filter(|m| m.name == "genclient:method") {
         let Value::Args(args) = &marker.value else {
             continue;
@@ -510,9 +550,9 @@ fn extra_methods(
             diags.push(error(format!("subresource `{subresource}` of `+genclient:method={name}` is not a resource name: {why}"), "subresources are lower-case words such as `scale` or `status`"));
             continue;
         }
-        let resolve = |key: &str| -> Result<TokenStream, String> {
+        let resolve = |key: &str| -> Result<String, String> {
             match text(key) {
-                None => Ok(ty.clone()),
+                None => Ok(names::OBJECT.to_owned()),
                 Some(path) => method_type(ctx, kind, path).ok_or_else(|| path.to_owned()),
             }
         };
@@ -524,49 +564,50 @@ fn extra_methods(
             }
         };
         let method = naming::ident(&method_name);
-        let method_doc = doc(&format!(
-            "`{verb}` on the `{subresource}` subresource (`+genclient:method={name}`)."
-        ));
-        let request = quote!(::kube::core::Request::new(self.api.resource_url()));
-        let body = match verb {
-            "get" => quote! {
-                pub async fn #method(&self, name: &str) -> ::kube::Result<#result> {
-                    let request = #request.get_subresource(#subresource, name);
-                    ::#runtime::client::send(&::std::clone::Clone::clone(&self.api).into_client(), request).await
-                }
-            },
-            "create" | "update" => {
-                let build = if verb == "create" {
-                    quote!(create_subresource)
-                } else {
-                    quote!(replace_subresource)
-                };
-                quote! {
-                    pub async fn #method(&self, name: &str, pp: &::kube::api::PostParams, input: &#input) -> ::kube::Result<#result> {
-                        let request = #request.#build(#subresource, name, pp, ::#runtime::client::json_body(input)?);
-                        ::#runtime::client::send(&::std::clone::Clone::clone(&self.api).into_client(), request).await
-                    }
-                }
-            }
-            "patch" => quote! {
-                pub async fn #method<P: ::serde::Serialize>(&self, name: &str, pp: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> ::kube::Result<#result> {
-                    let request = #request.patch_subresource(#subresource, name, pp, patch);
-                    ::#runtime::client::send(&::std::clone::Clone::clone(&self.api).into_client(), request).await
-                }
-            },
+        let (params, request) = match verb {
+            "get" => (
+                "name: &str".to_owned(),
+                format!("get_subresource({subresource:?}, name)"),
+            ),
+            "create" | "update" => (
+                format!("name: &str,\n        pp: &::kube::api::PostParams,\n        input: &{input},"),
+                format!(
+                    "{}_subresource(\n                {subresource:?},\n                name,\n                pp,\n                ::{runtime}::client::json_body(input)?,\n            )",
+                    if verb == "create" { "create" } else { "replace" }
+                ),
+            ),
+            "patch" => (
+                "name: &str,\n        pp: &::kube::api::PatchParams,\n        patch: &::kube::api::Patch<P>,".to_owned(),
+                format!("patch_subresource({subresource:?}, name, pp, patch)"),
+            ),
             other => {
                 diags.push(error(format!("`+genclient:method={name}` has verb `{other}`, which a subresource method cannot have"), "use verb=get, create, update or patch"));
                 continue;
             }
         };
-        out.extend(quote!(#method_doc #body));
+        let generics = if verb == "patch" { "<P: ::serde::Serialize>" } else { "" };
+        let params = if params.contains('\n') {
+            format!("\n        &self,\n        {params}\n    ")
+        } else {
+            format!("&self, {params}")
+        };
+        out.push_str(&format!(
+            r#"    /// `{verb}` on the `{subresource}` subresource (`+genclient:method={name}`).
+    pub async fn {method}{generics}({params}) -> ::kube::Result<{result}> {{
+        let request = ::kube::core::Request::new(self.api.resource_url())
+            .{request};
+        let client = ::std::clone::Clone::clone(&self.api).into_client();
+        ::{runtime}::client::send(&client, request).await
+    }}
+"#
+        ));
     }
     out
 }
 
 /// A type named in a `+genclient:method` marker: a Rust path, a Go package path under
 /// k8s.io/api or k8s.io/apimachinery, or a type of the kind's own version.
-fn method_type(ctx: &Context<'_>, kind: &Kind, path: &str) -> Option<TokenStream> {
+fn method_type(ctx: &Context<'_>, kind: &Kind, path: &str) -> Option<String> {
     let rust = if let Some(rest) = path.strip_prefix("k8s.io/api/") {
         let (package, name) = rest.rsplit_once('.')?;
         format!("::k8s_openapi::api::{}::{name}", package.replace('/', "::"))
@@ -586,7 +627,7 @@ fn method_type(ctx: &Context<'_>, kind: &Kind, path: &str) -> Option<TokenStream
             .versions
             .get(&kind.root.version)?;
         let def = version.types.values().find(|t| t.key.name == path)?;
-        return Some(ctx.type_path(&def.key, def.reachable_via.as_deref()?));
+        return Some(ctx.type_path_text(&def.key, def.reachable_via.as_deref()?));
     };
-    super::absolute_path(&rust)
+    super::absolute_path_text(&rust)
 }

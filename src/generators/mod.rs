@@ -60,54 +60,20 @@ fn generator(name: Generator) -> &'static dyn Generate {
     }
 }
 
-/// The stack generation runs on (the pipeline's thread and the generators' own): syn,
-/// the model, the generators and the schema builder recurse once per level of nesting,
-/// and `parse` lets files nest up to `MAX_NESTING` levels, which in a debug build takes
-/// more than a main thread's 8 MiB. Only the pages touched are used.
-pub(crate) const STACK_BYTES: usize = 256 << 20;
-
 /// Runs the selected generators on as many threads as there are cores (formatting the
 /// code they build is most of a run's time), and merges their outputs in a fixed order,
 /// so that the result is the one a run of one generator after the other would give.
 pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
     let ctx = Context { model, opts };
     let names: Vec<Generator> = opts.generators.iter().copied().collect();
-    let results: Vec<std::sync::OnceLock<(Output, Diagnostics)>> =
-        names.iter().map(|_| std::sync::OnceLock::new()).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    // Each worker takes the next generator not yet taken, until none is left.
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(name) = names.get(i) else { break };
-            let mut out = Output::default();
-            let mut found = Diagnostics::default();
-            generator(*name).generate(&ctx, &mut out, &mut found);
-            let _ = results[i].set((out, found));
-        }
-    };
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..cores.min(names.len()))
-            .filter_map(|n| {
-                // As deep as the pipeline's own thread: generators recurse over types.
-                std::thread::Builder::new()
-                    .name(format!("crdgen-{n}"))
-                    .stack_size(STACK_BYTES)
-                    .spawn_scoped(scope, work)
-                    .ok()
-            })
-            .collect();
-        work();
-        for helper in helpers {
-            if let Err(panic) = helper.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
+    let results = crate::parallel::map(&names, |name| {
+        let mut out = Output::default();
+        let mut found = Diagnostics::default();
+        generator(*name).generate(&ctx, &mut out, &mut found);
+        (out, found)
     });
     let mut out = Output::default();
-    for slot in results {
-        let (output, found) = slot.into_inner().unwrap_or_default();
+    for (output, found) in results {
         out.rust.merge(output.rust);
         out.crds.extend(output.crds);
         diags.extend(found.into_sorted());
@@ -115,16 +81,24 @@ pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
     out
 }
 
-/// Tokens for a path valid anywhere in the crate: `crate::…` as it is, an external
-/// crate's path anchored with a leading `::`.
-pub fn absolute_path(path: &str) -> Option<TokenStream> {
+/// A path valid anywhere in the crate: `crate::…` as it is, an external crate's path
+/// anchored with a leading `::`.
+fn anchored_path(path: &str) -> Option<ModulePath> {
     let anchored = match path.split("::").next() {
         Some("crate" | "self" | "super" | "") => path.to_owned(),
         _ => format!("::{path}"),
     };
-    ModulePath::parse(&anchored)
-        .ok()
-        .map(|module| module.tokens())
+    ModulePath::parse(&anchored).ok()
+}
+
+/// [`anchored_path`] as tokens.
+pub fn absolute_path(path: &str) -> Option<TokenStream> {
+    anchored_path(path).map(|module| module.tokens())
+}
+
+/// [`anchored_path`] as text.
+pub fn absolute_path_text(path: &str) -> Option<String> {
+    anchored_path(path).map(|module| module.to_string())
 }
 
 impl Context<'_> {
@@ -159,11 +133,21 @@ impl Context<'_> {
     /// The Rust path of a type in the user's crate, reached through `via` (a module path
     /// relative to the version module).
     pub fn type_path(&self, key: &TypeKey, via: &[String]) -> TokenStream {
+        self.type_module(key, via).item(&key.name)
+    }
+
+    /// The module of a type in the user's crate, reached through `via`.
+    fn type_module(&self, key: &TypeKey, via: &[String]) -> ModulePath {
         let mut module = self.opts.apis_module.join(&key.group).join(&key.version);
         for segment in via {
             module = module.join(segment);
         }
-        module.item(&key.name)
+        module
+    }
+
+    /// [`Context::type_path`] as text.
+    pub fn type_path_text(&self, key: &TypeKey, via: &[String]) -> String {
+        self.type_module(key, via).item_text(&key.name)
     }
 
     /// Tokens for a field type as generated code must write it, or the name of the

@@ -86,6 +86,10 @@ pub const RUNTIME_CRATE: &str = "crdgen_runtime";
 
 /// Names in the generated clientset.
 pub mod client {
+    /// What a kind's client module imports the kind as, so that no signature depends
+    /// on the length of the type's path (and no kind name can clash with it).
+    pub const OBJECT: &str = "Object";
+
     use heck::{ToSnakeCase, ToUpperCamelCase};
 
     pub const CLIENTSET: &str = "Clientset";

@@ -180,6 +180,11 @@ impl ModulePath {
         out
     }
 
+    /// The full path of an item `name` in this module, as text.
+    pub fn item_text(&self, name: &str) -> String {
+        format!("{self}::{}", ident(name))
+    }
+
     /// The full path of an item `name` in this module.
     pub fn item(&self, name: &str) -> TokenStream {
         let module = self.tokens();

@@ -387,27 +387,39 @@ impl UseEntry {
     }
 }
 
-/// Parses every discovered file, reporting every malformed file at once.
+/// Parses every discovered file, reporting every malformed file at once. Files are
+/// parsed on all cores; the result keeps the groups' and versions' order.
 pub fn parse_all(
     discovered: &crate::source::Discovered,
     diags: &mut Diagnostics,
 ) -> Vec<ParsedGroup> {
+    // Every file with the group and version it belongs to ("" for a group's module).
+    let mut files = Vec::new();
+    for group in &discovered.groups {
+        files.extend(group.module_file.iter().map(|f| (&group.dir, "", f)));
+        for v in &group.versions {
+            files.extend(v.files.iter().map(|f| (&group.dir, v.version.as_str(), f)));
+        }
+    }
+    let mut parsed = crate::parallel::map(&files, |(group, version, file)| {
+        let mut found = Diagnostics::default();
+        let parsed = parse_file(group, version, file, &mut found);
+        (parsed, found)
+    })
+    .into_iter()
+    .map(|(parsed, found)| {
+        diags.extend(found.into_sorted());
+        parsed
+    });
     let mut groups = Vec::new();
     for group in &discovered.groups {
-        let module_file = group
-            .module_file
-            .as_ref()
-            .and_then(|f| parse_file(&group.dir, "", f, diags));
+        let module_file = group.module_file.as_ref().and_then(|_| parsed.next().flatten());
         let versions = group
             .versions
             .iter()
             .map(|v| ParsedVersion {
                 name: v.version.clone(),
-                files: v
-                    .files
-                    .iter()
-                    .filter_map(|f| parse_file(&group.dir, &v.version, f, diags))
-                    .collect(),
+                files: v.files.iter().filter_map(|_| parsed.next().flatten()).collect(),
             })
             .collect();
         groups.push(ParsedGroup {

@@ -1,0 +1,70 @@
+//! Work spread over the machine's cores: parsing files, running generators and writing
+//! CRDs as YAML are independent per item, and the results come back in item order, so
+//! that output never depends on which thread finished first.
+
+use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The stack every worker runs on (and the pipeline's own thread): syn, the model, the
+/// generators and the schema builder recurse once per level of nesting, and `parse`
+/// lets files nest up to `MAX_NESTING` levels, which in a debug build takes more than
+/// a main thread's 8 MiB. Only the pages touched are used.
+pub(crate) const STACK_BYTES: usize = 256 << 20;
+
+/// `f` of every item, in item order, computed on as many threads as there are cores
+/// (the calling thread is one of them). Each thread takes the next item not yet taken,
+/// so a slow item does not hold up the rest.
+pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    // One slot per item, each written once, by the thread that took the item.
+    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let result = f(item);
+            *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        }
+    };
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..cores.min(items.len()))
+            .filter_map(|n| {
+                std::thread::Builder::new()
+                    .name(format!("crdgen-{n}"))
+                    .stack_size(STACK_BYTES)
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        work();
+        for helper in helpers {
+            if let Err(panic) = helper.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+    // Every slot is set: the loop above ends only when every index was taken, and a
+    // thread that panicked while computing one has been resumed above.
+    results
+        .into_iter()
+        .filter_map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn results_come_back_in_item_order() {
+        let items: Vec<u64> = (0..1000).collect();
+        // Uneven work, so that threads finish out of order.
+        let squares = super::map(&items, |&n| {
+            if n % 7 == 0 {
+                std::thread::yield_now();
+            }
+            n * n
+        });
+        assert_eq!(squares, items.iter().map(|n| n * n).collect::<Vec<_>>());
+        assert!(super::map(&[] as &[u8], |_| 0).is_empty());
+    }
+}
