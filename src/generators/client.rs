@@ -257,7 +257,7 @@ fn kind_clients(
     verbs: &BTreeSet<Verb>,
     diags: &mut Diagnostics,
 ) -> String {
-    let object = names::OBJECT;
+    let object = naming::OBJECT;
     let path = ctx.type_path_text(&kind.root, &kind.path);
     let client = naming::ident(&names::kind_client(&kind.name));
     let runtime = naming::RUNTIME_CRATE;
@@ -552,7 +552,7 @@ fn extra_methods(ctx: &Context<'_>, kind: &Kind, diags: &mut Diagnostics) -> Str
         }
         let resolve = |key: &str| -> Result<String, String> {
             match text(key) {
-                None => Ok(names::OBJECT.to_owned()),
+                None => Ok(naming::OBJECT.to_owned()),
                 Some(path) => method_type(ctx, kind, path).ok_or_else(|| path.to_owned()),
             }
         };

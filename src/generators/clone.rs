@@ -3,8 +3,7 @@
 //! answer to deepcopy-gen: a field-by-field clone, exactly what `#[derive(Clone)]`
 //! would write.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use std::fmt::Write as _;
 
 use super::Context;
 use crate::diag::{Code, Diagnostic, Diagnostics};
@@ -14,14 +13,14 @@ use crate::naming;
 
 pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
     for (_, version) in ctx.versions() {
-        let mut items = TokenStream::new();
+        let mut items = String::new();
         let mut key = None;
         for def in version.types.values() {
             if def.derives("Clone") || def.manual_clone {
                 continue;
             }
-            if let Some(tokens) = clone_impl(ctx, def, diags) {
-                items.extend(tokens);
+            if let Some(text) = clone_impl(ctx, def, diags) {
+                items.push_str(&text);
                 key.get_or_insert(&def.key);
             }
         }
@@ -30,12 +29,14 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
                 .child(naming::modules::CLONE, || {
                     "`Clone` for the API types that do not derive it.".to_owned()
                 })
-                .push(items);
+                .push_text(&items);
         }
     }
 }
 
-fn clone_impl(ctx: &Context<'_>, def: &TypeDef, diags: &mut Diagnostics) -> Option<TokenStream> {
+/// The `impl Clone` of `def`, as text: a field-by-field clone has one shape, so it is
+/// written as it reads rather than built as tokens and formatted.
+fn clone_impl(ctx: &Context<'_>, def: &TypeDef, diags: &mut Diagnostics) -> Option<String> {
     let name = &def.key.name;
     let refuse = |diags: &mut Diagnostics, pos, message: String, hint: &str| {
         diags.push(
@@ -86,68 +87,75 @@ fn clone_impl(ctx: &Context<'_>, def: &TypeDef, diags: &mut Diagnostics) -> Opti
         return None;
     }
 
-    let path = ctx.type_path(&def.key, via);
-    let params: Vec<_> = def
-        .generics
-        .iter()
-        .map(|g| format_ident!("{}", g))
-        .collect();
-    let (impl_generics, ty_generics) = if params.is_empty() {
-        (TokenStream::new(), TokenStream::new())
+    let path = ctx.type_path_text(&def.key, via);
+    let (impl_generics, ty_generics) = if def.generics.is_empty() {
+        (String::new(), String::new())
     } else {
+        let bounded: Vec<String> = def
+            .generics
+            .iter()
+            .map(|g| format!("{g}: ::core::clone::Clone"))
+            .collect();
         (
-            quote!(<#(#params: ::core::clone::Clone),*>),
-            quote!(<#(#params),*>),
+            format!("<{}>", bounded.join(", ")),
+            format!("<{}>", def.generics.join(", ")),
         )
     };
     let body = match &def.body {
-        Body::Struct(Fields::Unit) => quote!(Self),
+        Body::Struct(Fields::Unit) => "        Self\n".to_owned(),
         Body::Struct(fields) => {
-            let (pattern, rebuilt) = destructure(quote!(Self), fields);
-            quote! {
-                let #pattern = self;
-                #rebuilt
-            }
+            let (pattern, rebuilt) = destructure("Self", fields, "        ");
+            format!("        let {pattern} = self;\n        {rebuilt}\n")
         }
-        Body::Enum(variants) if variants.is_empty() => quote!(match *self {}),
+        Body::Enum(variants) if variants.is_empty() => "        match *self {}\n".to_owned(),
         Body::Enum(variants) => {
-            let arms = variants.iter().map(|v| {
-                let variant = naming::ident(&v.name);
-                let (pattern, rebuilt) = destructure(quote!(Self::#variant), &v.fields);
-                quote!(#pattern => #rebuilt,)
-            });
-            quote!(match self { #(#arms)* })
+            let mut arms = String::new();
+            for v in variants {
+                let ctor = format!("Self::{}", naming::ident(&v.name));
+                let (pattern, rebuilt) = destructure(&ctor, &v.fields, "            ");
+                let _ = writeln!(arms, "            {pattern} => {rebuilt},");
+            }
+            format!("        match self {{\n{arms}        }}\n")
         }
     };
-    Some(quote! {
-        impl #impl_generics ::core::clone::Clone for #path #ty_generics {
-            fn clone(&self) -> Self {
-                #body
-            }
-        }
-    })
+    Some(format!(
+        "impl{impl_generics} ::core::clone::Clone for {path}{ty_generics} {{\n    fn clone(&self) -> Self {{\n{body}    }}\n}}\n"
+    ))
 }
 
 /// A pattern binding every field of `ctor` by reference, and the expression that
-/// rebuilds it from clones of those bindings.
-fn destructure(ctor: TokenStream, fields: &Fields) -> (TokenStream, TokenStream) {
-    let clone = quote!(::core::clone::Clone::clone);
+/// rebuilds it from clones of those bindings (a named field a line, after `indent`).
+fn destructure(ctor: &str, fields: &Fields, indent: &str) -> (String, String) {
+    const CLONE: &str = "::core::clone::Clone::clone";
     match fields {
         Fields::Named(fields) => {
-            let names: Vec<_> = fields.iter().map(|f| naming::ident(&f.name)).collect();
-            let bindings: Vec<_> = (0..fields.len()).map(|i| format_ident!("f{i}")).collect();
+            let names: Vec<String> = fields
+                .iter()
+                .map(|f| naming::ident(&f.name).to_string())
+                .collect();
+            let bound: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| format!("{name}: f{i}"))
+                .collect();
+            let rebuilt: String = names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| format!("{indent}    {name}: {CLONE}(f{i}),\n"))
+                .collect();
             (
-                quote!(#ctor { #(#names: #bindings),* }),
-                quote!(#ctor { #(#names: #clone(#bindings)),* }),
+                format!("{ctor} {{ {} }}", bound.join(", ")),
+                format!("{ctor} {{\n{rebuilt}{indent}}}"),
             )
         }
         Fields::Tuple(fields) => {
-            let bindings: Vec<_> = (0..fields.len()).map(|i| format_ident!("f{i}")).collect();
+            let bindings: Vec<String> = (0..fields.len()).map(|i| format!("f{i}")).collect();
+            let clones: Vec<String> = bindings.iter().map(|b| format!("{CLONE}({b})")).collect();
             (
-                quote!(#ctor(#(#bindings),*)),
-                quote!(#ctor(#(#clone(#bindings)),*)),
+                format!("{ctor}({})", bindings.join(", ")),
+                format!("{ctor}({})", clones.join(", ")),
             )
         }
-        Fields::Unit => (ctor.clone(), ctor),
+        Fields::Unit => (ctor.to_owned(), ctor.to_owned()),
     }
 }

@@ -69,10 +69,10 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
                 reexports.extend(quote!(pub use self::#mod_ident::#informer;));
                 module
                     .child(&kind_mod, || format!("The `{}` informer.", kind.name))
-                    .push(kind_informer(
+                    .push_text(&kind_informer(
                         ctx,
                         kind,
-                        &informer,
+                        &informer.to_string(),
                         &version.name,
                         &group.dir,
                     ));
@@ -163,69 +163,63 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
     });
 }
 
+/// The kind's shared informer, as text (see `client::kind_clients`).
 fn kind_informer(
     ctx: &Context<'_>,
     kind: &Kind,
-    informer: &proc_macro2::Ident,
+    informer: &str,
     version: &str,
     group_dir: &str,
-) -> TokenStream {
-    let ty = ctx.type_path(&kind.root, &kind.path);
-    let runtime = naming::ident(naming::RUNTIME_CRATE);
-    let lister = ctx
+) -> String {
+    let object = naming::OBJECT;
+    let path = ctx.type_path_text(&kind.root, &kind.path);
+    let runtime = naming::RUNTIME_CRATE;
+    let lister = naming::ident(&names::kind_lister(&kind.name));
+    let lister_path = ctx
         .opts
         .output_module
         .join(naming::modules::LISTERS)
         .join(group_dir)
         .join(version)
-        .item(&names::kind_lister(&kind.name));
+        .item_text(&names::kind_lister(&kind.name));
+    let shared = format!("::{runtime}::informer::SharedInformer<{object}>");
     let api = if kind.namespaced {
-        quote! {
-            match namespace {
+        "|client, namespace| match namespace {
                 ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
                 ::std::option::Option::None => ::kube::Api::all(client),
-            }
-        }
+            }"
     } else {
-        quote!(::kube::Api::all(client))
+        "|client, _| ::kube::Api::all(client)"
     };
-    let namespace = if kind.namespaced {
-        quote!(namespace)
-    } else {
-        quote!(_)
-    };
-    let informer_doc = doc(&format!(
-        "The shared informer of `{}`: event handlers, subscriptions and sync state come from the `SharedInformer` it derefs to.",
-        kind.name
-    ));
-    quote! {
-        #informer_doc
-        #[derive(Clone)]
-        pub struct #informer {
-            informer: ::#runtime::informer::SharedInformer<#ty>,
-        }
-
-        impl #informer {
-            pub fn new(factory: &::#runtime::informer::InformerFactory) -> Self {
-                Self { informer: factory.informer_for::<#ty>(|client, #namespace| #api) }
-            }
-
-            /// A lister over this informer's cache.
-            pub fn lister(&self) -> #lister {
-                #lister::new(::std::clone::Clone::clone(self.informer.store()))
-            }
-
-            pub fn informer(&self) -> &::#runtime::informer::SharedInformer<#ty> {
-                &self.informer
-            }
-        }
-
-        impl ::std::ops::Deref for #informer {
-            type Target = ::#runtime::informer::SharedInformer<#ty>;
-
-            fn deref(&self) -> &Self::Target {
-                &self.informer
-            }
-        }
-    }
+    let name = &kind.name;
+    format!(
+        r#"use {path} as {object};
+use {lister_path};
+/// The shared informer of `{name}`: event handlers, subscriptions and sync state come from the `SharedInformer` it derefs to.
+#[derive(Clone)]
+pub struct {informer} {{
+    informer: {shared},
+}}
+impl {informer} {{
+    pub fn new(factory: &::{runtime}::informer::InformerFactory) -> Self {{
+        Self {{
+            informer: factory.informer_for::<{object}>({api}),
+        }}
+    }}
+    /// A lister over this informer's cache.
+    pub fn lister(&self) -> {lister} {{
+        {lister}::new(::std::clone::Clone::clone(self.informer.store()))
+    }}
+    pub fn informer(&self) -> &{shared} {{
+        &self.informer
+    }}
+}}
+impl ::std::ops::Deref for {informer} {{
+    type Target = {shared};
+    fn deref(&self) -> &Self::Target {{
+        &self.informer
+    }}
+}}
+"#
+    )
 }

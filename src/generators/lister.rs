@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::Context;
-use crate::emit::{RustModule, doc};
+use crate::emit::RustModule;
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
@@ -28,96 +28,101 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
             let mut reexports = TokenStream::new();
             for kind in kinds {
                 let kind_mod = naming::client::kind_module(&kind.name);
-                let lister = naming::ident(&names::kind_lister(&kind.name));
+                let lister = naming::ident(&names::kind_lister(&kind.name)).to_string();
                 let mod_ident = naming::ident(&kind_mod);
                 reexports.extend(quote!(pub use self::#mod_ident::*;));
                 module
                     .child(&kind_mod, || format!("The `{}` lister.", kind.name))
-                    .push(lister_items(ctx, kind, &lister));
+                    .push_text(&lister_items(ctx, kind, &lister));
             }
             module.push(reexports);
         }
     }
 }
 
-fn lister_items(ctx: &Context<'_>, kind: &Kind, lister: &proc_macro2::Ident) -> TokenStream {
-    let ty = ctx.type_path(&kind.root, &kind.path);
-    let runtime = naming::ident(naming::RUNTIME_CRATE);
-    let arc = quote!(::std::sync::Arc<#ty>);
-    let lister_doc = doc(&format!("Reads cached `{}` objects.", kind.name));
-    let scoped = if kind.namespaced {
-        let ns_lister = naming::ident(&names::namespace_lister(&kind.name));
-        let accessor = naming::ident(&naming::client::kind_accessor(&kind.plural));
-        let ns_doc = doc(&format!(
-            "Reads cached `{}` objects of one namespace.",
-            kind.name
+/// The kind's listers, as text (see `client::kind_clients`).
+fn lister_items(ctx: &Context<'_>, kind: &Kind, lister: &str) -> String {
+    let object = naming::OBJECT;
+    let path = ctx.type_path_text(&kind.root, &kind.path);
+    let runtime = naming::RUNTIME_CRATE;
+    let store = format!("::{runtime}::cache::Store<{object}>");
+    let arc = format!("::std::sync::Arc<{object}>");
+    let name = &kind.name;
+    let mut out = format!(
+        r#"use {path} as {object};
+/// Reads cached `{name}` objects.
+#[derive(Clone)]
+pub struct {lister} {{
+    store: {store},
+}}
+impl {lister} {{
+    pub fn new(store: {store}) -> Self {{
+        Self {{ store }}
+    }}
+    /// Every cached object `selector` matches, in key order.
+    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<{arc}> {{
+        ::{runtime}::cache::select(self.store.list(), selector)
+    }}
+    /// The objects a named index maps `value` to; `None` without such an index.
+    pub fn by_index(
+        &self,
+        index: &str,
+        value: &str,
+    ) -> ::std::option::Option<::std::vec::Vec<{arc}>> {{
+        self.store.by_index(index, value)
+    }}
+    /// The cache underneath, e.g. to add an index.
+    pub fn store(&self) -> &{store} {{
+        &self.store
+    }}
+}}
+"#
+    );
+    if !kind.namespaced {
+        out.push_str(&format!(
+            r#"impl {lister} {{
+    /// The object `name`, in O(1).
+    pub fn get(&self, name: &str) -> ::std::option::Option<{arc}> {{
+        self.store.get(name)
+    }}
+}}
+"#
         ));
-        quote! {
-            impl #lister {
-                /// The objects of `namespace`.
-                pub fn #accessor(&self, namespace: &str) -> #ns_lister {
-                    #ns_lister { store: ::std::clone::Clone::clone(&self.store), namespace: ::std::borrow::ToOwned::to_owned(namespace) }
-                }
-            }
-
-            #ns_doc
-            #[derive(Clone)]
-            pub struct #ns_lister {
-                store: ::#runtime::cache::Store<#ty>,
-                namespace: ::std::string::String,
-            }
-
-            impl #ns_lister {
-                /// The object `name`, in O(1).
-                pub fn get(&self, name: &str) -> ::std::option::Option<#arc> {
-                    self.store.get(&::std::format!("{}/{}", self.namespace, name))
-                }
-
-                /// The namespace's objects `selector` matches, in name order.
-                pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<#arc> {
-                    let objects = self.store.by_index(::#runtime::cache::NAMESPACE_INDEX, &self.namespace).unwrap_or_default();
-                    ::#runtime::cache::select(objects, selector)
-                }
-            }
-        }
-    } else {
-        quote! {
-            impl #lister {
-                /// The object `name`, in O(1).
-                pub fn get(&self, name: &str) -> ::std::option::Option<#arc> {
-                    self.store.get(name)
-                }
-            }
-        }
-    };
-    quote! {
-        #lister_doc
-        #[derive(Clone)]
-        pub struct #lister {
-            store: ::#runtime::cache::Store<#ty>,
-        }
-
-        impl #lister {
-            pub fn new(store: ::#runtime::cache::Store<#ty>) -> Self {
-                Self { store }
-            }
-
-            /// Every cached object `selector` matches, in key order.
-            pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<#arc> {
-                ::#runtime::cache::select(self.store.list(), selector)
-            }
-
-            /// The objects a named index maps `value` to; `None` without such an index.
-            pub fn by_index(&self, index: &str, value: &str) -> ::std::option::Option<::std::vec::Vec<#arc>> {
-                self.store.by_index(index, value)
-            }
-
-            /// The cache underneath, e.g. to add an index.
-            pub fn store(&self) -> &::#runtime::cache::Store<#ty> {
-                &self.store
-            }
-        }
-
-        #scoped
+        return out;
     }
+    let ns_lister = naming::ident(&names::namespace_lister(name));
+    let accessor = naming::ident(&naming::client::kind_accessor(&kind.plural));
+    out.push_str(&format!(
+        r#"impl {lister} {{
+    /// The objects of `namespace`.
+    pub fn {accessor}(&self, namespace: &str) -> {ns_lister} {{
+        {ns_lister} {{
+            store: ::std::clone::Clone::clone(&self.store),
+            namespace: ::std::borrow::ToOwned::to_owned(namespace),
+        }}
+    }}
+}}
+/// Reads cached `{name}` objects of one namespace.
+#[derive(Clone)]
+pub struct {ns_lister} {{
+    store: {store},
+    namespace: ::std::string::String,
+}}
+impl {ns_lister} {{
+    /// The object `name`, in O(1).
+    pub fn get(&self, name: &str) -> ::std::option::Option<{arc}> {{
+        self.store.get(&::std::format!("{{}}/{{}}", self.namespace, name))
+    }}
+    /// The namespace's objects `selector` matches, in name order.
+    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<{arc}> {{
+        let objects = self
+            .store
+            .by_index(::{runtime}::cache::NAMESPACE_INDEX, &self.namespace)
+            .unwrap_or_default();
+        ::{runtime}::cache::select(objects, selector)
+    }}
+}}
+"#
+    ));
+    out
 }

@@ -19,86 +19,78 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
             .filter(|k| k.style == KindStyle::Markers)
             .collect();
         let Some(first) = kinds.first() else { continue };
-        let group_const = naming::ident(consts::GROUP);
-        let version_const = naming::ident(consts::VERSION);
-        let api_version_const = naming::ident(consts::API_VERSION);
         let api_version = format!("{group_name}/{}", version.name);
         let version_name = &version.name;
-        let group_doc = doc(&format!("The API group of this package: `{group_name}`."));
-        let version_doc = doc(&format!(
-            "The API version of this package: `{version_name}`."
-        ));
-        let api_version_doc = doc(&format!(
-            "The `apiVersion` of objects in this package: `{api_version}`."
-        ));
-        let mut items = quote! {
-            #group_doc
-            pub const #group_const: &str = #group_name;
-            #version_doc
-            pub const #version_const: &str = #version_name;
-            #api_version_doc
-            pub const #api_version_const: &str = #api_version;
-        };
-        for kind in kinds.iter().copied() {
-            let def = version.types.get(&kind.root.id());
-            items.extend(resource_impl(ctx, kind));
-            if let Some(def) = def {
-                items.extend(constructor(ctx, kind, def, diags));
-            }
-        }
-        let module = ctx.apis_module(tree, &first.root);
-        module
+        let (group, version_const, api_version_const) =
+            (consts::GROUP, consts::VERSION, consts::API_VERSION);
+        let module = ctx
+            .apis_module(tree, &first.root)
             .child(naming::modules::REGISTER, || {
                 "Group and version constants, `kube::Resource` impls and constructors.".to_owned()
-            })
-            .push(items);
-    }
-}
-
-fn resource_impl(ctx: &Context<'_>, kind: &Kind) -> TokenStream {
-    let ty = ctx.type_path(&kind.root, &kind.path);
-    let scope = if kind.namespaced {
-        quote!(::kube::core::NamespaceResourceScope)
-    } else {
-        quote!(::kube::core::ClusterResourceScope)
-    };
-    let (name, plural) = (&kind.name, &kind.plural);
-    let group = naming::ident(consts::GROUP);
-    let version = naming::ident(consts::VERSION);
-    let api_version = naming::ident(consts::API_VERSION);
-    let object_meta = object_meta();
-    quote! {
-        impl ::kube::core::Resource for #ty {
-            type DynamicType = ();
-            type Scope = #scope;
-
-            fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#name)
-            }
-            fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#group)
-            }
-            fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#version)
-            }
-            fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#api_version)
-            }
-            fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#plural)
-            }
-            fn meta(&self) -> &#object_meta {
-                &self.metadata
-            }
-            fn meta_mut(&mut self) -> &mut #object_meta {
-                &mut self.metadata
+            });
+        module.push_text(&format!(
+            r#"/// The API group of this package: `{group_name}`.
+pub const {group}: &str = {group_name:?};
+/// The API version of this package: `{version_name}`.
+pub const {version_const}: &str = {version_name:?};
+/// The `apiVersion` of objects in this package: `{api_version}`.
+pub const {api_version_const}: &str = {api_version:?};
+"#
+        ));
+        for kind in kinds.iter().copied() {
+            module.push_text(&resource_impl(ctx, kind));
+            if let Some(def) = version.types.get(&kind.root.id()) {
+                module.push(constructor(ctx, kind, def, diags));
             }
         }
     }
 }
 
+/// `impl kube::Resource`, as text: its shape is fixed (see `client::kind_clients`).
+fn resource_impl(ctx: &Context<'_>, kind: &Kind) -> String {
+    let ty = ctx.type_path_text(&kind.root, &kind.path);
+    let scope = if kind.namespaced {
+        "NamespaceResourceScope"
+    } else {
+        "ClusterResourceScope"
+    };
+    let (name, plural) = (&kind.name, &kind.plural);
+    let (group, version, api_version) = (consts::GROUP, consts::VERSION, consts::API_VERSION);
+    let cow = "::std::borrow::Cow<'_, str>";
+    format!(
+        r#"impl ::kube::core::Resource for {ty} {{
+    type DynamicType = ();
+    type Scope = ::kube::core::{scope};
+    fn kind(_: &()) -> {cow} {{
+        ::std::borrow::Cow::Borrowed({name:?})
+    }}
+    fn group(_: &()) -> {cow} {{
+        ::std::borrow::Cow::Borrowed({group})
+    }}
+    fn version(_: &()) -> {cow} {{
+        ::std::borrow::Cow::Borrowed({version})
+    }}
+    fn api_version(_: &()) -> {cow} {{
+        ::std::borrow::Cow::Borrowed({api_version})
+    }}
+    fn plural(_: &()) -> {cow} {{
+        ::std::borrow::Cow::Borrowed({plural:?})
+    }}
+    fn meta(&self) -> &{OBJECT_META} {{
+        &self.metadata
+    }}
+    fn meta_mut(&mut self) -> &mut {OBJECT_META} {{
+        &mut self.metadata
+    }}
+}}
+"#
+    )
+}
+
+const OBJECT_META: &str = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
+
 fn object_meta() -> TokenStream {
-    quote!(::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta)
+    OBJECT_META.parse().unwrap_or_default()
 }
 
 /// `Kind::new(name, spec)`, which sets `apiVersion` and `kind` so that the object

@@ -84,12 +84,13 @@ pub mod informer {
 /// The crate generated code's runtime support comes from.
 pub const RUNTIME_CRATE: &str = "crdgen_runtime";
 
+/// What a kind's client, informer and lister modules import the kind as, so that no
+/// signature depends on the length of the type's path (and no kind name clashes with
+/// the items generated beside it).
+pub const OBJECT: &str = "Object";
+
 /// Names in the generated clientset.
 pub mod client {
-    /// What a kind's client module imports the kind as, so that no signature depends
-    /// on the length of the type's path (and no kind name can clash with it).
-    pub const OBJECT: &str = "Object";
-
     use heck::{ToSnakeCase, ToUpperCamelCase};
 
     pub const CLIENTSET: &str = "Clientset";
