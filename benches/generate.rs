@@ -35,7 +35,10 @@ fn main() {
     // As the command line runs: the second run and the verify find the stamp the first
     // left; the last two measure a verify that must generate (the stamp removed), and
     // one that must show a hand edit.
-    let stamp = dir.path().join("pkg/client").join(crdgen::naming::STAMP_FILE);
+    let stamp = dir
+        .path()
+        .join("pkg/client")
+        .join(crdgen::naming::STAMP_FILE);
     let edited = dir.path().join("pkg/client/apis/group0/v1/mod.rs");
     for (run, mode) in [
         ("first run (writes)", Mode::Write),
@@ -96,7 +99,11 @@ fn file_system_floor(base: &Path) -> f64 {
         for entry in walkdir::WalkDir::new(base.join(dir)) {
             let entry = entry.expect("walk");
             if entry.file_type().is_file() {
-                let rel = entry.path().strip_prefix(base).expect("below base").to_owned();
+                let rel = entry
+                    .path()
+                    .strip_prefix(base)
+                    .expect("below base")
+                    .to_owned();
                 files.push((rel, std::fs::read(entry.path()).expect("read")));
             }
         }

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::Error;
 use crate::naming::ModulePath;
 use crate::options::{Generator, GroupVersions, HeaderSource, Options, parse_plural_exceptions};
-use crate::Error;
 use crate::run::{self, Mode, Outcome};
 
 const USAGE_ERROR: u8 = 2;

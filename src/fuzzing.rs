@@ -45,8 +45,8 @@ pub fn generate_type_file(types: &str) -> Result<usize, String> {
         sources,
     };
     let generation = crate::pipeline::on_big_stack(|| crate::pipeline::from_input(&opts, input))
-    .and_then(|generated| generated)
-    .map_err(|e| e.to_string())?;
+        .and_then(|generated| generated)
+        .map_err(|e| e.to_string())?;
     let files = generation.files(&opts).map_err(|e| e.to_string())?;
     Ok(files.files.len())
 }

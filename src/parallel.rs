@@ -2,8 +2,8 @@
 //! CRDs as YAML are independent per item, and the results come back in item order, so
 //! that output never depends on which thread finished first.
 
-use std::sync::{Mutex, PoisonError};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// The stack every worker runs on (and the pipeline's own thread): syn, the model, the
 /// generators and the schema builder recurse once per level of nesting, and `parse`

@@ -19,7 +19,9 @@ pub enum Mode {
 pub enum Outcome {
     /// The files on disk are what the input generates, `files` of them (a verify, or a
     /// run the stamp showed there was nothing to do for).
-    Current { files: usize },
+    Current {
+        files: usize,
+    },
     Written(Written),
     /// `--verify-only` found files that differ: a unified diff of them, and counts.
     Drift {

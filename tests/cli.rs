@@ -74,7 +74,11 @@ fn stamp_inode(base: &Path) -> Option<u64> {
 #[test]
 fn a_stamped_rerun_does_nothing_and_an_edit_after_it_is_still_caught() {
     let dir = example();
-    let _ = std::fs::remove_file(dir.path().join("pkg/client").join(crdgen::naming::STAMP_FILE));
+    let _ = std::fs::remove_file(
+        dir.path()
+            .join("pkg/client")
+            .join(crdgen::naming::STAMP_FILE),
+    );
     let n = generated_count();
     let unchanged = format!("crdgen: 0 written, {n} unchanged, 0 removed\n");
 
@@ -102,7 +106,11 @@ fn a_stamped_rerun_does_nothing_and_an_edit_after_it_is_still_caught() {
         format!("crdgen: 1 written, {} unchanged, 0 removed\n", n - 1)
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
-    assert_ne!(stamp_inode(dir.path()), Some(stamped), "a write records anew");
+    assert_ne!(
+        stamp_inode(dir.path()),
+        Some(stamped),
+        "a write records anew"
+    );
 
     // A changed input is not covered by the stamp (a comment: the output stays).
     let types = dir.path().join("pkg/apis/bcrds/v1alpha1/example_types.rs");
@@ -113,7 +121,11 @@ fn a_stamped_rerun_does_nothing_and_an_edit_after_it_is_still_caught() {
     let stamped = stamp_inode(dir.path());
     let out = crdgen(dir.path(), &[]);
     assert_eq!(stderr(&out), unchanged);
-    assert_ne!(stamp_inode(dir.path()), stamped, "the run generated and recorded");
+    assert_ne!(
+        stamp_inode(dir.path()),
+        stamped,
+        "the run generated and recorded"
+    );
 }
 
 #[test]

@@ -161,7 +161,8 @@ pub fn add_files(
     out: &mut OutputSet,
 ) -> Result<(), Diagnostic> {
     tree.check()?;
-    out.files.insert(dir.join("mod.rs"), file_text(tree, header));
+    out.files
+        .insert(dir.join("mod.rs"), file_text(tree, header));
     for (name, child) in &tree.children {
         add_module_files(child, header, &dir.join(name), out);
     }
@@ -221,7 +222,7 @@ fn format(tokens: TokenStream) -> Result<String, Diagnostic> {
 /// Generated code that is not Rust: a bug in crdgen.
 fn bug(what: String) -> Diagnostic {
     Diagnostic::error(Code::Bug, format!("crdgen generated invalid Rust ({what})"))
-    .hint("this is a bug in crdgen; please report it with the input that caused it")
+        .hint("this is a bug in crdgen; please report it with the input that caused it")
 }
 
 #[cfg(test)]

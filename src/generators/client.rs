@@ -395,7 +395,10 @@ fn with_type_meta(object: &{object}) -> ::std::borrow::Cow<'_, {object}> {{
         )
     };
     if has(Verb::Patch) {
-        methods.push_str(&patch("patch", "Patches `name` (JSON merge, JSON patch or apply)."));
+        methods.push_str(&patch(
+            "patch",
+            "Patches `name` (JSON merge, JSON patch or apply).",
+        ));
         if has_status {
             methods.push_str(&patch("patch_status", "Patches the status of `name`."));
         }
@@ -585,7 +588,11 @@ fn extra_methods(ctx: &Context<'_>, kind: &Kind, diags: &mut Diagnostics) -> Str
                 continue;
             }
         };
-        let generics = if verb == "patch" { "<P: ::serde::Serialize>" } else { "" };
+        let generics = if verb == "patch" {
+            "<P: ::serde::Serialize>"
+        } else {
+            ""
+        };
         let params = if params.contains('\n') {
             format!("\n        &self,\n        {params}\n    ")
         } else {

@@ -413,13 +413,20 @@ pub fn parse_all(
     });
     let mut groups = Vec::new();
     for group in &discovered.groups {
-        let module_file = group.module_file.as_ref().and_then(|_| parsed.next().flatten());
+        let module_file = group
+            .module_file
+            .as_ref()
+            .and_then(|_| parsed.next().flatten());
         let versions = group
             .versions
             .iter()
             .map(|v| ParsedVersion {
                 name: v.version.clone(),
-                files: v.files.iter().filter_map(|_| parsed.next().flatten()).collect(),
+                files: v
+                    .files
+                    .iter()
+                    .filter_map(|_| parsed.next().flatten())
+                    .collect(),
             })
             .collect();
         groups.push(ParsedGroup {
