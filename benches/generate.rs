@@ -1,6 +1,9 @@
 //! Generates a synthetic API tree (100 groups × 2 versions × 5 kinds, about 20 fields
 //! each, with nested types and enums) and prints wall time and peak memory for a
-//! first run, a no-op rerun and a verify. Run it with `hack/bench-generate.sh`.
+//! first run, a no-op rerun and verifies. Run it with `hack/bench-generate.sh`.
+//!
+//! Each run is a process of its own, as each `crdgen` command is: the bench runs itself
+//! with `--run MODE DIR`, which makes one run and prints its time and peak memory.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -17,6 +20,20 @@ const KINDS: usize = 5;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    // `--write-input DIR` only writes the synthetic tree, to run the CLI on it under a
+    // profiler: `crdgen generate-groups all pkg/client pkg/apis 'group0:v1alpha1,v1 ...'`.
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--write-input") {
+        let dir = args.get(i + 1).expect("--write-input DIR");
+        let (files, bytes) = synthesize(Path::new(dir));
+        println!("wrote {files} files, {} KiB, under {dir}", bytes / 1024);
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--run") {
+        let (mode, dir) = (&args[i + 1], Path::new(&args[i + 2]));
+        one_run(mode, dir);
+        return;
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     let (files, bytes) = synthesize(dir.path());
     println!(
@@ -24,28 +41,20 @@ fn main() {
         VERSIONS.len(),
         bytes / 1024
     );
-    let rss_before = memory("VmRSS");
 
-    let groups: Vec<String> = (0..GROUPS)
-        .map(|g| format!("group{g}:{}", VERSIONS.join(",")))
-        .collect();
-    let opts = crdgen::Options::new(dir.path(), "pkg/client", "pkg/apis", &groups.join(" "))
-        .expect("options");
-
-    // As the command line runs: the second run and the verify find the stamp the first
-    // left; the last two measure a verify that must generate (the stamp removed), and
-    // one that must show a hand edit.
+    // The second run and the first verify find the stamp the first run left; the last
+    // two verify with the stamp removed (they must generate), and after a hand edit.
     let stamp = dir
         .path()
         .join("pkg/client")
         .join(crdgen::naming::STAMP_FILE);
     let edited = dir.path().join("pkg/client/apis/group0/v1/mod.rs");
     for (run, mode) in [
-        ("first run (writes)", Mode::Write),
-        ("second run (no changes)", Mode::Write),
-        ("verify-only", Mode::Verify),
-        ("verify-only, no stamp", Mode::Verify),
-        ("verify-only, hand edit", Mode::Verify),
+        ("first run (writes)", "write"),
+        ("second run (no changes)", "write"),
+        ("verify-only", "verify"),
+        ("verify-only, no stamp", "verify"),
+        ("verify-only, hand edit", "verify"),
     ] {
         if run.ends_with("no stamp") {
             std::fs::remove_file(&stamp).expect("the first run leaves a stamp");
@@ -55,16 +64,19 @@ fn main() {
             std::fs::write(&edited, text + "// edited\n").expect("edit");
         }
         let start = Instant::now();
-        let report = crdgen::run::generate_groups(&opts, mode).unwrap_or_else(|e| panic!("{e}"));
-        let summary = match report.outcome {
-            Outcome::Current { files } => format!("{files} files current"),
-            Outcome::Written(w) => format!("{} written, {} unchanged", w.written, w.unchanged),
-            Outcome::Drift { changed, total, .. } => format!("{changed} of {total} files differ"),
-        };
-        println!(
-            "{run:<24} {:>8.1} ms  ({summary})",
-            start.elapsed().as_secs_f64() * 1e3
+        let out = std::process::Command::new(std::env::current_exe().expect("bench binary"))
+            .args(["--run", mode])
+            .arg(dir.path())
+            .output()
+            .expect("run");
+        let elapsed = start.elapsed().as_secs_f64() * 1e3;
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
         );
+        let summary = String::from_utf8_lossy(&out.stdout);
+        println!("{run:<24} {elapsed:>8.1} ms  ({})", summary.trim());
     }
     println!(
         "{:<24} {:>8.1} ms  (the same files written by std::fs alone: the file system's floor)",
@@ -72,11 +84,11 @@ fn main() {
         file_system_floor(dir.path()) * 1e3
     );
     // CRDs alone (in memory, no I/O): 500 CRDs of two versions each, 1,000 kinds.
-    let mut crd_only = opts.clone();
+    let mut crd_only = options(dir.path());
     crd_only.generators = crdgen::Generator::parse_list("crd").unwrap();
     let start = Instant::now();
     let generation = crdgen::generate(&crd_only).unwrap_or_else(|e| panic!("{e}"));
-    let crds = generation.crd_yaml().unwrap_or_else(|e| panic!("{e}"));
+    let crds = &generation.crds;
     println!(
         "{:<24} {:>8.1} ms  ({} CRDs of {} kinds, parse to YAML)",
         "crd generator alone",
@@ -84,11 +96,32 @@ fn main() {
         crds.len(),
         GROUPS * VERSIONS.len() * KINDS
     );
-    println!(
-        "memory: {:.1} MiB resident before generating, {:.1} MiB peak",
-        rss_before,
-        memory("VmHWM")
-    );
+}
+
+/// `generate-groups all pkg/client pkg/apis` of every synthetic group, under `dir`.
+fn options(dir: &Path) -> crdgen::Options {
+    let groups: Vec<String> = (0..GROUPS)
+        .map(|g| format!("group{g}:{}", VERSIONS.join(",")))
+        .collect();
+    crdgen::Options::new(dir, "pkg/client", "pkg/apis", &groups.join(" ")).expect("options")
+}
+
+/// One run of `mode` (`write` or `verify`) on the tree under `dir`, as the command line
+/// makes it: prints what it did and the process's peak memory.
+fn one_run(mode: &str, dir: &Path) {
+    let opts = options(dir);
+    let mode = if mode == "verify" {
+        Mode::Verify
+    } else {
+        Mode::Write
+    };
+    let report = crdgen::run::generate_groups(&opts, mode).unwrap_or_else(|e| panic!("{e}"));
+    let summary = match report.outcome {
+        Outcome::Current { files } => format!("{files} files current"),
+        Outcome::Written(w) => format!("{} written, {} unchanged", w.written, w.unchanged),
+        Outcome::Drift { changed, total, .. } => format!("{changed} of {total} files differ"),
+    };
+    println!("{summary}; peak {:.1} MiB", memory("VmHWM"));
 }
 
 /// Seconds std::fs takes to create the generated trees (directories and files, the same

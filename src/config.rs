@@ -151,18 +151,8 @@ impl Config {
         }
         // Written as the command line writes: only what changed, all or nothing, stale
         // CRDs pruned.
-        let mut output = crate::emit::OutputSet::default();
-        output
-            .files
-            .insert(naming::BUILD_OUTPUT_FILE.into(), generation.single_file()?);
-        for (name, crd) in generation.crd_yaml()? {
-            output
-                .files
-                .insert(Path::new(naming::BUILD_CRD_DIR).join(name), crd);
-        }
-        output.owned_dirs.push(naming::BUILD_CRD_DIR.into());
         std::fs::create_dir_all(&out_dir).map_err(Error::Io)?;
-        generation.write(&output, &out_dir)?;
+        generation.into_build_files()?.write(&out_dir)?;
         Ok(out_dir.join(naming::BUILD_OUTPUT_FILE))
     }
 

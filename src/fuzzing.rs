@@ -47,8 +47,8 @@ pub fn generate_type_file(types: &str) -> Result<usize, String> {
     let generation = crate::pipeline::on_big_stack(|| crate::pipeline::from_input(&opts, input))
         .and_then(|generated| generated)
         .map_err(|e| e.to_string())?;
-    let files = generation.files(&opts).map_err(|e| e.to_string())?;
-    Ok(files.files.len())
+    let files = generation.into_files(&opts).map_err(|e| e.to_string())?;
+    Ok(files.output.files.len())
 }
 
 /// Reads `text` as the doc comment of each kind of item, as the marker lexer and the

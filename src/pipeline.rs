@@ -7,17 +7,19 @@ use std::path::{Path, PathBuf};
 use crate::diag::{Diagnostic, Diagnostics, Sources, render_all};
 use crate::emit::{self, OutputSet, RustModule, header::Header};
 use crate::model::{self, Model};
+use crate::naming;
 use crate::options::Generator;
 use crate::options::Options;
-use crate::{generators, parse, source, yaml};
+use crate::{generators, parse, source};
 
 /// A successful generation: the model, the generated module tree, and what was read.
 #[derive(Debug)]
 pub struct Generation {
     pub model: Model,
     pub tree: RustModule,
-    /// CRDs by file name, when the `crd` generator runs.
-    pub crds: BTreeMap<String, serde_json::Value>,
+    /// CRDs as YAML documents (without the header) by file name, when the `crd`
+    /// generator runs.
+    pub crds: BTreeMap<String, String>,
     pub header: Header,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
@@ -28,64 +30,56 @@ pub struct Generation {
 
 impl Generation {
     /// The generated files under OUTPUT_PKG (and CRDs under the CRD directory), as the
-    /// command line writes them.
-    pub fn files(&self, opts: &Options) -> Result<OutputSet, Error> {
+    /// command line writes them. The model and the generated code are given up on the
+    /// way, module by module, so that the output is never held twice.
+    pub fn into_files(self, opts: &Options) -> Result<Files, Error> {
+        let Generation {
+            model,
+            tree,
+            crds,
+            header,
+            sources,
+            ..
+        } = self;
+        drop(model);
         let mut output = OutputSet {
             owned_dirs: opts.owned_dirs(),
             files: BTreeMap::new(),
         };
         if opts.generators.iter().any(|g| *g != Generator::Crd) {
-            emit::add_files(&self.tree, &self.header, &opts.output_pkg, &mut output)
-                .map_err(|d| self.fail(d))?;
+            emit::add_files(tree, &header, &opts.output_pkg, &mut output)
+                .map_err(|d| Error::Diagnostics(render_all(&[d], &sources)))?;
         }
         if opts.generators.contains(&Generator::Crd) {
-            for (name, text) in self.crd_yaml()? {
-                output.files.insert(opts.crd_dir.join(name), text);
+            for (name, body) in crds {
+                output
+                    .files
+                    .insert(opts.crd_dir.join(name), header.yaml_file(&body));
             }
         }
-        Ok(output)
+        Ok(Files { output, sources })
     }
 
-    /// Writes `output` under `base` as the command line does (only what changed, all or
-    /// nothing), with the problems found rendered against this run's sources.
-    pub fn write(&self, output: &OutputSet, base: &Path) -> Result<crate::sink::Written, Error> {
-        let plan = self.plan(output, base)?;
-        self.apply(&plan, output, base)
-    }
-
-    /// Compares `output` with what is under `base`.
-    pub fn plan(&self, output: &OutputSet, base: &Path) -> Result<crate::sink::Plan, Error> {
-        let mut diags = Diagnostics::default();
-        let plan = crate::sink::plan(output, base, &mut diags);
-        diags
-            .check()
-            .map_err(|d| Error::Diagnostics(render_all(&d, &self.sources)))?;
-        Ok(plan)
-    }
-
-    /// Applies a plan made by [`Generation::plan`].
-    pub fn apply(
-        &self,
-        plan: &crate::sink::Plan,
-        output: &OutputSet,
-        base: &Path,
-    ) -> Result<crate::sink::Written, Error> {
-        crate::sink::write(plan, base, &output.owned_dirs)
-            .map(|(written, _)| written)
-            .map_err(|d| self.fail(d))
-    }
-
-    /// Each CRD as a YAML file with the header, by file name (written on all cores).
-    pub fn crd_yaml(&self) -> Result<BTreeMap<String, String>, Error> {
-        let crds: Vec<_> = self.crds.iter().collect();
-        crate::parallel::map(&crds, |(name, crd)| {
-            let body = yaml::to_string(crd).map_err(|e| {
-                Error::Diagnostics(format!("error[E0999]: cannot write {name} as YAML: {e}"))
-            })?;
-            Ok(((*name).clone(), self.header.yaml_file(&body)))
+    /// What build.rs writes into `OUT_DIR`: everything in one includable file, and the
+    /// CRDs beside it (pruned as the command line prunes them).
+    pub fn into_build_files(self) -> Result<Files, Error> {
+        let mut output = OutputSet {
+            owned_dirs: vec![naming::BUILD_CRD_DIR.into()],
+            files: BTreeMap::new(),
+        };
+        output
+            .files
+            .insert(naming::BUILD_OUTPUT_FILE.into(), self.single_file()?);
+        for (name, body) in &self.crds {
+            output.files.insert(
+                Path::new(naming::BUILD_CRD_DIR).join(name),
+                self.header.yaml_file(body),
+            );
+        }
+        Ok(Files {
+            output,
+            sources: self.sources,
         })
-        .into_iter()
-        .collect()
     }
 
     /// Everything in one file of inline modules, as build.rs includes it.
@@ -104,6 +98,44 @@ impl Generation {
             out.push_str(&w.render(&self.sources));
         }
         out
+    }
+}
+
+/// A generation laid out as files, with the sources that diagnostics about writing
+/// them are rendered against.
+#[derive(Debug)]
+pub struct Files {
+    pub output: OutputSet,
+    sources: Sources,
+}
+
+impl Files {
+    /// Writes the files under `base` as the command line does (only what changed, all
+    /// or nothing).
+    pub fn write(&self, base: &Path) -> Result<crate::sink::Written, Error> {
+        let plan = self.plan(base)?;
+        self.apply(&plan, base)
+    }
+
+    /// Compares the files with what is under `base`.
+    pub fn plan(&self, base: &Path) -> Result<crate::sink::Plan<'_>, Error> {
+        let mut diags = Diagnostics::default();
+        let plan = crate::sink::plan(&self.output, base, &mut diags);
+        diags
+            .check()
+            .map_err(|d| Error::Diagnostics(render_all(&d, &self.sources)))?;
+        Ok(plan)
+    }
+
+    /// Applies a plan made by [`Files::plan`].
+    pub fn apply(
+        &self,
+        plan: &crate::sink::Plan,
+        base: &Path,
+    ) -> Result<crate::sink::Written, Error> {
+        crate::sink::write(plan, base, &self.output.owned_dirs)
+            .map(|(written, _)| written)
+            .map_err(|d| Error::Diagnostics(render_all(&[d], &self.sources)))
     }
 }
 

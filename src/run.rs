@@ -54,8 +54,8 @@ pub fn generate_groups(opts: &Options, mode: Mode) -> Result<Report, Error> {
     }
     let generation = pipeline::on_big_stack(|| pipeline::from_input(opts, input))??;
     let warnings = generation.render_warnings();
-    let output = generation.files(opts)?;
-    let plan = generation.plan(&output, base)?;
+    let files = generation.into_files(opts)?;
+    let plan = files.plan(base)?;
     let outcome = match mode {
         Mode::Verify if plan.changes.is_empty() => Outcome::Current {
             files: plan.unchanged,
@@ -66,10 +66,10 @@ pub fn generate_groups(opts: &Options, mode: Mode) -> Result<Report, Error> {
             total: plan.changes.len() + plan.unchanged,
         },
         Mode::Write => {
-            let written = generation.apply(&plan, &output, base)?;
+            let written = files.apply(&plan, base)?;
             // A run with warnings is not stamped: the next one shows them again.
             if let Some(key) = key.filter(|_| warnings.is_empty()) {
-                stamp::record(base, key, &output);
+                stamp::record(base, key, &files.output);
             }
             Outcome::Written(written)
         }

@@ -354,10 +354,9 @@ fn write(path: &Path, text: &str, executable: bool) -> std::io::Result<()> {
 fn generate(project: &Path, groups: &str) -> Result<Vec<PathBuf>, Error> {
     let mut opts = Options::new(project, "src/client", "src/apis", groups).map_err(Error::Usage)?;
     opts.header = HeaderSource::File("hack/boilerplate.rs.txt".into());
-    let generation = crate::generate(&opts)?;
-    let output = generation.files(&opts)?;
-    generation.write(&output, project)?;
-    Ok(output.files.into_keys().collect())
+    let files = crate::generate(&opts)?.into_files(&opts)?;
+    files.write(project)?;
+    Ok(files.output.files.into_keys().collect())
 }
 
 /// The `group:v1,v2 other:v1` list of a project's `src/apis` tree.
@@ -450,7 +449,7 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         plan.changes.push((
             rel.into(),
             Change::Create {
-                new: render(template, &values),
+                new: render(template, &values).into(),
             },
         ));
     }
@@ -485,12 +484,12 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         let change = match std::fs::read_to_string(project.join(&rel)) {
             Ok(text) if text.lines().any(|l| line.lines().next() == Some(l)) => continue,
             Ok(old) => Change::Update {
-                new: format!("{old}{line}"),
+                new: format!("{old}{line}").into(),
                 old,
             },
             Err(_) => match template {
                 Some(template) => Change::Create {
-                    new: render(template, &values),
+                    new: render(template, &values).into(),
                 },
                 None => return Err(usage(format!("`{rel}` is missing"))),
             },
@@ -504,7 +503,7 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         "src/main.rs".into(),
         Change::Update {
             old: main_text,
-            new: new_main,
+            new: new_main.into(),
         },
     ));
     let mut written: Vec<PathBuf> = plan.changes.iter().map(|(rel, _)| rel.clone()).collect();

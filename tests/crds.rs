@@ -84,7 +84,11 @@ fn crds_alone_leave_the_rust_output_alone() {
     common::copy_tree(&common::testdata("example"), dir.path());
     let mut opts = common::case("example").options_at(dir.path(), "bcrds:v1alpha1");
     opts.generators = crdgen::Generator::parse_list("crd").unwrap();
-    let output = crdgen::generate(&opts).unwrap().files(&opts).unwrap();
+    let output = crdgen::generate(&opts)
+        .unwrap()
+        .into_files(&opts)
+        .unwrap()
+        .output;
     assert_eq!(
         output.owned_dirs,
         [std::path::PathBuf::from("config/crd/bases")]
@@ -103,9 +107,9 @@ fn a_crd_too_large_for_client_side_apply_is_a_warning() {
     let warnings = |opts: &crdgen::Options| -> String {
         let generation = crdgen::generate(opts).unwrap();
         let rendered = generation.render_warnings();
-        let size = serde_json::to_vec(&generation.crds["types.crdgen.dev_mappeds.yaml"])
-            .unwrap()
-            .len();
+        let crd: serde_json::Value =
+            serde_yaml_ng::from_str(&generation.crds["types.crdgen.dev_mappeds.yaml"]).unwrap();
+        let size = serde_json::to_vec(&crd).unwrap().len();
         assert_eq!(
             rendered.contains("E0020"),
             size > 262_144,

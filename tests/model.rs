@@ -122,9 +122,9 @@ fn a_kind_without_a_constructor_is_a_warning_not_an_error() {
         "{warnings}"
     );
     let register = generation
-        .files(&crdgen::Options::new(".", "client", "apis", "g:v1").unwrap())
+        .into_files(&crdgen::Options::new(".", "client", "apis", "g:v1").unwrap())
         .unwrap();
-    let text = &register.files[std::path::Path::new("client/apis/g/v1/register.rs")];
+    let text = &register.output.files[std::path::Path::new("client/apis/g/v1/register.rs")];
     assert!(
         text.contains("impl ::kube::core::Resource for crate::apis::g::v1::Thing"),
         "{text}"
@@ -159,7 +159,7 @@ fn only_genclient_kinds_get_a_typed_client() {
     .concat();
     let generation = run(&[("mod.rs", MOD), ("types.rs", &types)], &[]).unwrap();
     let opts = crdgen::Options::new(".", "client", "apis", "g:v1").unwrap();
-    let files = generation.files(&opts).unwrap().files;
+    let files = generation.into_files(&opts).unwrap().output.files;
     let names: Vec<String> = files.keys().map(|p| p.display().to_string()).collect();
     assert!(
         names.contains(&"client/clientset/g/v1/listed.rs".to_owned()),
@@ -195,8 +195,9 @@ fn kubernetes_types_through_a_glob_import_resolve_to_their_paths() {
     ] {
         assert!(model.contains(&format!("\"{path}\"")), "{path} in {model}");
     }
-    let spec = &generation.crds["g.example.com_probes.yaml"]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
-        ["properties"]["spec"]["properties"];
+    let crd: serde_json::Value =
+        serde_yaml_ng::from_str(&generation.crds["g.example.com_probes.yaml"]).unwrap();
+    let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
     assert_eq!(
         spec["exec"]["properties"]["command"]["type"], "array",
         "{spec}"

@@ -153,31 +153,37 @@ pub struct OutputSet {
 }
 
 /// Lays the tree out as files under `dir` in `out`: `dir/mod.rs` for the root,
-/// `name/mod.rs` for a module with children, `name.rs` for one without.
+/// `name/mod.rs` for a module with children, `name.rs` for one without. Each module's
+/// text is dropped once its file is made.
 pub fn add_files(
-    tree: &RustModule,
+    tree: RustModule,
     header: &Header,
     dir: &Path,
     out: &mut OutputSet,
 ) -> Result<(), Diagnostic> {
     tree.check()?;
-    out.files
-        .insert(dir.join("mod.rs"), file_text(tree, header));
-    for (name, child) in &tree.children {
-        add_module_files(child, header, &dir.join(name), out);
-    }
+    add_module_files(tree, header, &dir.join("mod.rs"), dir, out);
     Ok(())
 }
 
-fn add_module_files(module: &RustModule, header: &Header, path: &Path, out: &mut OutputSet) {
-    let file = if module.children.is_empty() {
-        path.with_extension("rs")
-    } else {
-        path.join("mod.rs")
-    };
-    out.files.insert(file, file_text(module, header));
-    for (name, child) in &module.children {
-        add_module_files(child, header, &path.join(name), out);
+/// Adds `module` as `file`, and its children under `dir`.
+fn add_module_files(
+    module: RustModule,
+    header: &Header,
+    file: &Path,
+    dir: &Path,
+    out: &mut OutputSet,
+) {
+    out.files
+        .insert(file.to_owned(), file_text(&module, header));
+    for (name, child) in module.children {
+        let path = dir.join(&name);
+        let file = if child.children.is_empty() {
+            path.with_extension("rs")
+        } else {
+            path.join("mod.rs")
+        };
+        add_module_files(child, header, &file, &path, out);
     }
 }
 
@@ -243,7 +249,7 @@ mod tests {
         let header =
             Header::load(&crate::options::HeaderSource::Default, None, Path::new(".")).unwrap();
         let mut out = OutputSet::default();
-        add_files(&tree(), &header, Path::new("pkg/client"), &mut out).unwrap();
+        add_files(tree(), &header, Path::new("pkg/client"), &mut out).unwrap();
         let names: Vec<_> = out.files.keys().map(|p| p.display().to_string()).collect();
         assert_eq!(
             names,

@@ -30,7 +30,8 @@ pub struct Context<'a> {
 #[derive(Debug, Default)]
 pub struct Output {
     pub rust: RustModule,
-    pub crds: BTreeMap<String, serde_json::Value>,
+    /// CRDs as YAML documents (without the header), by file name.
+    pub crds: BTreeMap<String, String>,
 }
 
 /// One generator, as controller-tools has them: it reads the model and adds to the

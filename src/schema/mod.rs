@@ -22,12 +22,14 @@ const KIND_DOC: &str = "Kind is a string value representing the REST resource th
 /// One version of a kind, with its group and version.
 type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
 
-/// Every CRD of the model, keyed by file name (`<group>_<plural>.yaml`).
+/// Every CRD of the model as a YAML document, keyed by file name
+/// (`<group>_<plural>.yaml`). CRDs are built on all cores, and each is written as YAML
+/// as soon as it is built: a CRD's JSON tree is many times the size of its text.
 pub fn crds(
     model: &Model,
     max_description: Option<usize>,
     diags: &mut Diagnostics,
-) -> BTreeMap<String, Value> {
+) -> BTreeMap<String, String> {
     let mut by_kind: BTreeMap<(&str, &str), Vec<KindVersion<'_>>> = BTreeMap::new();
     for group in model.groups.values() {
         for version in group.versions.values() {
@@ -39,15 +41,34 @@ pub fn crds(
             }
         }
     }
-    let mut out = BTreeMap::new();
-    for ((group_name, _), mut versions) in by_kind {
+    let by_kind: Vec<_> = by_kind.into_iter().collect();
+    let built = crate::parallel::map(&by_kind, |((group_name, _), versions)| {
+        let mut versions = versions.clone();
         versions.sort_by_key(|(_, v, _)| std::cmp::Reverse(version_priority(&v.name)));
-        if let Some(crd) = crd(model, group_name, &versions, max_description, diags) {
-            let (_, _, kind) = versions[0];
-            warn_when_too_large(&crd, kind, diags);
-            let plural = &kind.plural;
-            out.insert(naming::crd_file(group_name, plural), crd);
-        }
+        let mut found = Diagnostics::default();
+        let document = crd(model, group_name, &versions, max_description, &mut found)
+            .and_then(|crd| {
+                let (_, _, kind) = versions[0];
+                warn_when_too_large(&crd, kind, &mut found);
+                let file = naming::crd_file(group_name, &kind.plural);
+                match crate::yaml::to_string(&crd) {
+                    Ok(text) => Some((file, text)),
+                    Err(e) => {
+                        found.push(
+                            Diagnostic::error(Code::Bug, format!("cannot write {file} as YAML: {e}"))
+                                .at(&kind.file, kind.pos)
+                                .hint("this is a bug in crdgen; please report it with the input that caused it"),
+                        );
+                        None
+                    }
+                }
+            });
+        (document, found)
+    });
+    let mut out = BTreeMap::new();
+    for (document, found) in built {
+        diags.extend(found.into_sorted());
+        out.extend(document);
     }
     out
 }

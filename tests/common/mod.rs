@@ -81,8 +81,9 @@ impl Case {
 pub fn generate_files(opts: &Options) -> Vec<(String, String)> {
     let generation = crdgen::generate(opts).unwrap_or_else(|e| panic!("{e}"));
     generation
-        .files(opts)
+        .into_files(opts)
         .unwrap()
+        .output
         .files
         .into_iter()
         .map(|(path, text)| (path.display().to_string(), text))
