@@ -9,13 +9,11 @@
 //! not generated at all, so calling it does not compile.
 
 use std::collections::BTreeSet;
-
-use proc_macro2::TokenStream;
-use quote::quote;
+use std::fmt::Write as _;
 
 use super::Context;
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::emit::{RustModule, doc};
+use crate::emit::RustModule;
 use crate::markers::{self, Marker, Value};
 use crate::model::{Kind, Version};
 use crate::naming::{self, client as names};
@@ -50,9 +48,11 @@ const VERBS: [(Verb, &str); 11] = [
     (Verb::ApplyStatus, "applyStatus"),
 ];
 
+/// The clientset, its group-version clients and the kinds' clients, all as text (see
+/// `kind_clients`): their shape is fixed.
 pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
-    let mut accessors = TokenStream::new();
-    let mut registrations = TokenStream::new();
+    let mut accessors = String::new();
+    let mut registrations = String::new();
     let clientset = tree.child(naming::modules::CLIENTSET, || {
         "The typed clientset: one client per group version, one per kind.".to_owned()
     });
@@ -63,27 +63,34 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
             }
             let accessor = naming::ident(&names::group_version_accessor(&group.dir, &version.name));
             let client = naming::ident(&names::group_version_client(&group.dir, &version.name));
-            let (group_mod, version_mod) =
-                (naming::ident(&group.dir), naming::ident(&version.name));
-            let accessor_doc = doc(&format!("The `{}/{}` API.", group.name, version.name));
-            accessors.extend(quote! {
-                #accessor_doc
-                pub fn #accessor(&self) -> #group_mod::#version_mod::#client {
-                    #group_mod::#version_mod::#client::new(::std::clone::Clone::clone(&self.client))
-                }
-            });
+            let client = format!(
+                "{}::{}::{client}",
+                naming::ident(&group.dir),
+                naming::ident(&version.name)
+            );
+            let _ = write!(
+                accessors,
+                r#"    /// The `{}/{}` API.
+    pub fn {accessor}(&self) -> {client} {{
+        {client}::new(::std::clone::Clone::clone(&self.client))
+    }}
+"#,
+                group.name, version.name
+            );
             for kind in version.kinds.values() {
-                let ty = ctx.type_path(&kind.root, &kind.path);
+                let ty = ctx.type_path_text(&kind.root, &kind.path);
                 let status = kind.status_subresource;
-                registrations.extend(quote!(server.register::<#ty>(#status);));
+                let _ = writeln!(registrations, "        server.register::<{ty}>({status});");
                 if let Some(scale) = kind.scale() {
-                    let (spec, status) = (&scale.spec_replicas, &scale.status_replicas);
                     let selector = match &scale.label_selector {
-                        Some(path) => quote!(::std::option::Option::Some(#path)),
-                        None => quote!(::std::option::Option::None),
+                        Some(path) => format!("::std::option::Option::Some({path:?})"),
+                        None => "::std::option::Option::None".to_owned(),
                     };
-                    registrations
-                        .extend(quote!(server.register_scale::<#ty>(#spec, #status, #selector);));
+                    let _ = writeln!(
+                        registrations,
+                        "        server.register_scale::<{ty}>({:?}, {:?}, {selector});",
+                        scale.spec_replicas, scale.status_replicas
+                    );
                 }
             }
             let module = clientset
@@ -94,43 +101,38 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
             group_version(ctx, &group.dir, version, module, diags);
         }
     }
-    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let runtime = naming::RUNTIME_CRATE;
     let clientset_ty = naming::ident(names::CLIENTSET);
-    clientset.push(quote! {
-        /// Typed access to every API group version this clientset was generated for.
-        #[derive(Clone)]
-        pub struct #clientset_ty {
-            client: ::kube::Client,
-        }
-
-        impl #clientset_ty {
-            /// A clientset over `client`.
-            pub fn new(client: ::kube::Client) -> Self {
-                Self { client }
-            }
-
-            /// A clientset from the environment: in-cluster config or the local kubeconfig.
-            pub async fn try_default() -> ::kube::Result<Self> {
-                ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
-            }
-
-            /// A clientset over an in-memory API server serving every kind it knows
-            /// (with the `/status` and `/scale` subresources where the kind declares them).
-            pub fn in_memory(server: &::#runtime::testing::ApiServer) -> Self {
-                #registrations
-                Self::new(server.client())
-            }
-
-            /// The `kube::Client` underneath.
-            pub fn client(&self) -> &::kube::Client {
-                &self.client
-            }
-
-            #accessors
-        }
-    });
+    clientset.push_text(&format!(
+        r#"/// Typed access to every API group version this clientset was generated for.
+#[derive(Clone)]
+pub struct {clientset_ty} {{
+    client: ::kube::Client,
+}}
+impl {clientset_ty} {{
+    /// A clientset over `client`.
+    pub fn new(client: ::kube::Client) -> Self {{
+        Self {{ client }}
+    }}
+    /// A clientset from the environment: in-cluster config or the local kubeconfig.
+    pub async fn try_default() -> ::kube::Result<Self> {{
+        ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
+    }}
+    /// A clientset over an in-memory API server serving every kind it knows
+    /// (with the `/status` and `/scale` subresources where the kind declares them).
+    pub fn in_memory(server: &::{runtime}::testing::ApiServer) -> Self {{
+{registrations}        Self::new(server.client())
+    }}
+    /// The `kube::Client` underneath.
+    pub fn client(&self) -> &::kube::Client {{
+        &self.client
+    }}
+{accessors}}}
+"#
+    ));
 }
 
+/// A group version's client, with an accessor per kind, and its kinds' modules.
 fn group_version(
     ctx: &Context<'_>,
     group_dir: &str,
@@ -139,8 +141,8 @@ fn group_version(
     diags: &mut Diagnostics,
 ) {
     let client = naming::ident(&names::group_version_client(group_dir, &version.name));
-    let mut accessors = TokenStream::new();
-    let mut reexports = TokenStream::new();
+    let mut accessors = String::new();
+    let mut reexports = String::new();
     for kind in version.kinds.values().filter(|k| k.has_client()) {
         let kind_mod = naming::ident(&names::kind_module(&kind.name));
         let kind_client = naming::ident(&names::kind_client(&kind.name));
@@ -150,53 +152,51 @@ fn group_version(
         if kind.namespaced {
             let all_client = naming::ident(&names::all_namespaces_client(&kind.name));
             let all_accessor = naming::ident(&names::all_namespaces_accessor(&kind.plural));
-            let (one_doc, all_doc) = (
-                doc(&format!("`{plural}` in `namespace`.")),
-                doc(&format!("`{plural}` in every namespace: list and watch.")),
+            let _ = write!(
+                accessors,
+                r#"    /// `{plural}` in `namespace`.
+    pub fn {accessor}(&self, namespace: &str) -> {kind_client} {{
+        {kind_client}::new(::std::clone::Clone::clone(&self.client), namespace)
+    }}
+    /// `{plural}` in every namespace: list and watch.
+    pub fn {all_accessor}(&self) -> {all_client} {{
+        {all_client}::new(::std::clone::Clone::clone(&self.client))
+    }}
+"#
             );
-            accessors.extend(quote! {
-                #one_doc
-                pub fn #accessor(&self, namespace: &str) -> #kind_client {
-                    #kind_client::new(::std::clone::Clone::clone(&self.client), namespace)
-                }
-                #all_doc
-                pub fn #all_accessor(&self) -> #all_client {
-                    #all_client::new(::std::clone::Clone::clone(&self.client))
-                }
-            });
-            reexports.extend(quote!(pub use self::#kind_mod::{#kind_client, #all_client};));
+            let _ = writeln!(
+                reexports,
+                "pub use self::{kind_mod}::{{{kind_client}, {all_client}}};"
+            );
         } else {
-            let one_doc = doc(&format!("`{plural}`, cluster-scoped."));
-            accessors.extend(quote! {
-                #one_doc
-                pub fn #accessor(&self) -> #kind_client {
-                    #kind_client::new(::std::clone::Clone::clone(&self.client))
-                }
-            });
-            reexports.extend(quote!(pub use self::#kind_mod::#kind_client;));
+            let _ = write!(
+                accessors,
+                r#"    /// `{plural}`, cluster-scoped.
+    pub fn {accessor}(&self) -> {kind_client} {{
+        {kind_client}::new(::std::clone::Clone::clone(&self.client))
+    }}
+"#
+            );
+            let _ = writeln!(reexports, "pub use self::{kind_mod}::{kind_client};");
         }
         let kind_module = module.child(&names::kind_module(&kind.name), || {
             format!("The `{}` client.", kind.name)
         });
         kind_module.push_text(&kind_clients(ctx, kind, &verbs, diags));
     }
-    module.push(quote! {
-        #reexports
-
-        /// Clients for the kinds of this group version.
-        #[derive(Clone)]
-        pub struct #client {
-            client: ::kube::Client,
-        }
-
-        impl #client {
-            pub fn new(client: ::kube::Client) -> Self {
-                Self { client }
-            }
-
-            #accessors
-        }
-    });
+    module.push_text(&format!(
+        r#"{reexports}/// Clients for the kinds of this group version.
+#[derive(Clone)]
+pub struct {client} {{
+    client: ::kube::Client,
+}}
+impl {client} {{
+    pub fn new(client: ::kube::Client) -> Self {{
+        Self {{ client }}
+    }}
+{accessors}}}
+"#
+    ));
 }
 
 /// The verbs a kind's client gets, from its `+genclient` markers.

@@ -170,8 +170,9 @@ fn build_version(
         let mut local_types = BTreeSet::new();
         for mut ty in file.types {
             local_types.insert(ty.key.name.clone());
-            let extracted =
-                markers::extract(&ty.raw_docs, markers::Target::Type, &file.path, diags);
+            // The lines are read once, here: the model does not keep them.
+            let raw_docs = std::mem::take(&mut ty.raw_docs);
+            let extracted = markers::extract(&raw_docs, markers::Target::Type, &file.path, diags);
             ty.docs = extracted.docs;
             ty.markers = extracted.markers;
             ty.manual_clone = manual_clones.contains(&ty.key.name);

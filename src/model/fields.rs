@@ -21,8 +21,8 @@ pub(super) fn finish_body(
         Body::Struct(fields) => finish_fields(fields, rule, container_default, file, diags),
         Body::Enum(variants) => {
             for variant in variants {
-                let extracted =
-                    markers::extract(&variant.raw_docs, markers::Target::Field, file, diags);
+                let raw_docs = std::mem::take(&mut variant.raw_docs);
+                let extracted = markers::extract(&raw_docs, markers::Target::Field, file, diags);
                 variant.docs = extracted.docs;
                 variant.markers = extracted.markers;
                 variant.wire_name = match (&variant.serde.rename, rule) {
@@ -55,7 +55,8 @@ pub(super) fn finish_fields(
         Fields::Unit => return,
     };
     for field in fields.iter_mut() {
-        let extracted = markers::extract(&field.raw_docs, markers::Target::Field, file, diags);
+        let raw_docs = std::mem::take(&mut field.raw_docs);
+        let extracted = markers::extract(&raw_docs, markers::Target::Field, file, diags);
         field.docs = extracted.docs;
         field.markers = extracted.markers;
         if named {

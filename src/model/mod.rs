@@ -159,6 +159,8 @@ pub struct TypeDef {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kube: Option<KubeAttrs>,
     pub body: Body,
+    /// The doc lines as parsed; building the model takes its docs and markers from
+    /// them and leaves this empty.
     #[serde(skip)]
     pub raw_docs: Vec<DocLine>,
 }
@@ -264,6 +266,8 @@ pub struct Variant {
     pub markers: Vec<Marker>,
     pub serde: SerdeVariant,
     pub fields: Fields,
+    /// The doc lines as parsed; building the model takes its docs and markers from
+    /// them and leaves this empty.
     #[serde(skip)]
     pub raw_docs: Vec<DocLine>,
 }
@@ -286,6 +290,8 @@ pub struct Field {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<Marker>,
     pub serde: SerdeField,
+    /// The doc lines as parsed; building the model takes its docs and markers from
+    /// them and leaves this empty.
     #[serde(skip)]
     pub raw_docs: Vec<DocLine>,
 }

@@ -42,8 +42,6 @@ impl Clientset {
     }
     /// The `bcrds.example.com/v1alpha1` API.
     pub fn bcrds_v1alpha1(&self) -> bcrds::v1alpha1::BcrdsV1alpha1Client {
-        bcrds::v1alpha1::BcrdsV1alpha1Client::new(
-            ::std::clone::Clone::clone(&self.client),
-        )
+        bcrds::v1alpha1::BcrdsV1alpha1Client::new(::std::clone::Clone::clone(&self.client))
     }
 }
