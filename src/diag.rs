@@ -134,6 +134,12 @@ impl Diagnostic {
         }
     }
 
+    /// A bug in crdgen itself (E0999), never a mistake in the input.
+    pub fn bug(message: impl Into<String>) -> Self {
+        Diagnostic::error(Code::Bug, message)
+            .hint("this is a bug in crdgen; please report it with the input that caused it")
+    }
+
     pub fn warning(code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,

@@ -35,4 +35,4 @@ mod yaml;
 
 pub use config::Config;
 pub use options::{Generator, GroupVersions, HeaderSource, Options};
-pub use pipeline::{Error, Generation, generate};
+pub use pipeline::{Error, Files, Generation, generate};

@@ -38,6 +38,8 @@ pub struct Report {
     pub warnings: String,
 }
 
+/// `crdgen generate-groups` with `opts`: what it found or did, or why it failed,
+/// rendered for a person.
 pub fn generate_groups(opts: &Options, mode: Mode) -> Result<Report, Error> {
     let input = pipeline::read(opts)?;
     let base = &opts.output_base;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::diag::{Code, Diagnostic};
+use crate::diag::Diagnostic;
 use crate::naming;
 use header::Header;
 
@@ -227,8 +227,7 @@ fn format(tokens: TokenStream) -> Result<String, Diagnostic> {
 
 /// Generated code that is not Rust: a bug in crdgen.
 fn bug(what: String) -> Diagnostic {
-    Diagnostic::error(Code::Bug, format!("crdgen generated invalid Rust ({what})"))
-        .hint("this is a bug in crdgen; please report it with the input that caused it")
+    Diagnostic::bug(format!("crdgen generated invalid Rust ({what})"))
 }
 
 #[cfg(test)]

@@ -46,8 +46,8 @@ pub fn crds(
         let mut versions = versions.clone();
         versions.sort_by_key(|(_, v, _)| std::cmp::Reverse(version_priority(&v.name)));
         let mut found = Diagnostics::default();
-        let document = crd(model, group_name, &versions, max_description, &mut found)
-            .and_then(|crd| {
+        let document =
+            crd(model, group_name, &versions, max_description, &mut found).and_then(|crd| {
                 let (_, _, kind) = versions[0];
                 warn_when_too_large(&crd, kind, &mut found);
                 let file = naming::crd_file(group_name, &kind.plural);
@@ -55,9 +55,8 @@ pub fn crds(
                     Ok(text) => Some((file, text)),
                     Err(e) => {
                         found.push(
-                            Diagnostic::error(Code::Bug, format!("cannot write {file} as YAML: {e}"))
-                                .at(&kind.file, kind.pos)
-                                .hint("this is a bug in crdgen; please report it with the input that caused it"),
+                            Diagnostic::bug(format!("cannot write {file} as YAML: {e}"))
+                                .at(&kind.file, kind.pos),
                         );
                         None
                     }
