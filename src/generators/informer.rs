@@ -2,18 +2,20 @@
 //! `factory.bcrds().v1alpha1().examples()` is the one informer of `examples`,
 //! however often it is asked for.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+use std::fmt::Write as _;
 
 use super::Context;
-use crate::emit::{RustModule, doc};
+use crate::emit::RustModule;
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
+/// The factory, its group and version accessors, and the kinds' informers, all as text
+/// (see `client::kind_clients`): their shape is fixed.
 pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::diag::Diagnostics) {
-    let runtime = naming::ident(naming::RUNTIME_CRATE);
+    let runtime = naming::RUNTIME_CRATE;
+    let untyped = format!("::{runtime}::informer::InformerFactory");
     let factory = naming::ident(names::FACTORY);
-    let mut group_accessors = TokenStream::new();
+    let mut group_accessors = String::new();
     let informers = tree.child(naming::modules::INFORMERS, || {
         "Shared informers: one watch per resource, an indexed cache, event handlers.".to_owned()
     });
@@ -26,141 +28,145 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
         if versions.is_empty() {
             continue;
         }
-        let group_mod = naming::ident(&group.dir);
-        let group_ty = naming::ident(&names::group_type(&group.dir));
+        let group_ty = format!(
+            "{}::{}",
+            naming::ident(&group.dir),
+            naming::ident(&names::group_type(&group.dir))
+        );
         let accessor = naming::ident(&names::group_accessor(&group.dir));
-        let accessor_doc = doc(&format!("Informers of the `{}` API group.", group.name));
-        group_accessors.extend(quote! {
-            #accessor_doc
-            pub fn #accessor(&self) -> #group_mod::#group_ty<'_> {
-                #group_mod::#group_ty::new(&self.factory)
-            }
-        });
+        let _ = write!(
+            group_accessors,
+            r#"    /// Informers of the `{}` API group.
+    pub fn {accessor}(&self) -> {group_ty}<'_> {{
+        {group_ty}::new(&self.factory)
+    }}
+"#,
+            group.name
+        );
         let group_module =
             informers.child(&group.dir, || format!("The `{}` API group.", group.name));
-        let mut version_accessors = TokenStream::new();
+        let mut version_accessors = String::new();
         for version in versions {
             let version_mod = naming::ident(&version.name);
             let version_ty = naming::ident(&names::version_type(&group.dir, &version.name));
-            let version_doc = doc(&format!("Informers of `{}/{}`.", group.name, version.name));
-            version_accessors.extend(quote! {
-                #version_doc
-                pub fn #version_mod(&self) -> #version_mod::#version_ty<'a> {
-                    #version_mod::#version_ty::new(self.factory)
-                }
-            });
+            let _ = write!(
+                version_accessors,
+                r#"    /// Informers of `{}/{}`.
+    pub fn {version_mod}(&self) -> {version_mod}::{version_ty}<'a> {{
+        {version_mod}::{version_ty}::new(self.factory)
+    }}
+"#,
+                group.name, version.name
+            );
             let module = group_module.child(&version.name, || {
                 format!("Informers for `{}/{}`.", group.name, version.name)
             });
-            let mut kind_accessors = TokenStream::new();
-            let mut reexports = TokenStream::new();
+            let mut kind_accessors = String::new();
+            let mut reexports = String::new();
             for kind in version.kinds.values().filter(|k| k.has_client()) {
                 let kind_mod = naming::client::kind_module(&kind.name);
-                let mod_ident = naming::ident(&kind_mod);
-                let informer = naming::ident(&names::kind_informer(&kind.name));
+                let informer = naming::ident(&names::kind_informer(&kind.name)).to_string();
                 let kind_accessor = naming::ident(&naming::client::kind_accessor(&kind.plural));
-                let kind_doc = doc(&format!("The shared `{}` informer.", kind.plural));
-                kind_accessors.extend(quote! {
-                    #kind_doc
-                    pub fn #kind_accessor(&self) -> #informer {
-                        #informer::new(self.factory)
-                    }
-                });
-                reexports.extend(quote!(pub use self::#mod_ident::#informer;));
+                let _ = write!(
+                    kind_accessors,
+                    r#"    /// The shared `{}` informer.
+    pub fn {kind_accessor}(&self) -> {informer} {{
+        {informer}::new(self.factory)
+    }}
+"#,
+                    kind.plural
+                );
+                let _ = writeln!(
+                    reexports,
+                    "pub use self::{}::{informer};",
+                    naming::ident(&kind_mod)
+                );
                 module
                     .child(&kind_mod, || format!("The `{}` informer.", kind.name))
                     .push_text(&kind_informer(
                         ctx,
                         kind,
-                        &informer.to_string(),
+                        &informer,
                         &version.name,
                         &group.dir,
                     ));
             }
-            module.push(quote! {
-                #reexports
-
-                #[derive(Clone, Copy)]
-                pub struct #version_ty<'a> {
-                    factory: &'a ::#runtime::informer::InformerFactory,
-                }
-
-                impl<'a> #version_ty<'a> {
-                    pub fn new(factory: &'a ::#runtime::informer::InformerFactory) -> Self {
-                        Self { factory }
-                    }
-
-                    #kind_accessors
-                }
-            });
+            module.push_text(&format!(
+                "{reexports}{}",
+                accessor_struct(&version_ty.to_string(), &untyped, &kind_accessors)
+            ));
         }
-        group_module.push(quote! {
-            #[derive(Clone, Copy)]
-            pub struct #group_ty<'a> {
-                factory: &'a ::#runtime::informer::InformerFactory,
-            }
-
-            impl<'a> #group_ty<'a> {
-                pub fn new(factory: &'a ::#runtime::informer::InformerFactory) -> Self {
-                    Self { factory }
-                }
-
-                #version_accessors
-            }
-        });
+        let group_ty = naming::ident(&names::group_type(&group.dir)).to_string();
+        group_module.push_text(&accessor_struct(&group_ty, &untyped, &version_accessors));
     }
-    informers.push(quote! {
-        /// Hands out one shared informer per resource, and starts, waits for and stops
-        /// them together: client-go's `SharedInformerFactory`.
-        pub struct #factory {
-            factory: ::#runtime::informer::InformerFactory,
-        }
+    let cache_sync = "::std::collections::BTreeMap<::std::string::String, bool>";
+    let token = format!("::{runtime}::CancellationToken");
+    informers.push_text(&format!(
+        r#"/// Hands out one shared informer per resource, and starts, waits for and stops
+/// them together: client-go's `SharedInformerFactory`.
+pub struct {factory} {{
+    factory: {untyped},
+}}
+impl {factory} {{
+    /// A factory watching every namespace, dropping `managedFields` before caching.
+    pub fn new(client: ::kube::Client) -> Self {{
+        Self::with_options(client, ::std::default::Default::default())
+    }}
+    /// A factory with options: one namespace, list/watch tweaks, resync, transform.
+    pub fn with_options(
+        client: ::kube::Client,
+        options: ::{runtime}::informer::FactoryOptions,
+    ) -> Self {{
+        Self {{
+            factory: {untyped}::new(client, options),
+        }}
+    }}
+    /// Starts every informer requested so far (again: those requested since).
+    pub fn start(&self, shutdown: &{token}) {{
+        self.factory.start(shutdown);
+    }}
+    /// Waits for every started informer's first list; `false` for one that stopped first.
+    pub async fn wait_for_cache_sync(&self) -> {cache_sync} {{
+        self.factory.wait_for_cache_sync().await
+    }}
+    /// Stops every watch and waits for them to end.
+    pub async fn shutdown(&self) {{
+        self.factory.shutdown().await;
+    }}
+    /// The untyped factory underneath.
+    pub fn factory(&self) -> &{untyped} {{
+        &self.factory
+    }}
+{group_accessors}}}
+/// The seed's `InformerFactory`, for code written against every factory.
+impl ::{runtime}::controller::StartInformers for {factory} {{
+    fn start(&self, shutdown: &{token}) {{
+        self.factory.start(shutdown);
+    }}
+    fn wait_for_cache_sync(
+        &self,
+    ) -> impl ::std::future::Future<Output = {cache_sync}> + Send {{
+        self.factory.wait_for_cache_sync()
+    }}
+}}
+"#
+    ));
+}
 
-        impl #factory {
-            /// A factory watching every namespace, dropping `managedFields` before caching.
-            pub fn new(client: ::kube::Client) -> Self {
-                Self::with_options(client, ::std::default::Default::default())
-            }
-
-            /// A factory with options: one namespace, list/watch tweaks, resync, transform.
-            pub fn with_options(client: ::kube::Client, options: ::#runtime::informer::FactoryOptions) -> Self {
-                Self { factory: ::#runtime::informer::InformerFactory::new(client, options) }
-            }
-
-            /// Starts every informer requested so far (again: those requested since).
-            pub fn start(&self, shutdown: &::#runtime::CancellationToken) {
-                self.factory.start(shutdown);
-            }
-
-            /// Waits for every started informer's first list; `false` for one that stopped first.
-            pub async fn wait_for_cache_sync(&self) -> ::std::collections::BTreeMap<::std::string::String, bool> {
-                self.factory.wait_for_cache_sync().await
-            }
-
-            /// Stops every watch and waits for them to end.
-            pub async fn shutdown(&self) {
-                self.factory.shutdown().await;
-            }
-
-            /// The untyped factory underneath.
-            pub fn factory(&self) -> &::#runtime::informer::InformerFactory {
-                &self.factory
-            }
-
-            #group_accessors
-        }
-
-        /// The seed's `InformerFactory`, for code written against every factory.
-        impl ::#runtime::controller::StartInformers for #factory {
-            fn start(&self, shutdown: &::#runtime::CancellationToken) {
-                self.factory.start(shutdown);
-            }
-
-            fn wait_for_cache_sync(&self) -> impl ::std::future::Future<Output = ::std::collections::BTreeMap<::std::string::String, bool>> + Send {
-                self.factory.wait_for_cache_sync()
-            }
-        }
-    });
+/// A group's (or version's) handle on the factory, with its `accessors`.
+fn accessor_struct(name: &str, untyped: &str, accessors: &str) -> String {
+    format!(
+        r#"#[derive(Clone, Copy)]
+pub struct {name}<'a> {{
+    factory: &'a {untyped},
+}}
+impl<'a> {name}<'a> {{
+    pub fn new(factory: &'a {untyped}) -> Self {{
+        Self {{ factory }}
+    }}
+{accessors}}}
+"#
+    )
 }
 
 /// The kind's shared informer, as text (see `client::kind_clients`).

@@ -40,9 +40,7 @@ impl SharedInformerFactory {
         self.factory.start(shutdown);
     }
     /// Waits for every started informer's first list; `false` for one that stopped first.
-    pub async fn wait_for_cache_sync(
-        &self,
-    ) -> ::std::collections::BTreeMap<::std::string::String, bool> {
+    pub async fn wait_for_cache_sync(&self) -> ::std::collections::BTreeMap<::std::string::String, bool> {
         self.factory.wait_for_cache_sync().await
     }
     /// Stops every watch and waits for them to end.
@@ -65,9 +63,7 @@ impl ::crdgen_runtime::controller::StartInformers for SharedInformerFactory {
     }
     fn wait_for_cache_sync(
         &self,
-    ) -> impl ::std::future::Future<
-        Output = ::std::collections::BTreeMap<::std::string::String, bool>,
-    > + Send {
+    ) -> impl ::std::future::Future<Output = ::std::collections::BTreeMap<::std::string::String, bool>> + Send {
         self.factory.wait_for_cache_sync()
     }
 }
