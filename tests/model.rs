@@ -107,6 +107,36 @@ pub struct CSpec {}
     assert!(err.contains("error[E0014]: kind `C` declares group `x.example.com` but its directory's group is `g.example.com`"), "{err}");
 }
 
+/// A run with warnings leaves no stamp, so the next run generates again and shows them.
+#[test]
+fn a_run_with_warnings_is_not_stamped() {
+    let types = kind("Thing", "").replace(
+        "    pub spec: Option<String>,\n",
+        "    pub spec: Option<String>,\n    pub count: u32,\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let version = dir.path().join("apis/g/v1");
+    std::fs::create_dir_all(&version).unwrap();
+    std::fs::write(version.join("mod.rs"), MOD).unwrap();
+    std::fs::write(version.join("types.rs"), types).unwrap();
+    let opts = crdgen::Options::new(dir.path(), "client", "apis", "g:v1").unwrap();
+    let stamp = dir.path().join("client").join(crdgen::naming::STAMP_FILE);
+    for _ in 0..2 {
+        let report = crdgen::run::generate_groups(&opts, crdgen::run::Mode::Write).unwrap();
+        assert!(
+            report.warnings.contains("warning[E0018]"),
+            "{}",
+            report.warnings
+        );
+        assert!(
+            matches!(report.outcome, crdgen::run::Outcome::Written(_)),
+            "{:?}",
+            report.outcome
+        );
+        assert!(!stamp.exists());
+    }
+}
+
 #[test]
 fn a_kind_without_a_constructor_is_a_warning_not_an_error() {
     let types = kind("Thing", "").replace(

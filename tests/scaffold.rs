@@ -183,6 +183,12 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     // The package and its binary keep the name typed, as `cargo new my-operator` does.
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"my-operator\""), "{manifest}");
+    // The stamp crdgen leaves beside generated code is a cache, never committed.
+    let ignored = std::fs::read_to_string(project.join(".gitignore")).unwrap();
+    assert!(
+        ignored.lines().any(|l| l == crdgen::naming::STAMP_FILE),
+        "{ignored}"
+    );
 
     // Its own tests: each controller against the in-memory API server, and on a real
     // control plane when this run has one (envtest or CRDGEN_E2E_KUBECONFIG).

@@ -219,8 +219,8 @@ fn doc_comment(text: &str) -> String {
 }
 
 fn format(tokens: TokenStream) -> Result<String, Diagnostic> {
-    // The tokens go to syn without a copy (kept only to be shown in a bug report, they
-    // cost a tenth of a large run); the input that caused a bug reproduces them.
+    // The tokens go to syn without a copy: keeping them for a bug report made syn copy
+    // every stream before reading it. The input that caused a bug reproduces them.
     let file: syn::File = syn::parse2(tokens).map_err(|e| bug(e.to_string()))?;
     Ok(prettyplease::unparse(&file))
 }

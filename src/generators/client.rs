@@ -309,33 +309,33 @@ fn with_type_meta(object: &{object}) -> ::std::borrow::Cow<'_, {object}> {{
 "#
         ));
     }
-    if has(Verb::Update) {
-        methods.push_str(&format!(
-            r#"    /// Replaces the object named by `object.metadata.name`; its resourceVersion
-    /// must be current.
-    pub async fn update(
+    // `update` and `update_status` replace the object named by `object` (or its status).
+    let replace = |method: &str, sends: &str, doc: &str| {
+        format!(
+            r#"    /// {doc}
+    pub async fn {method}(
         &self,
         pp: &::kube::api::PostParams,
         object: &{object},
     ) -> ::kube::Result<{object}> {{
         let name = ::{runtime}::client::name_of(object)?;
-        self.api.replace(name, pp, {sent}).await
+        self.api.{sends}(name, pp, {sent}).await
     }}
 "#
+        )
+    };
+    if has(Verb::Update) {
+        methods.push_str(&replace(
+            "update",
+            "replace",
+            "Replaces the object named by `object.metadata.name`; its resourceVersion\n    /// must be current.",
         ));
     }
     if has(Verb::UpdateStatus) {
-        methods.push_str(&format!(
-            r#"    /// Replaces the status of the object named by `object.metadata.name`.
-    pub async fn update_status(
-        &self,
-        pp: &::kube::api::PostParams,
-        object: &{object},
-    ) -> ::kube::Result<{object}> {{
-        let name = ::{runtime}::client::name_of(object)?;
-        self.api.replace_status(name, pp, {sent}).await
-    }}
-"#
+        methods.push_str(&replace(
+            "update_status",
+            "replace_status",
+            "Replaces the status of the object named by `object.metadata.name`.",
         ));
     }
     if has(Verb::Delete) {

@@ -28,17 +28,14 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
         if versions.is_empty() {
             continue;
         }
-        let group_ty = format!(
-            "{}::{}",
-            naming::ident(&group.dir),
-            naming::ident(&names::group_type(&group.dir))
-        );
+        let group_ty = naming::ident(&names::group_type(&group.dir)).to_string();
+        let group_mod = naming::ident(&group.dir);
         let accessor = naming::ident(&names::group_accessor(&group.dir));
         let _ = write!(
             group_accessors,
             r#"    /// Informers of the `{}` API group.
-    pub fn {accessor}(&self) -> {group_ty}<'_> {{
-        {group_ty}::new(&self.factory)
+    pub fn {accessor}(&self) -> {group_mod}::{group_ty}<'_> {{
+        {group_mod}::{group_ty}::new(&self.factory)
     }}
 "#,
             group.name
@@ -96,7 +93,6 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
                 accessor_struct(&version_ty.to_string(), &untyped, &kind_accessors)
             ));
         }
-        let group_ty = naming::ident(&names::group_type(&group.dir)).to_string();
         group_module.push_text(&accessor_struct(&group_ty, &untyped, &version_accessors));
     }
     let cache_sync = "::std::collections::BTreeMap<::std::string::String, bool>";

@@ -61,8 +61,8 @@ fn generator(name: Generator) -> &'static dyn Generate {
     }
 }
 
-/// Runs the selected generators on as many threads as there are cores (formatting the
-/// code they build is most of a run's time), and merges their outputs in a fixed order,
+/// Runs the selected generators on as many threads as there are cores, and merges their
+/// outputs in a fixed order,
 /// so that the result is the one a run of one generator after the other would give.
 pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
     let ctx = Context { model, opts };

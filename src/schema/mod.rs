@@ -41,13 +41,17 @@ pub fn crds(
             }
         }
     }
-    let by_kind: Vec<_> = by_kind.into_iter().collect();
+    let by_kind: Vec<_> = by_kind
+        .into_iter()
+        .map(|(key, mut versions)| {
+            versions.sort_by_key(|(_, v, _)| std::cmp::Reverse(version_priority(&v.name)));
+            (key, versions)
+        })
+        .collect();
     let built = crate::parallel::map(&by_kind, |((group_name, _), versions)| {
-        let mut versions = versions.clone();
-        versions.sort_by_key(|(_, v, _)| std::cmp::Reverse(version_priority(&v.name)));
         let mut found = Diagnostics::default();
         let document =
-            crd(model, group_name, &versions, max_description, &mut found).and_then(|crd| {
+            crd(model, group_name, versions, max_description, &mut found).and_then(|crd| {
                 let (_, _, kind) = versions[0];
                 warn_when_too_large(&crd, kind, &mut found);
                 let file = naming::crd_file(group_name, &kind.plural);
