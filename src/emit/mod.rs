@@ -6,17 +6,14 @@ pub mod header;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use crate::diag::Diagnostic;
 use crate::naming;
 use header::Header;
 
 /// A generated Rust module: its items and its child modules, in name order.
 ///
-/// Items are formatted as they are added, so the tree holds text rather than token
-/// trees: memory stays in proportion to the output, not to the tokens behind it.
+/// Generators add items as laid-out text (every generated item has a fixed shape), so
+/// the tree holds text, in proportion to the output.
 #[derive(Debug, Default)]
 pub struct RustModule {
     /// Documentation for the `pub mod` line that declares this module.
@@ -57,19 +54,9 @@ impl RustModule {
         }
     }
 
-    /// Adds items to the module.
-    pub fn push(&mut self, items: TokenStream) {
-        match format(items) {
-            Ok(text) => self.body.push_str(&text),
-            Err(bug) => {
-                self.bug.get_or_insert(bug);
-            }
-        }
-    }
-
     /// Adds items written as text, laid out as they should read. Debug builds (the
-    /// tests) check that the text is Rust, as `push` does for tokens; a release build
-    /// trusts them, since checking would cost what writing text saves.
+    /// tests) check that the text is Rust; a release build trusts it, since checking
+    /// would cost as much as the rest of generation.
     pub fn push_text(&mut self, items: &str) {
         if cfg!(debug_assertions)
             && let Err(e) = syn::parse_file(items)
@@ -87,7 +74,7 @@ impl RustModule {
         }
     }
 
-    /// `/// doc` lines and `pub mod name;` for each child, as prettyplease prints them.
+    /// `/// doc` lines and `pub mod name;` for each child.
     fn declarations(&self) -> String {
         let mut out = String::new();
         for (name, child) in &self.children {
@@ -127,20 +114,6 @@ fn push_indented(out: &mut String, text: &str, pad: &str) {
         }
         out.push('\n');
     }
-}
-
-/// `///` lines for `text`, one attribute per line, as rustdoc writes them.
-pub fn doc(text: &str) -> TokenStream {
-    text.lines()
-        .map(|line| {
-            let line = if line.is_empty() {
-                String::new()
-            } else {
-                format!(" {line}")
-            };
-            quote!(#[doc = #line])
-        })
-        .collect()
 }
 
 /// Generated files, keyed by their path relative to the output base.
@@ -201,11 +174,11 @@ pub fn to_single_file(tree: &RustModule, header: &Header) -> Result<String, Diag
     Ok(header.rust_file(&text))
 }
 
-/// Generated files keep prettyplease's layout: rustfmt would change it, and
+/// Generated files keep crdgen's layout: rustfmt would change it, and
 /// `--verify-only` would then see drift. rustfmt skips the file and its child modules.
 const RUSTFMT_SKIP: &str = "#![cfg_attr(rustfmt, rustfmt::skip)]";
 
-/// `///` lines for `text`, as prettyplease prints doc attributes.
+/// `///` lines for `text`.
 fn doc_comment(text: &str) -> String {
     text.lines()
         .map(|line| {
@@ -216,13 +189,6 @@ fn doc_comment(text: &str) -> String {
             }
         })
         .collect()
-}
-
-fn format(tokens: TokenStream) -> Result<String, Diagnostic> {
-    // The tokens go to syn without a copy: keeping them for a bug report made syn copy
-    // every stream before reading it. The input that caused a bug reproduces them.
-    let file: syn::File = syn::parse2(tokens).map_err(|e| bug(e.to_string()))?;
-    Ok(prettyplease::unparse(&file))
 }
 
 /// Generated code that is not Rust: a bug in crdgen.
@@ -237,9 +203,8 @@ mod tests {
     fn tree() -> RustModule {
         let mut root = RustModule::default();
         let apis = root.child("apis", || "APIs.".into());
-        apis.child("leaf", || "A leaf.".into()).push(quote!(
-            pub const X: u8 = 1;
-        ));
+        apis.child("leaf", || "A leaf.".into())
+            .push_text("pub const X: u8 = 1;\n");
         root
     }
 

@@ -78,7 +78,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
                 group.name, version.name
             );
             for kind in version.kinds.values() {
-                let ty = ctx.type_path_text(&kind.root, &kind.path);
+                let ty = ctx.type_path(&kind.root, &kind.path);
                 let status = kind.status_subresource;
                 let _ = writeln!(registrations, "        server.register::<{ty}>({status});");
                 if let Some(scale) = kind.scale() {
@@ -258,7 +258,7 @@ fn kind_clients(
     diags: &mut Diagnostics,
 ) -> String {
     let object = naming::OBJECT;
-    let path = ctx.type_path_text(&kind.root, &kind.path);
+    let path = ctx.type_path(&kind.root, &kind.path);
     let client = naming::ident(&names::kind_client(&kind.name));
     let runtime = naming::RUNTIME_CRATE;
     let has = |v: Verb| verbs.contains(&v);
@@ -634,7 +634,7 @@ fn method_type(ctx: &Context<'_>, kind: &Kind, path: &str) -> Option<String> {
             .versions
             .get(&kind.root.version)?;
         let def = version.types.values().find(|t| t.key.name == path)?;
-        return Some(ctx.type_path_text(&def.key, def.reachable_via.as_deref()?));
+        return Some(ctx.type_path(&def.key, def.reachable_via.as_deref()?));
     };
-    super::absolute_path_text(&rust)
+    super::absolute_path(&rust)
 }

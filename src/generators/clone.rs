@@ -87,7 +87,7 @@ fn clone_impl(ctx: &Context<'_>, def: &TypeDef, diags: &mut Diagnostics) -> Opti
         return None;
     }
 
-    let path = ctx.type_path_text(&def.key, via);
+    let path = ctx.type_path(&def.key, via);
     let (impl_generics, ty_generics) = if def.generics.is_empty() {
         (String::new(), String::new())
     } else {

@@ -174,7 +174,7 @@ fn kind_informer(
     group_dir: &str,
 ) -> String {
     let object = naming::OBJECT;
-    let path = ctx.type_path_text(&kind.root, &kind.path);
+    let path = ctx.type_path(&kind.root, &kind.path);
     let runtime = naming::RUNTIME_CRATE;
     let lister = naming::ident(&names::kind_lister(&kind.name));
     let lister_path = ctx

@@ -2,9 +2,6 @@
 //! `get` is a hash lookup; a namespace's `list` reads the namespace index, so it costs
 //! in proportion to that namespace's objects. Results are shared `Arc`s, never copies.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use super::Context;
 use crate::emit::RustModule;
 use crate::model::Kind;
@@ -25,17 +22,16 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
                 .child(&version.name, || {
                     format!("Listers for `{}/{}`.", group.name, version.name)
                 });
-            let mut reexports = TokenStream::new();
+            let mut reexports = String::new();
             for kind in kinds {
                 let kind_mod = naming::client::kind_module(&kind.name);
                 let lister = naming::ident(&names::kind_lister(&kind.name)).to_string();
-                let mod_ident = naming::ident(&kind_mod);
-                reexports.extend(quote!(pub use self::#mod_ident::*;));
+                reexports.push_str(&format!("pub use self::{}::*;\n", naming::ident(&kind_mod)));
                 module
                     .child(&kind_mod, || format!("The `{}` lister.", kind.name))
                     .push_text(&lister_items(ctx, kind, &lister));
             }
-            module.push(reexports);
+            module.push_text(&reexports);
         }
     }
 }
@@ -43,7 +39,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
 /// The kind's listers, as text (see `client::kind_clients`).
 fn lister_items(ctx: &Context<'_>, kind: &Kind, lister: &str) -> String {
     let object = naming::OBJECT;
-    let path = ctx.type_path_text(&kind.root, &kind.path);
+    let path = ctx.type_path(&kind.root, &kind.path);
     let runtime = naming::RUNTIME_CRATE;
     let store = format!("::{runtime}::cache::Store<{object}>");
     let arc = format!("::std::sync::Arc<{object}>");

@@ -10,9 +10,6 @@ mod register;
 
 use std::collections::BTreeMap;
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use crate::diag::Diagnostics;
 use crate::emit::RustModule;
 use crate::model::{Model, Target, TypeKey, TypeRef, Version};
@@ -66,15 +63,20 @@ fn generator(name: Generator) -> &'static dyn Generate {
 /// so that the result is the one a run of one generator after the other would give.
 pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
     let ctx = Context { model, opts };
-    let names: Vec<Generator> = opts.generators.iter().copied().collect();
-    let results = crate::parallel::map(&names, |name| {
+    // The crd generator starts first: it takes longest (a schema and a YAML document per
+    // kind), and the others share the remaining cores meanwhile. Outputs are merged in
+    // the generators' own order, so this order never shows in the output.
+    let mut names: Vec<Generator> = opts.generators.iter().copied().collect();
+    names.sort_by_key(|name| *name != Generator::Crd);
+    let mut results: Vec<_> = crate::parallel::map(&names, |name| {
         let mut out = Output::default();
         let mut found = Diagnostics::default();
         generator(*name).generate(&ctx, &mut out, &mut found);
-        (out, found)
+        (*name, out, found)
     });
+    results.sort_by_key(|(name, ..)| *name);
     let mut out = Output::default();
-    for (output, found) in results {
+    for (_, output, found) in results {
         out.rust.merge(output.rust);
         out.crds.extend(output.crds);
         diags.extend(found.into_sorted());
@@ -92,13 +94,8 @@ fn anchored_path(path: &str) -> Option<ModulePath> {
     ModulePath::parse(&anchored).ok()
 }
 
-/// [`anchored_path`] as tokens.
-pub fn absolute_path(path: &str) -> Option<TokenStream> {
-    anchored_path(path).map(|module| module.tokens())
-}
-
-/// [`anchored_path`] as text.
-pub fn absolute_path_text(path: &str) -> Option<String> {
+/// A path valid anywhere in the crate (see [`anchored_path`]).
+pub fn absolute_path(path: &str) -> Option<String> {
     anchored_path(path).map(|module| module.to_string())
 }
 
@@ -131,12 +128,6 @@ impl Context<'_> {
         })
     }
 
-    /// The Rust path of a type in the user's crate, reached through `via` (a module path
-    /// relative to the version module).
-    pub fn type_path(&self, key: &TypeKey, via: &[String]) -> TokenStream {
-        self.type_module(key, via).item(&key.name)
-    }
-
     /// The module of a type in the user's crate, reached through `via`.
     fn type_module(&self, key: &TypeKey, via: &[String]) -> ModulePath {
         let mut module = self.opts.apis_module.join(&key.group).join(&key.version);
@@ -146,22 +137,23 @@ impl Context<'_> {
         module
     }
 
-    /// [`Context::type_path`] as text.
-    pub fn type_path_text(&self, key: &TypeKey, via: &[String]) -> String {
+    /// The Rust path of a type in the user's crate, reached through `via` (a module path
+    /// relative to the version module).
+    pub fn type_path(&self, key: &TypeKey, via: &[String]) -> String {
         self.type_module(key, via).item_text(&key.name)
     }
 
-    /// Tokens for a field type as generated code must write it, or the name of the
-    /// type that generated code cannot reach.
-    pub fn type_tokens(&self, ty: &TypeRef) -> Result<TokenStream, String> {
+    /// A field type as generated code must write it, or the name of the type that
+    /// generated code cannot reach.
+    pub fn type_text(&self, ty: &TypeRef) -> Result<String, String> {
         match ty {
-            TypeRef::Other(text) => text.parse().map_err(|_| text.clone()),
+            TypeRef::Other(text) => Ok(text.clone()),
             TypeRef::Path {
                 segments,
                 args,
                 target,
             } => {
-                let base = match target {
+                let mut text = match target {
                     Some(Target::Local(key)) => {
                         let def = self
                             .model
@@ -177,20 +169,17 @@ impl Context<'_> {
                     Some(Target::Absolute(path)) => {
                         absolute_path(path).ok_or_else(|| path.clone())?
                     }
-                    None if segments.len() == 1 => {
-                        let ident = naming::ident(&segments[0]);
-                        quote!(#ident)
-                    }
+                    None if segments.len() == 1 => naming::ident(&segments[0]).to_string(),
                     None => return Err(segments.join("::")),
                 };
-                if args.is_empty() {
-                    return Ok(base);
+                if !args.is_empty() {
+                    let args = args
+                        .iter()
+                        .map(|a| self.type_text(a))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    text = format!("{text}<{}>", args.join(", "));
                 }
-                let args = args
-                    .iter()
-                    .map(|a| self.type_tokens(a))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(quote!(#base<#(#args),*>))
+                Ok(text)
             }
         }
     }

@@ -2,12 +2,9 @@
 //! `impl kube::Resource`, the group and version constants, and a constructor that
 //! fills in `apiVersion` and `kind`. kube-derive kinds already have all of it.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
 use super::Context;
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::emit::{RustModule, doc};
+use crate::emit::RustModule;
 use crate::model::{Kind, KindStyle, TypeDef};
 use crate::naming::{self, consts};
 
@@ -40,7 +37,7 @@ pub const {api_version_const}: &str = {api_version:?};
         for kind in kinds.iter().copied() {
             module.push_text(&resource_impl(ctx, kind));
             if let Some(def) = version.types.get(&kind.root.id()) {
-                module.push(constructor(ctx, kind, def, diags));
+                module.push_text(&constructor(ctx, kind, def, diags));
             }
         }
     }
@@ -48,7 +45,7 @@ pub const {api_version_const}: &str = {api_version:?};
 
 /// `impl kube::Resource`, as text: its shape is fixed (see `client::kind_clients`).
 fn resource_impl(ctx: &Context<'_>, kind: &Kind) -> String {
-    let ty = ctx.type_path_text(&kind.root, &kind.path);
+    let ty = ctx.type_path(&kind.root, &kind.path);
     let scope = if kind.namespaced {
         "NamespaceResourceScope"
     } else {
@@ -89,39 +86,33 @@ fn resource_impl(ctx: &Context<'_>, kind: &Kind) -> String {
 
 const OBJECT_META: &str = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
 
-fn object_meta() -> TokenStream {
-    OBJECT_META.parse().unwrap_or_default()
-}
-
 /// `Kind::new(name, spec)`, which sets `apiVersion` and `kind` so that the object
 /// carries them on the wire. Skipped, with a warning, when a field has no obvious
-/// starting value.
-fn constructor(
-    ctx: &Context<'_>,
-    kind: &Kind,
-    def: &TypeDef,
-    diags: &mut Diagnostics,
-) -> TokenStream {
+/// starting value. Text, laid out as rustfmt would at any name length.
+fn constructor(ctx: &Context<'_>, kind: &Kind, def: &TypeDef, diags: &mut Diagnostics) -> String {
     let ty = ctx.type_path(&kind.root, &kind.path);
-    let object_meta = object_meta();
-    let mut params = Vec::new();
-    let mut inits = Vec::new();
+    let mut params = String::new();
+    let mut inits = String::new();
     let mut uncovered = None;
     for field in def.named_fields() {
         let ident = naming::ident(&field.name);
         let wire = field.wire_name.as_deref();
-        if Some(field.name.as_str()) == kind.type_meta_field.as_deref() {
-            inits.push(quote!(#ident: ::std::option::Option::Some(::kube::core::TypeMeta::resource::<Self>())));
+        let init = if Some(field.name.as_str()) == kind.type_meta_field.as_deref() {
+            format!(
+                "{ident}: ::std::option::Option::Some(::kube::core::TypeMeta::resource::<Self>()),"
+            )
         } else if wire == Some("metadata") && !field.serde.flatten {
-            inits.push(quote!(#ident: #object_meta {
+            format!(
+                "{ident}: {OBJECT_META} {{
                 name: ::std::option::Option::Some(::std::borrow::ToOwned::to_owned(name)),
                 ..::std::default::Default::default()
-            }));
+            }},"
+            )
         } else if wire == Some("spec") && !field.serde.flatten {
-            match ctx.type_tokens(&field.ty) {
+            match ctx.type_text(&field.ty) {
                 Ok(spec_ty) => {
-                    params.push(quote!(#ident: #spec_ty));
-                    inits.push(quote!(#ident));
+                    params.push_str(&format!(", {ident}: {spec_ty}"));
+                    format!("{ident},")
                 }
                 Err(unreachable) => {
                     diags.push(
@@ -129,18 +120,22 @@ fn constructor(
                             .at(&def.file, field.pos)
                             .hint("name the spec type by a path crdgen can follow: declare it in the kind's file, or import it with a `use` item"),
                     );
-                    return TokenStream::new();
+                    return String::new();
                 }
             }
         } else if field.ty.option_inner().is_some() {
-            inits.push(quote!(#ident: ::std::option::Option::None));
+            format!("{ident}: ::std::option::Option::None,")
         } else {
             uncovered.get_or_insert(field);
-        }
+            continue;
+        };
+        inits.push_str(&format!("            {init}\n"));
     }
-    let rest = match uncovered {
-        None => None,
-        Some(_) if def.derives("Default") => Some(quote!(..::std::default::Default::default())),
+    match uncovered {
+        None => {}
+        Some(_) if def.derives("Default") => {
+            inits.push_str("            ..::std::default::Default::default()\n");
+        }
         Some(field) => {
             diags.push(
                 Diagnostic::warning(
@@ -153,22 +148,18 @@ fn constructor(
                 .at(&def.file, field.pos)
                 .hint("make the field an `Option`, or derive `Default` on the kind"),
             );
-            return TokenStream::new();
-        }
-    };
-    let docs = doc(&format!(
-        "A new `{}` named `name`, carrying `apiVersion` and `kind` so that kube can create or apply it as it is.",
-        kind.name
-    ));
-    quote! {
-        impl #ty {
-            #docs
-            pub fn new(name: &str, #(#params),*) -> Self {
-                Self {
-                    #(#inits,)*
-                    #rest
-                }
-            }
+            return String::new();
         }
     }
+    let name = &kind.name;
+    format!(
+        r#"impl {ty} {{
+    /// A new `{name}` named `name`, carrying `apiVersion` and `kind` so that kube can create or apply it as it is.
+    pub fn new(name: &str{params}) -> Self {{
+        Self {{
+{inits}        }}
+    }}
+}}
+"#
+    )
 }

@@ -1,8 +1,7 @@
 //! Rust's rules for the names crdgen emits: keywords (raw `r#match`, or `crate_` for the
 //! path keywords no raw identifier spells), identifiers, module files, module paths.
 
-use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use proc_macro2::{Ident, Span};
 
 /// The name of a field or variant as Rust source writes it, without a raw prefix.
 pub fn unraw(ident: &str) -> &str {
@@ -161,41 +160,26 @@ impl ModulePath {
         ModulePath(segments)
     }
 
-    /// The path as tokens, ready to be followed by `::Name`.
-    pub fn tokens(&self) -> TokenStream {
-        let mut out = TokenStream::new();
-        for (i, segment) in self.0.iter().enumerate() {
-            if i > 0 {
-                out.extend(quote!(::));
-            }
-            if segment.is_empty() {
-                continue;
-            }
-            let id = match segment.as_str() {
-                "crate" | "self" | "super" => Ident::new(segment, Span::call_site()),
-                other => ident(other),
-            };
-            out.extend(quote!(#id));
-        }
-        out
-    }
-
     /// The full path of an item `name` in this module, as text.
     pub fn item_text(&self, name: &str) -> String {
         format!("{self}::{}", ident(name))
     }
-
-    /// The full path of an item `name` in this module.
-    pub fn item(&self, name: &str) -> TokenStream {
-        let module = self.tokens();
-        let name = ident(name);
-        quote!(#module::#name)
-    }
 }
 
+/// The path as Rust source: keyword segments raw (`r#match`), `crate`, `self` and
+/// `super` as they are, and a leading `::` for a path that starts with one.
 impl std::fmt::Display for ModulePath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0.join("::"))
+        for (i, segment) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("::")?;
+            }
+            match segment.as_str() {
+                "" | "crate" | "self" | "super" => f.write_str(segment)?,
+                other => write!(f, "{}", ident(other))?,
+            }
+        }
+        Ok(())
     }
 }
 
@@ -222,11 +206,12 @@ mod tests {
         assert_eq!(p.to_string(), "crate::apis");
         assert!(ModulePath::from_dir(std::path::Path::new("my-apis")).is_err());
         assert_eq!(
-            ModulePath::parse("crate::apis")
-                .unwrap()
-                .item("type")
-                .to_string(),
-            "crate :: apis :: r#type"
+            ModulePath::parse("crate::apis").unwrap().item_text("type"),
+            "crate::apis::r#type"
+        );
+        assert_eq!(
+            ModulePath::parse("::kube::r#match").unwrap().item_text("X"),
+            "::kube::r#match::X"
         );
         assert!(ModulePath::parse("crate::a-b").is_err());
     }

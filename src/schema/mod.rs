@@ -50,22 +50,12 @@ pub fn crds(
         .collect();
     let built = crate::parallel::map(&by_kind, |((group_name, _), versions)| {
         let mut found = Diagnostics::default();
-        let document =
-            crd(model, group_name, versions, max_description, &mut found).and_then(|crd| {
-                let (_, _, kind) = versions[0];
-                warn_when_too_large(&crd, kind, &mut found);
-                let file = naming::crd_file(group_name, &kind.plural);
-                match crate::yaml::to_string(&crd) {
-                    Ok(text) => Some((file, text)),
-                    Err(e) => {
-                        found.push(
-                            Diagnostic::bug(format!("cannot write {file} as YAML: {e}"))
-                                .at(&kind.file, kind.pos),
-                        );
-                        None
-                    }
-                }
-            });
+        let document = crd(model, group_name, versions, max_description, &mut found).map(|crd| {
+            let (_, _, kind) = versions[0];
+            warn_when_too_large(&crd, kind, &mut found);
+            let file = naming::crd_file(group_name, &kind.plural);
+            (file, crate::yaml::to_string(&crd))
+        });
         (document, found)
     });
     let mut out = BTreeMap::new();
@@ -83,7 +73,19 @@ const LAST_APPLIED_LIMIT: usize = 262_144;
 
 /// Warns when `kubectl apply -f` would fail on this CRD for its size.
 fn warn_when_too_large(crd: &Value, kind: &Kind, diags: &mut Diagnostics) {
-    let size = serde_json::to_vec(crd).map_or(0, |json| json.len());
+    // Counted as serde_json writes it, without keeping the text.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let size = serde_json::to_writer(&mut count, crd).map_or(0, |()| count.0);
     if size > LAST_APPLIED_LIMIT {
         diags.push(
             Diagnostic::warning(

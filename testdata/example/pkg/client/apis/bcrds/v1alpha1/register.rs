@@ -47,18 +47,11 @@ impl ::kube::core::Resource for crate::pkg::apis::bcrds::v1alpha1::Example {
 }
 impl crate::pkg::apis::bcrds::v1alpha1::Example {
     /// A new `Example` named `name`, carrying `apiVersion` and `kind` so that kube can create or apply it as it is.
-    pub fn new(
-        name: &str,
-        spec: crate::pkg::apis::bcrds::v1alpha1::ExampleSpec,
-    ) -> Self {
+    pub fn new(name: &str, spec: crate::pkg::apis::bcrds::v1alpha1::ExampleSpec) -> Self {
         Self {
-            types: ::std::option::Option::Some(
-                ::kube::core::TypeMeta::resource::<Self>(),
-            ),
+            types: ::std::option::Option::Some(::kube::core::TypeMeta::resource::<Self>()),
             metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
-                name: ::std::option::Option::Some(
-                    ::std::borrow::ToOwned::to_owned(name),
-                ),
+                name: ::std::option::Option::Some(::std::borrow::ToOwned::to_owned(name)),
                 ..::std::default::Default::default()
             },
             spec,
