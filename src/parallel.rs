@@ -52,6 +52,21 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> 
         .collect()
 }
 
+/// [`map`] over owned items: each is moved into `f`.
+pub(crate) fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|i| Mutex::new(Some(i))).collect();
+    // `map` takes each slot once, so every `take` finds its item.
+    map(&slots, |slot| {
+        slot.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .map(&f)
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -66,5 +81,8 @@ mod tests {
         });
         assert_eq!(squares, items.iter().map(|n| n * n).collect::<Vec<_>>());
         assert!(super::map(&[] as &[u8], |_| 0).is_empty());
+        let owned: Vec<String> = items.iter().map(u64::to_string).collect();
+        assert_eq!(super::map_owned(owned.clone(), |s| s + "!")[999], "999!");
+        assert_eq!(super::map_owned(owned, |s| s).len(), 1000);
     }
 }

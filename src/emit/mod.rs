@@ -162,8 +162,7 @@ fn add_module_files(
 
 /// A module's file: the header, rustfmt's opt-out, its children's declarations, its items.
 fn file_text(module: &RustModule, header: &Header) -> String {
-    let text = format!("{RUSTFMT_SKIP}\n{}{}", module.declarations(), module.body);
-    header.rust_file(&text)
+    header.rust_file(&[RUSTFMT_SKIP, "\n", &module.declarations(), &module.body])
 }
 
 /// The whole tree as one file of inline modules, for `include!` from build.rs.
@@ -171,7 +170,7 @@ pub fn to_single_file(tree: &RustModule, header: &Header) -> Result<String, Diag
     tree.check()?;
     let mut text = String::new();
     tree.write_inline(&mut text, "");
-    Ok(header.rust_file(&text))
+    Ok(header.rust_file(&[&text]))
 }
 
 /// Generated files keep crdgen's layout: rustfmt would change it, and

@@ -22,51 +22,68 @@ use crate::options::Options;
 /// of them is an error.
 pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) -> Model {
     let mut model = Model::default();
-    let mut index = TypeIndex::default();
-    let mut scopes = Scopes::new();
     let mut group_markers: BTreeMap<String, Vec<(String, Marker)>> = BTreeMap::new();
-
+    let mut versions = Vec::new();
     for group in groups {
         if let Some(file) = &group.module_file {
             let package = package_markers(file, diags);
             group_markers.insert(group.dir.clone(), located(&file.path, package));
         }
-        let mut versions = BTreeMap::new();
-        for version in group.versions {
-            let built = build_version(
-                &group.dir,
-                &version.name,
-                version.files,
-                &mut index,
-                &mut scopes,
-                diags,
-            );
-            versions.insert(version.name, built);
-        }
+        versions.extend(group.versions.into_iter().map(|v| (group.dir.clone(), v)));
         model.groups.insert(
             group.dir.clone(),
             Group {
                 dir: group.dir,
                 name: String::new(),
-                versions,
+                versions: BTreeMap::new(),
             },
         );
+    }
+
+    // Group versions are independent until their field types are resolved, which needs
+    // every type: each is built on its own core, with its own part of the type index and
+    // of the scopes, merged afterwards (their paths never overlap).
+    let built = crate::parallel::map_owned(versions, |(group, version)| {
+        let (mut index, mut scopes) = (TypeIndex::default(), Scopes::new());
+        let mut found = Diagnostics::default();
+        let built = build_version(
+            &group,
+            &version.name,
+            version.files,
+            &mut index,
+            &mut scopes,
+            &mut found,
+        );
+        (group, built, index, scopes, found)
+    });
+    let mut index = TypeIndex::default();
+    let mut scopes = Scopes::new();
+    let mut versions = Vec::new();
+    for (group, version, part, part_scopes, found) in built {
+        index.merge(part);
+        scopes.extend(part_scopes);
+        diags.extend(found.into_sorted());
+        versions.push((group, version));
     }
 
     let resolver = Resolver {
         index: &index,
         apis_module: &opts.apis_module,
     };
-    for group in model.groups.values_mut() {
-        for version in group.versions.values_mut() {
-            for ty in version.types.values_mut() {
-                let Some(file) = scopes.get(&scope_key(&ty.key)) else {
-                    continue;
-                };
-                for field in fields_mut(&mut ty.body) {
-                    resolver.resolve(&mut field.ty, &file.scope);
-                }
+    let resolved = crate::parallel::map_owned(versions, |(group, mut version)| {
+        for ty in version.types.values_mut() {
+            let Some(file) = scopes.get(&scope_key(&ty.key)) else {
+                continue;
+            };
+            for field in fields_mut(&mut ty.body) {
+                resolver.resolve(&mut field.ty, &file.scope);
             }
+        }
+        (group, version)
+    });
+    for (group, version) in resolved {
+        if let Some(group) = model.groups.get_mut(&group) {
+            group.versions.insert(version.name.clone(), version);
         }
     }
 

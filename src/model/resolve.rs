@@ -22,6 +22,13 @@ impl TypeIndex {
             .or_insert_with(|| key.clone());
     }
 
+    /// Adds `other`'s paths, keeping this index's type where both name one.
+    pub fn merge(&mut self, other: TypeIndex) {
+        for (path, key) in other.by_path {
+            self.by_path.entry(path).or_insert(key);
+        }
+    }
+
     fn get(&self, module: &[String], name: &str) -> Option<&TypeKey> {
         self.by_path.get(&(module.to_vec(), name.to_owned()))
     }

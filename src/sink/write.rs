@@ -4,6 +4,7 @@
 //! old texts the plan holds. New files take the umask's mode; a rewritten file keeps
 //! its own.
 
+use std::collections::HashSet;
 use std::fs::Permissions;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -57,19 +58,47 @@ pub fn write(
         unchanged: plan.unchanged,
         ..Written::default()
     };
+    // New files are written in place: nothing was there to keep, and undoing removes
+    // them (one file system operation instead of two, on a first run). Their
+    // directories are made first, in order; then the files, on every core.
+    let creates: Vec<(&Path, &str)> = plan
+        .changes
+        .iter()
+        .filter_map(|(rel, change)| match change {
+            Change::Create { new } => Some((rel.as_path(), new.as_ref())),
+            _ => None,
+        })
+        .collect();
+    let mut made_dirs = HashSet::new();
+    for (rel, _) in &creates {
+        if let Err(e) = create_dirs(base, rel, &mut made_dirs, &mut journal) {
+            return Err(journal.fail(rel, e));
+        }
+    }
+    let created = crate::parallel::map(&creates, |(rel, new)| create(&base.join(rel), new));
+    let mut failed = None;
+    for ((rel, _), (opened, result)) in creates.iter().zip(created) {
+        if opened {
+            journal.undo.push(Undo::Remove(base.join(rel)));
+        }
+        match result {
+            Ok(()) => out.written += 1,
+            Err(e) => {
+                failed.get_or_insert((*rel, e));
+            }
+        }
+    }
+    if let Some((rel, e)) = failed {
+        return Err(journal.fail(rel, e));
+    }
     let mut staged = Vec::new();
     for (rel, change) in &plan.changes {
-        let result = match change {
-            // A new file is written in place: nothing was there to keep, and undoing
-            // removes it. (One file system operation instead of two, on a first run.)
-            Change::Create { new } => create(base, rel, new, &mut journal).map(|()| {
-                out.written += 1;
-            }),
-            Change::Update { old, new } => stage(base, rel, new, old).map(|s| staged.push(s)),
-            Change::Remove { .. } => continue,
+        let Change::Update { old, new } = change else {
+            continue;
         };
-        if let Err(e) = result {
-            return Err(journal.fail(rel, e));
+        match stage(base, rel, new, old) {
+            Ok(s) => staged.push(s),
+            Err(e) => return Err(journal.fail(rel, e)),
         }
     }
     for Staged { rel, temp, old } in staged {
@@ -106,30 +135,40 @@ pub fn write(
     Ok((out, journal))
 }
 
-/// Creates (and journals) the directories missing on the way to `rel`.
-fn create_dirs(base: &Path, rel: &Path, journal: &mut Journal) -> std::io::Result<()> {
+/// Creates (and journals) the directories missing on the way to `rel`; `made` holds
+/// those already seen to exist, so that each is looked at once.
+fn create_dirs(
+    base: &Path,
+    rel: &Path,
+    made: &mut HashSet<PathBuf>,
+    journal: &mut Journal,
+) -> std::io::Result<()> {
     let full = base.join(rel);
     let dir = full.parent().unwrap_or(base);
+    if made.contains(dir) {
+        return Ok(());
+    }
     let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
     for d in missing.into_iter().rev() {
         std::fs::create_dir(d)?;
         journal.undo.push(Undo::RemoveDir(d.to_owned()));
     }
+    made.insert(dir.to_owned());
     Ok(())
 }
 
-/// Writes a new file at `rel`, with the mode a new file gets (0666 less the umask); it
-/// is journaled before its text is written, so that undoing removes even a half of it.
-fn create(base: &Path, rel: &Path, new: &str, journal: &mut Journal) -> std::io::Result<()> {
-    create_dirs(base, rel, journal)?;
-    let full = base.join(rel);
+/// Writes a new file at `full`, with the mode a new file gets (0666 less the umask).
+/// Says whether the file was made: then it must be removed on undo, even when writing
+/// its text failed half-way.
+fn create(full: &Path, new: &str) -> (bool, std::io::Result<()>) {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
-    let mut file = options.open(&full)?;
-    journal.undo.push(Undo::Remove(full));
-    file.write_all(new.as_bytes())
+    match options.open(full) {
+        Ok(mut file) => (true, file.write_all(new.as_bytes())),
+        Err(e) => (false, Err(e)),
+    }
 }
 
 /// Writes an update's `new` text beside `rel`'s target, with the target's mode.
