@@ -63,6 +63,7 @@ fn main() {
             let text = std::fs::read_to_string(&edited).expect("generated file");
             std::fs::write(&edited, text + "// edited\n").expect("edit");
         }
+        settle_disk();
         let start = Instant::now();
         let out = std::process::Command::new(std::env::current_exe().expect("bench binary"))
             .args(["--run", mode])
@@ -142,6 +143,7 @@ fn file_system_floor(base: &Path) -> f64 {
         }
     }
     let copy = tempfile::tempdir().expect("temp dir");
+    settle_disk();
     let start = Instant::now();
     for (rel, bytes) in &files {
         let path = copy.path().join(rel);
@@ -149,6 +151,12 @@ fn file_system_floor(base: &Path) -> f64 {
         std::fs::write(path, bytes).expect("write");
     }
     start.elapsed().as_secs_f64()
+}
+
+/// Flushes what earlier steps wrote (the synthetic input, the run before), so that a
+/// run is timed on a quiet disk rather than beside their write-back.
+fn settle_disk() {
+    let _ = std::process::Command::new("sync").status();
 }
 
 /// Resident memory in MiB, from /proc/self/status (Linux).

@@ -3,7 +3,7 @@
 //! Kubernetes OpenAPI document has no type for.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -52,7 +52,21 @@ pub fn schema(path: &str, bare_name: Option<&str>) -> Option<Value> {
             d
         }
     };
-    Some(inline(&data.definitions[definition], &data.definitions))
+    Some(inlined(definition))
+}
+
+/// The definition named `name` with every `$ref` inlined, made once a run: the same
+/// few (`ObjectMeta`, `Condition`) recur in every kind.
+fn inlined(name: &str) -> Value {
+    static INLINED: Mutex<BTreeMap<String, Value>> = Mutex::new(BTreeMap::new());
+    let mut cache = INLINED.lock().unwrap_or_else(PoisonError::into_inner);
+    cache
+        .entry(name.to_owned())
+        .or_insert_with(|| {
+            let definitions = &data().definitions;
+            inline(&definitions[name], definitions)
+        })
+        .clone()
 }
 
 /// Types outside k8s-openapi's definitions, mapped as Kubernetes serializes them.

@@ -16,6 +16,14 @@ pub fn to_string(value: &Value) -> String {
     emit::document(value)
 }
 
+/// The compact JSON of a value (serde_json's) is at most this many times longer than
+/// the YAML [`to_string`] writes for it, plus 2 (the outer braces): a scalar's JSON is
+/// at most three times its YAML (a lone `\` is written `\` against JSON's `"\\"`, a
+/// control character `"\x01"` against `"\u0001"`), and an entry's quotes, colon and
+/// comma are fewer bytes than three times its `: ` and line break. So a size limit on
+/// the JSON can often be settled from the YAML's length alone.
+pub const MAX_JSON_PER_YAML_BYTE: usize = 3;
+
 /// A YAML (or JSON) value, as marker arguments such as `+kubebuilder:default={a: 1}`
 /// are written.
 pub fn parse(text: &str) -> Result<Value, String> {

@@ -203,9 +203,22 @@ fn every_value_reads_back_as_itself_in_yaml_1_1_and_1_2() {
         .collect();
     values.extend(STRINGS.iter().chain(YAML_1_1).map(|s| json!({ *s: [s] })));
     values.push(json!([1e30, -1.5e-7, 1e-300, 123456789.125]));
+    // The JSON-to-YAML size bound's worst cases: short escaped scalars, deep nesting.
+    values.extend([
+        json!("\\"),
+        json!("\u{1}"),
+        json!(["\\", "\u{1}", "\"", [[[]]], {}]),
+        json!({"\\": "\\", "\u{1}": {"\\": ["\\"]}}),
+        json!([[["\\"]], [{"\\": {}}]]),
+    ]);
     let texts: Vec<String> = values.iter().map(to_string).collect();
     for (value, text) in values.iter().zip(&texts) {
         assert_eq!(&parse(text).unwrap(), value, "{text}");
+        let json = serde_json::to_string(value).unwrap();
+        assert!(
+            json.len() <= text.len() * super::MAX_JSON_PER_YAML_BYTE + 2,
+            "{json} is longer than the bound for {text:?}"
+        );
     }
     let Some(read) = pyyaml_read(&texts) else {
         println!("yaml 1.1 reader: skipped: python3 with PyYAML is not installed");
