@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::markers;
+use super::{markers, object};
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::known;
 use crate::model::{Body, Field, Fields, Model, Target, TypeDef, TypeKey, TypeRef, Variant};
@@ -162,13 +162,16 @@ impl<'a> Builder<'a> {
             "f32" => json!({"type": "number", "format": "float"}),
             "f64" => json!({"type": "number", "format": "double"}),
             "Option" | "Box" | "Arc" | "Rc" => arg(self, 0),
-            "Vec" | "VecDeque" => json!({"type": "array", "items": arg(self, 0)}),
-            "BTreeSet" | "HashSet" => {
-                json!({"type": "array", "items": arg(self, 0), "x-kubernetes-list-type": "set"})
-            }
-            "BTreeMap" | "HashMap" => {
-                json!({"type": "object", "additionalProperties": arg(self, 1)})
-            }
+            "Vec" | "VecDeque" => object([("type", "array".into()), ("items", arg(self, 0))]),
+            "BTreeSet" | "HashSet" => object([
+                ("type", "array".into()),
+                ("items", arg(self, 0)),
+                ("x-kubernetes-list-type", "set".into()),
+            ]),
+            "BTreeMap" | "HashMap" => object([
+                ("type", "object".into()),
+                ("additionalProperties", arg(self, 1)),
+            ]),
             _ => return None,
         })
     }
@@ -328,7 +331,11 @@ impl<'a> Builder<'a> {
                     properties.insert(v.wire_name.clone(), self.variant_payload(v, bindings, site));
                     one_of.push(json!({"required": [v.wire_name]}));
                 }
-                json!({"type": "object", "properties": properties, "oneOf": one_of})
+                object([
+                    ("type", "object".into()),
+                    ("properties", Value::Object(properties)),
+                    ("oneOf", Value::Array(one_of)),
+                ])
             }
             (Some(tag), None, false) => {
                 let mut properties = Map::new();
@@ -340,7 +347,11 @@ impl<'a> Builder<'a> {
                     }
                 }
                 properties.insert(tag.clone(), json!({"type": "string", "enum": names}));
-                json!({"type": "object", "properties": properties, "required": [tag]})
+                object([
+                    ("type", "object".into()),
+                    ("properties", Value::Object(properties)),
+                    ("required", json!([tag])),
+                ])
             }
             (Some(tag), Some(content), false) => json!({
                 "type": "object",
