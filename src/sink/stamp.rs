@@ -7,7 +7,7 @@
 //! The stamp is a cache, not an input: it lives in the first output directory as
 //! `.crdgen-stamp` (gitignore it), and deleting it only makes the next run slower.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -51,7 +51,7 @@ fn path(base: &Path, owned_dirs: &[PathBuf]) -> Option<PathBuf> {
 pub fn current(base: &Path, owned_dirs: &[PathBuf], key: u64) -> Option<usize> {
     let stamp = path(base, owned_dirs)?;
     let listed = parse(&std::fs::read_to_string(&stamp).ok()?, key, owned_dirs)?;
-    let mut seen = BTreeSet::new();
+    let mut files = Vec::new();
     for dir in owned_dirs {
         let root = base.join(dir);
         // The slow path explains links below the output directories; here they only
@@ -65,23 +65,27 @@ pub fn current(base: &Path, owned_dirs: &[PathBuf], key: u64) -> Option<usize> {
             if kind.is_symlink() {
                 return None;
             }
-            if !kind.is_file() || entry.path() == stamp {
-                continue;
-            }
-            let rel = entry.path().strip_prefix(base).ok()?;
-            let text = std::fs::read(entry.path()).ok()?;
-            match listed.get(rel) {
-                Some(&hash) if hash == text_hash(&text) => {
-                    seen.insert(rel.to_owned());
-                }
-                Some(_) => return None,
-                // A generated file the run would no longer produce: it would be pruned.
-                None if is_generated(&String::from_utf8_lossy(&text)) => return None,
-                None => {}
+            if kind.is_file() && entry.path() != stamp {
+                files.push(entry.into_path());
             }
         }
     }
-    (seen.len() == listed.len()).then_some(seen.len())
+    // Reading and hashing the files is the whole of a no-op run: it runs on every core.
+    // Each file is a listed one as written (true), or one that is not generated (false).
+    let verdicts = crate::parallel::map(&files, |path| {
+        let rel = path.strip_prefix(base).ok()?;
+        let text = std::fs::read(path).ok()?;
+        match listed.get(rel) {
+            Some(&hash) => (hash == text_hash(&text)).then_some(true),
+            // A generated file the run would no longer produce: it would be pruned.
+            None => (!is_generated(&String::from_utf8_lossy(&text))).then_some(false),
+        }
+    });
+    let mut current = 0;
+    for listed_file in verdicts {
+        current += usize::from(listed_file?);
+    }
+    (current == listed.len()).then_some(current)
 }
 
 /// The files a stamp lists, when it is of this format, `key` and `owned_dirs`.
@@ -109,12 +113,14 @@ pub fn record(base: &Path, key: u64, output: &OutputSet) {
     let Some(stamp) = path(base, &output.owned_dirs) else {
         return;
     };
+    let files: Vec<_> = output.files.iter().collect();
+    let hashes = crate::parallel::map(&files, |(_, file)| text_hash(file.as_bytes()));
     let mut text = format!("{FORMAT}\nkey {key:016x}\n");
-    for (rel, file) in &output.files {
+    for ((rel, _), hash) in files.iter().zip(hashes) {
         let Some(rel) = rel.to_str().filter(|r| !r.contains('\n')) else {
             return;
         };
-        text.push_str(&format!("{:016x} {rel}\n", text_hash(file.as_bytes())));
+        text.push_str(&format!("{hash:016x} {rel}\n"));
     }
     let Some(dir) = stamp.parent() else { return };
     let _ = super::write::temp_in(dir).and_then(|mut temp| {
