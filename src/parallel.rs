@@ -15,6 +15,21 @@ pub(crate) const STACK_BYTES: usize = 256 << 20;
 /// (the calling thread is one of them). Each thread takes the next item not yet taken,
 /// so a slow item does not hold up the rest.
 pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    spread(items, 1, f)
+}
+
+/// The items per thread below which [`map_light`] starts no more threads: starting one
+/// costs about what reading, hashing or writing this many small files does.
+const LIGHT_ITEMS_PER_THREAD: usize = 64;
+
+/// [`map`] for items that take microseconds each (one file to read, hash or write): a
+/// small run, such as a two-kind API's, stays on the calling thread.
+pub(crate) fn map_light<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    spread(items, LIGHT_ITEMS_PER_THREAD, f)
+}
+
+/// `f` of every item on at most one thread per `per_thread` items, and per core.
+fn spread<T: Sync, R: Send>(items: &[T], per_thread: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     // One slot per item, each written once, by the thread that took the item.
     let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
@@ -28,7 +43,7 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> 
     };
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..cores.min(items.len()))
+        let helpers: Vec<_> = (1..cores.min(items.len().div_ceil(per_thread)))
             .filter_map(|n| {
                 std::thread::Builder::new()
                     .name(format!("crdgen-{n}"))
@@ -81,6 +96,7 @@ mod tests {
         });
         assert_eq!(squares, items.iter().map(|n| n * n).collect::<Vec<_>>());
         assert!(super::map(&[] as &[u8], |_| 0).is_empty());
+        assert_eq!(super::map_light(&items, |&n| n + 1)[999], 1000);
         let owned: Vec<String> = items.iter().map(u64::to_string).collect();
         assert_eq!(super::map_owned(owned.clone(), |s| s + "!")[999], "999!");
         assert_eq!(super::map_owned(owned, |s| s).len(), 1000);

@@ -74,7 +74,7 @@ pub fn plan<'a>(output: &'a OutputSet, base: &Path, diags: &mut Diagnostics) -> 
     }
     // Reading what is on disk is most of a rerun's plan: it runs on every core.
     let on_disk =
-        crate::parallel::map(&to_read, |(rel, _)| std::fs::read_to_string(base.join(rel)));
+        crate::parallel::map_light(&to_read, |(rel, _)| std::fs::read_to_string(base.join(rel)));
     for ((rel, new), old) in to_read.into_iter().zip(on_disk) {
         let shown = || display_path(base, &base.join(rel));
         match old {

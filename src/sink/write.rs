@@ -75,7 +75,7 @@ pub fn write(
             return Err(journal.fail(rel, e));
         }
     }
-    let created = crate::parallel::map(&creates, |(rel, new)| create(&base.join(rel), new));
+    let created = crate::parallel::map_light(&creates, |(rel, new)| create(&base.join(rel), new));
     let mut failed = None;
     for ((rel, _), (opened, result)) in creates.iter().zip(created) {
         if opened {
