@@ -1,8 +1,8 @@
 //! A block-style YAML emitter for JSON values: libyaml's emitter (as serde_yaml_ng runs
-//! it, indent 2 and no line width) reduced to what a JSON value needs, so it writes the
-//! same bytes several times faster. It keeps libyaml's state (`column`, `whitespace`,
-//! `indention`, `indent`) and its rules for when to break and indent; scalar styles are
-//! chosen in `scalar`.
+//! it, indent 2 and no line width) reduced to what a JSON value needs, several times
+//! faster. It keeps libyaml's state (`column`, `whitespace`, `indention`, `indent`) and
+//! its rules for when to break and indent, so it writes serde_yaml_ng's bytes but for
+//! the differences `super` lists; scalar styles are chosen in `scalar`.
 //!
 //! Columns count bytes, not characters: a column is only compared right after an
 //! indicator or a line break, where everything written on the line is ASCII.

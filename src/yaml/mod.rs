@@ -1,9 +1,10 @@
 //! The one place crdgen reads or writes YAML. Reading goes through serde_yaml_ng, the
 //! maintained fork of the archived serde_yaml. Writing is crdgen's own block emitter
-//! (`emit`): it writes what serde_yaml_ng wrote, but quotes every string a YAML 1.1
-//! reader would take for another type (kubectl and the apiserver read YAML 1.1, and no
-//! maintained Rust YAML writer does this), and it is several times faster, which matters
-//! at 500 CRDs a run.
+//! (`emit`): it writes what serde_yaml_ng wrote, except that every string a YAML 1.1
+//! reader would take for another type is quoted, floats keep a dot and a signed
+//! exponent, and U+2028/U+2029 are escaped (kubectl and the apiserver read YAML 1.1, and
+//! no maintained Rust YAML writer does this); and it is several times faster, which
+//! matters at 500 CRDs a run.
 
 mod emit;
 mod scalar;
