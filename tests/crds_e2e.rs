@@ -34,6 +34,16 @@ fn valid() -> Value {
     })
 }
 
+/// The crds case's CRD file for `Validated`, as crdgen writes it.
+fn validated_yaml() -> String {
+    let files = common::generate_files(&common::case("crds").options());
+    let (_, text) = files
+        .into_iter()
+        .find(|(p, _)| p.ends_with("markers.crdgen.dev_validateds.yaml"))
+        .expect("the Validated CRD");
+    text
+}
+
 /// One object per validation marker, each breaking only that marker.
 fn invalid() -> Vec<(&'static str, Value)> {
     let with = |key: &str, value: Value| {
@@ -140,6 +150,7 @@ fn assert_defaulted_and_pruned(admitted: &Value) {
         "pruned: {admitted}"
     );
     assert_eq!(spec["raw"], json!({"anything": [1, 2]}), "preserved");
+    assert_eq!(spec["switch"], json!("on"), "a string default: {admitted}");
 }
 
 fn validated() -> ApiResource {
@@ -415,4 +426,38 @@ async fn what_crdgen_refuses_the_apiserver_refuses_too() {
         wrong.is_empty(),
         "the apiserver decided otherwise: {wrong:#?}"
     );
+}
+
+/// The CRD file read by the apiserver itself, as `kubectl apply -f` sends it: as YAML
+/// (`application/yaml`, decoded by sigs.k8s.io/yaml, a YAML 1.1 reader). The enum values
+/// and default `on`/`off` come through as strings; written unquoted, as YAML 1.2 writers
+/// do, the same reader takes them for booleans and the apiserver refuses the CRD.
+#[tokio::test]
+async fn the_apiserver_reads_the_crd_files_as_written() {
+    let Some(cluster::Connection { client, .. }) = cluster::connect("crds_e2e (YAML)").await else {
+        return;
+    };
+    let as_written = validated_yaml();
+    assert!(as_written.contains("- 'on'"), "{as_written}");
+    let read = |yaml: String| {
+        let request = http::Request::post(
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?dryRun=All",
+        )
+        .header(http::header::CONTENT_TYPE, "application/yaml")
+        .body(yaml.into_bytes())
+        .unwrap();
+        let client = client.clone();
+        async move { client.request::<Value>(request).await }
+    };
+    let crd = read(as_written.clone()).await.expect("the CRD as written");
+    let switch = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        ["switch"];
+    assert_eq!(switch["enum"], json!(["on", "off"]), "{switch}");
+    assert_eq!(switch["default"], json!("on"), "{switch}");
+
+    let unquoted = as_written.replace("'on'", "on").replace("'off'", "off");
+    match read(unquoted).await {
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 422, "{status:?}"),
+        other => panic!("unquoted `on` must be read as a boolean and refused: {other:?}"),
+    }
 }

@@ -100,6 +100,12 @@ pub struct ValidatedSpec {
     /// +kubebuilder:default={name: http, port: 80, protocol: TCP}
     #[serde(default)]
     pub fallback: Option<Port>,
+    /// Strings that a YAML 1.1 reader (kubectl, the apiserver) takes for booleans unless
+    /// the CRD quotes them.
+    /// +kubebuilder:validation:Enum=on;off
+    /// +kubebuilder:default=on
+    #[serde(default)]
+    pub switch: Option<String>,
 }
 
 /// A port, keyed by name and protocol.
