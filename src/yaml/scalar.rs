@@ -1,7 +1,8 @@
 //! How a string is written: plain, single-quoted, double-quoted or as a literal block.
 //!
 //! The analysis follows libyaml's emitter (the one serde_yaml_ng drives), so output is
-//! byte-identical to what crdgen wrote through serde_yaml_ng, with two deliberate changes:
+//! byte-identical to what crdgen wrote through serde_yaml_ng, with two deliberate changes
+//! to strings (the third difference, floats, is in `emit`):
 //! strings that a YAML 1.1 reader (kubectl, the apiserver's sigs.k8s.io/yaml on go-yaml
 //! v2, PyYAML) would take for a bool, number, null or timestamp are quoted too
 //! (`'on'`, `'yes'`, `'1_000'`, `'2024-01-01'`), and a string holding U+2028 or U+2029 is
