@@ -392,9 +392,10 @@ fn root_schema(builder: &mut Builder<'_>, kind: &Kind) -> Value {
             if let Some(def) = spec_def {
                 properties.insert("spec".into(), builder.type_def(def, &[], &BTreeMap::new()));
             }
+            // Not nullable: the root kube-derive writes skips a `None` status
+            // (`skip_serializing_if`), so no null is ever sent (crdgen's rule for Option).
             if let Some(status) = &kind.status {
-                let mut s = builder.type_ref(status, &BTreeMap::new(), site);
-                s["nullable"] = json!(true);
+                let s = builder.type_ref(status, &BTreeMap::new(), site);
                 properties.insert("status".into(), s);
             }
             let spec_name = spec_def.map(|d| d.key.name.as_str()).unwrap_or_default();
