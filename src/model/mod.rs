@@ -100,9 +100,9 @@ pub struct Kind {
     /// `+genclient:*` options live here.
     #[serde(skip)]
     pub markers: Vec<crate::markers::Marker>,
-    /// CEL rules on the root object (kube-derive's `validation = ".."`).
+    /// CEL rules on the root object (kube-derive's `validation`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub root_rules: Vec<String>,
+    pub root_rules: Vec<RootRule>,
     /// Where the kind is declared.
     pub file: String,
     pub pos: Pos,
@@ -429,9 +429,22 @@ pub struct KubeAttrs {
     pub annotations: Vec<(String, String)>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<(String, String)>,
-    /// `validation = "rule"`: CEL rules on the root object.
+    /// `validation = "rule"` or `validation = Rule::new("rule").message("..")`: CEL
+    /// rules on the root object.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub validations: Vec<String>,
+    pub validations: Vec<RootRule>,
+    /// `doc = ".."`: the root schema's description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
     #[serde(skip)]
     pub pos: Pos,
+}
+
+/// A CEL rule on a kind's root object, with the message the apiserver gives when it
+/// fails (`x-kubernetes-validations`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RootRule {
+    pub rule: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use super::Ctx;
 use crate::diag::Pos;
 use crate::model::rename::RenameRule;
-use crate::model::{KubeAttrs, SerdeContainer, SerdeField, SerdeVariant};
+use crate::model::{KubeAttrs, RootRule, SerdeContainer, SerdeField, SerdeVariant};
 
 /// Last segments of every `#[derive(..)]` path: `serde::Serialize` → `Serialize`.
 pub(super) fn derives(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Vec<String> {
@@ -167,16 +167,8 @@ pub(super) fn kube_attrs(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Option<
                 }
                 "annotation" => out.annotations.push(pair(&meta)?),
                 "label" => out.labels.push(pair(&meta)?),
-                "validation" => {
-                    let expr: syn::Expr = meta.value()?.parse()?;
-                    if let syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(s),
-                        ..
-                    }) = expr
-                    {
-                        out.validations.push(s.value());
-                    }
-                }
+                "validation" => out.validations.push(root_rule(&meta.value()?.parse()?)?),
+                "doc" => out.doc = Some(string_value(&meta)?),
                 _ => skip_value(&meta)?,
             }
             Ok(())
@@ -191,6 +183,58 @@ pub(super) fn kube_attrs(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Option<
     }
     out.pos = first_pos.unwrap_or_default();
     Some(out)
+}
+
+/// kube-derive's `validation = "rule"` or `validation = Rule::new("rule")` with an
+/// optional `.message("..")`; anything else is refused rather than dropped.
+fn root_rule(expr: &syn::Expr) -> syn::Result<RootRule> {
+    let text = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
+    };
+    let refuse = || {
+        syn::Error::new_spanned(
+            expr,
+            "crdgen reads `validation = \"rule\"` or `validation = Rule::new(\"rule\")`, optionally with `.message(\"text\")`",
+        )
+    };
+    if let Some(rule) = text(expr) {
+        return Ok(RootRule {
+            rule,
+            message: None,
+        });
+    }
+    let (new, message) = match expr {
+        syn::Expr::MethodCall(call) if call.method == "message" && call.args.len() == 1 => (
+            &*call.receiver,
+            Some(text(&call.args[0]).ok_or_else(refuse)?),
+        ),
+        other => (other, None),
+    };
+    match new {
+        syn::Expr::Call(call) if call.args.len() == 1 && is_rule_new(&call.func) => {
+            let rule = text(&call.args[0]).ok_or_else(refuse)?;
+            Ok(RootRule { rule, message })
+        }
+        _ => Err(refuse()),
+    }
+}
+
+/// `Rule::new`, by any path (`kube::core::Rule::new`).
+fn is_rule_new(func: &syn::Expr) -> bool {
+    let syn::Expr::Path(path) = func else {
+        return false;
+    };
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    names.ends_with(&["Rule".to_owned(), "new".to_owned()])
 }
 
 fn each_serde(

@@ -399,13 +399,16 @@ fn root_schema(builder: &mut Builder<'_>, kind: &Kind) -> Value {
                 properties.insert("status".into(), s);
             }
             let spec_name = spec_def.map(|d| d.key.name.as_str()).unwrap_or_default();
+            // kube-derive's `doc = ".."`, else the description kube-derive gives.
+            let description = spec_def
+                .and_then(|d| d.kube.as_ref())
+                .and_then(|k| k.doc.clone())
+                .unwrap_or_else(|| {
+                    format!("Auto-generated derived type for {spec_name} via `CustomResource`")
+                });
             object([
                 ("type", "object".into()),
-                (
-                    "description",
-                    format!("Auto-generated derived type for {spec_name} via `CustomResource`")
-                        .into(),
-                ),
+                ("description", description.into()),
                 ("properties", Value::Object(properties)),
                 ("required", json!(["spec"])),
             ])
@@ -417,7 +420,11 @@ fn root_schema(builder: &mut Builder<'_>, kind: &Kind) -> Value {
                 .or_insert_with(|| json!([]))
         });
         if let Some(Value::Array(rules)) = rules {
-            rules.push(json!({"rule": rule}));
+            let mut entry = json!({"rule": rule.rule});
+            if let Some(message) = &rule.message {
+                entry["message"] = json!(message);
+            }
+            rules.push(entry);
         }
     }
     let root = schema.as_object_mut().expect("an object schema");

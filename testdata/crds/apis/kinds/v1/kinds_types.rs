@@ -1,5 +1,6 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::core::TypeMeta;
+use kube::core::Rule;
 use kube::CustomResource;
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +54,8 @@ pub struct ThingStatus {
     annotation("crdgen.dev/style", "derive"),
     label("tier", "core"),
     validation = "self.spec.replicas >= 0",
+    validation = Rule::new("self.spec.tier != ''").message("a tier is required"),
+    doc = "A thing, declared through kube-derive.",
     deprecated = "use ClusterThing"
 )]
 pub struct DerivedSpec {
