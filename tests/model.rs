@@ -247,3 +247,44 @@ fn a_name_no_glob_import_is_known_to_provide_is_an_error_with_a_hint() {
     assert!(error.contains("types.rs:13:9"), "{error}");
     assert!(error.contains("hint:"), "{error}");
 }
+
+/// kube-derive makes every version a storage version unless `storage = false` says
+/// otherwise: two versions without it are refused with a hint that names the attribute,
+/// and following the hint generates one CRD stored at the other version.
+#[test]
+fn kube_derive_versions_need_storage_false_on_all_but_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |version: &str, extra: &str| {
+        let path = dir.path().join("apis/g").join(version);
+        std::fs::create_dir_all(&path).unwrap();
+        std::fs::write(path.join("mod.rs"), MOD).unwrap();
+        let types = format!(
+            "#[derive(CustomResource)]\n#[kube(group = \"g.example.com\", version = \"{version}\", kind = \"Thing\", namespaced{extra})]\npub struct ThingSpec {{}}\n"
+        );
+        std::fs::write(path.join("types.rs"), types).unwrap();
+    };
+    write("v1", "");
+    write("v2", "");
+    let opts = crdgen::Options::new(dir.path(), "client", "apis", "g:v1,v2").unwrap();
+    let err = crdgen::generate(&opts).unwrap_err().to_string();
+    assert!(
+        err.contains("has versions v2, v1 and several are marked as the storage version"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`#[kube(storage = false)]`: write that on all versions but one"),
+        "{err}"
+    );
+
+    write("v1", ", storage = false");
+    let generation = crdgen::generate(&opts).unwrap();
+    let crd: serde_json::Value =
+        serde_yaml_ng::from_str(generation.crds.values().next().expect("one CRD")).unwrap();
+    let stored: Vec<(&str, bool)> = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap(), v["storage"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(stored, [("v2", true), ("v1", false)]);
+}

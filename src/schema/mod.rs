@@ -208,7 +208,11 @@ fn crd(
                     ),
                 )
                 .at(&first.file, first.pos)
-                .hint("mark exactly one version's kind `+kubebuilder:storageversion`"),
+                .hint(match first.style {
+                    // kube-derive stores every version unless told otherwise.
+                    KindStyle::KubeDerive => "kube-derive makes every version a storage version unless it says `#[kube(storage = false)]`: write that on all versions but one",
+                    KindStyle::Markers => "mark exactly one version's kind `+kubebuilder:storageversion`",
+                }),
             );
             return None;
         }
