@@ -39,6 +39,16 @@ fn kind(schema: &Value) -> &str {
     schema.get("type").and_then(Value::as_str).unwrap_or("")
 }
 
+/// Strings, and int-or-string values (`IntOrString`, `Quantity`): the apiserver applies
+/// string validations to such a value when it is a string, and controller-gen allows
+/// them there (the Quantity pattern on resource limits).
+fn expect_text(schema: &Value) -> Result<(), String> {
+    if schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
+        return Ok(());
+    }
+    expect(schema, &["string"], "strings")
+}
+
 fn expect(schema: &Value, types: &[&str], what: &str) -> Result<(), String> {
     if types.contains(&kind(schema)) {
         Ok(())
@@ -114,7 +124,7 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
             set(schema, key, json!(matches!(value, MarkerValue::Bool(true))))
         }
         "MinLength" | "MaxLength" => {
-            expect(schema, &["string"], "strings")?;
+            expect_text(schema)?;
             let key = if name == "MinLength" {
                 "minLength"
             } else {
@@ -123,7 +133,7 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
             set(schema, key, count(value)?)
         }
         "Pattern" => {
-            expect(schema, &["string"], "strings")?;
+            expect_text(schema)?;
             let pattern = text(value);
             // The apiserver compiles every pattern (Go's RE2 syntax, which the regex
             // crate shares: no look-around, no back-references) and refuses the CRD when

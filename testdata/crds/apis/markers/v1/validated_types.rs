@@ -106,6 +106,11 @@ pub struct ValidatedSpec {
     /// +kubebuilder:default=on
     #[serde(default)]
     pub switch: Option<String>,
+    /// String validations on an int-or-string value, as on Kubernetes' resource limits.
+    /// +kubebuilder:validation:Pattern=`^[0-9]+(Mi|Gi)?$`
+    /// +kubebuilder:validation:MaxLength=8
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity>,
 }
 
 /// A port, keyed by name and protocol.
