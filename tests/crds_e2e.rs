@@ -30,7 +30,8 @@ fn valid() -> Value {
         "raw": {"anything": [1, 2]},
         "template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "t"}},
         "resource": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "r"}},
-        "since": "2026-01-01T00:00:00Z", "owner": "ops", "team": "core", "memory": "512Mi"
+        "since": "2026-01-01T00:00:00Z", "owner": "ops", "team": "core", "memory": "512Mi",
+        "methods": ["GET", "*"], "release": "1.10"
     })
 }
 
@@ -92,6 +93,8 @@ fn invalid() -> Vec<(&'static str, Value)> {
         ("Format date-time", with("since", json!("yesterday"))),
         ("XIntOrString", with("maxSurge", json!(true))),
         ("Pattern on a Quantity", with("memory", json!("12Ki"))),
+        ("items:Enum with \"*\"", with("methods", json!(["PUT"]))),
+        ("Enum kept as written", with("release", json!("1.1"))),
         (
             "MaxLength on a Quantity",
             with("memory", json!("123456789")),

@@ -82,13 +82,23 @@ fn text(value: &MarkerValue) -> String {
 }
 
 /// A raw marker value (`default`, `example`, enum items) as the schema's type wants it.
+///
+/// For a string, text that YAML reads as a scalar of another type, or cannot read at all,
+/// is the string as written: `1.10` stays `1.10` (not `1.1`), `0x1F` and `1e3` stay
+/// themselves, and `*` (a quoted enum item arrives unquoted) is `*`, as in controller-gen.
 fn literal(schema: &Value, raw: &str) -> Result<Value, String> {
-    let parsed =
-        crate::yaml::parse(raw).map_err(|e| format!("`{raw}` is not a YAML or JSON value: {e}"))?;
+    let parsed = crate::yaml::parse(raw);
+    if kind(schema) == "string"
+        && matches!(
+            parsed,
+            Err(_) | Ok(Value::Null | Value::Bool(_) | Value::Number(_))
+        )
+    {
+        return Ok(Value::String(raw.to_owned()));
+    }
+    let parsed = parsed.map_err(|e| format!("`{raw}` is not a YAML or JSON value: {e}"))?;
     Ok(match (kind(schema), parsed) {
         ("string", Value::String(s)) => Value::String(s),
-        ("string", Value::Null) => Value::String(raw.to_owned()),
-        ("string", other @ (Value::Number(_) | Value::Bool(_))) => Value::String(other.to_string()),
         ("integer", v) if v.is_i64() || v.is_u64() => v,
         ("number", v) if v.is_number() => v,
         ("boolean", v) if v.is_boolean() => v,

@@ -111,6 +111,13 @@ pub struct ValidatedSpec {
     /// +kubebuilder:validation:MaxLength=8
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<k8s_openapi::apimachinery::pkg::api::resource::Quantity>,
+    /// Enum items are strings as written, quoted or not: `*` as Gateway API allows it.
+    /// +kubebuilder:validation:items:Enum=GET;POST;"*"
+    #[serde(default)]
+    pub methods: Vec<String>,
+    /// +kubebuilder:validation:Enum="1.10";1e3;0x1F
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
 }
 
 /// A port, keyed by name and protocol.
