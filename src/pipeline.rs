@@ -56,11 +56,7 @@ impl Generation {
                 .map_err(|d| Error::Diagnostics(render_all(&[d], &sources)))?;
         }
         if opts.generators.contains(&Generator::Crd) {
-            for (name, body) in crds {
-                output
-                    .files
-                    .insert(opts.crd_dir.join(name), header.yaml_file(&body));
-            }
+            add_crds(&mut output, &opts.crd_dir, &crds, &header);
         }
         if let Ok(freed) = freed {
             let _ = freed.join();
@@ -78,12 +74,12 @@ impl Generation {
         output
             .files
             .insert(naming::BUILD_OUTPUT_FILE.into(), self.single_file()?);
-        for (name, body) in &self.crds {
-            output.files.insert(
-                Path::new(naming::BUILD_CRD_DIR).join(name),
-                self.header.yaml_file(body),
-            );
-        }
+        add_crds(
+            &mut output,
+            Path::new(naming::BUILD_CRD_DIR),
+            &self.crds,
+            &self.header,
+        );
         Ok(Files {
             output,
             sources: self.sources,
@@ -106,6 +102,13 @@ impl Generation {
             out.push_str(&w.render(&self.sources));
         }
         out
+    }
+}
+
+/// Each CRD as a file under `dir`, with the header.
+fn add_crds(output: &mut OutputSet, dir: &Path, crds: &BTreeMap<String, String>, header: &Header) {
+    for (name, body) in crds {
+        output.files.insert(dir.join(name), header.yaml_file(body));
     }
 }
 

@@ -59,8 +59,8 @@ fn generator(name: Generator) -> &'static dyn Generate {
 }
 
 /// Runs the selected generators on as many threads as there are cores, and merges their
-/// outputs in a fixed order,
-/// so that the result is the one a run of one generator after the other would give.
+/// outputs in a fixed order, so that the result is the one a run of one generator after
+/// the other would give.
 pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
     let ctx = Context { model, opts };
     // The crd generator starts first: it takes longest (a schema and a YAML document per
@@ -86,17 +86,14 @@ pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
 
 /// A path valid anywhere in the crate: `crate::…` as it is, an external crate's path
 /// anchored with a leading `::`.
-fn anchored_path(path: &str) -> Option<ModulePath> {
+pub fn absolute_path(path: &str) -> Option<String> {
     let anchored = match path.split("::").next() {
         Some("crate" | "self" | "super" | "") => path.to_owned(),
         _ => format!("::{path}"),
     };
-    ModulePath::parse(&anchored).ok()
-}
-
-/// A path valid anywhere in the crate (see [`anchored_path`]).
-pub fn absolute_path(path: &str) -> Option<String> {
-    anchored_path(path).map(|module| module.to_string())
+    ModulePath::parse(&anchored)
+        .ok()
+        .map(|module| module.to_string())
 }
 
 impl Context<'_> {

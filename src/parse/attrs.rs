@@ -188,20 +188,13 @@ pub(super) fn kube_attrs(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Option<
 /// kube-derive's `validation = "rule"` or `validation = Rule::new("rule")` with an
 /// optional `.message("..")`; anything else is refused rather than dropped.
 fn root_rule(expr: &syn::Expr) -> syn::Result<RootRule> {
-    let text = |e: &syn::Expr| match e {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) => Some(s.value()),
-        _ => None,
-    };
     let refuse = || {
         syn::Error::new_spanned(
             expr,
             "crdgen reads `validation = \"rule\"` or `validation = Rule::new(\"rule\")`, optionally with `.message(\"text\")`",
         )
     };
-    if let Some(rule) = text(expr) {
+    if let Some(rule) = str_literal(expr) {
         return Ok(RootRule {
             rule,
             message: None,
@@ -210,16 +203,27 @@ fn root_rule(expr: &syn::Expr) -> syn::Result<RootRule> {
     let (new, message) = match expr {
         syn::Expr::MethodCall(call) if call.method == "message" && call.args.len() == 1 => (
             &*call.receiver,
-            Some(text(&call.args[0]).ok_or_else(refuse)?),
+            Some(str_literal(&call.args[0]).ok_or_else(refuse)?),
         ),
         other => (other, None),
     };
     match new {
         syn::Expr::Call(call) if call.args.len() == 1 && is_rule_new(&call.func) => {
-            let rule = text(&call.args[0]).ok_or_else(refuse)?;
+            let rule = str_literal(&call.args[0]).ok_or_else(refuse)?;
             Ok(RootRule { rule, message })
         }
         _ => Err(refuse()),
+    }
+}
+
+/// The value of a string literal expression (`"text"`).
+fn str_literal(expr: &syn::Expr) -> Option<String> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
     }
 }
 
@@ -330,14 +334,11 @@ fn renamed_args(
         let expr: syn::Expr = inner.value()?.parse()?;
         let value = match expr {
             syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) => s.value(),
-            syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
                 ..
             }) => i.base10_digits().to_owned(),
-            other => quote::ToTokens::to_token_stream(&other).to_string(),
+            other => str_literal(&other)
+                .unwrap_or_else(|| quote::ToTokens::to_token_stream(&other).to_string()),
         };
         out.insert(rename(&key), value);
         Ok(())

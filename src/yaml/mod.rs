@@ -3,8 +3,8 @@
 //! (`emit`): it writes what serde_yaml_ng wrote, except that every string a YAML 1.1
 //! reader would take for another type is quoted, floats keep a dot and a signed
 //! exponent, and U+2028/U+2029 are escaped (kubectl and the apiserver read YAML 1.1, and
-//! no maintained Rust YAML writer does this); and it is several times faster, which
-//! matters at 500 CRDs a run.
+//! no maintained Rust YAML writer does this); and it is 2–3 times faster (the bench's
+//! 500 CRDs, 13 MB: 104–159 ms against 247–503 ms, one thread).
 
 mod emit;
 mod scalar;
