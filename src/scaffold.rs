@@ -94,7 +94,7 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
         ));
     }
     let plural = naming::plural(&api.kind, &naming::default_plural_exceptions());
-    let plural_accessor = naming::client::kind_accessor(&plural);
+    let plural_accessor = naming::client::kind_accessor(&api.kind, &plural);
     let gv = naming::client::group_version_accessor(&group_dir, &api.version);
     let (scope_markers, key_doc, split_key, lookup, client, test_client) = if api.namespaced {
         (

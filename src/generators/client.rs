@@ -61,8 +61,14 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
             if !version.kinds.values().any(Kind::has_client) {
                 continue;
             }
-            let accessor = naming::ident(&names::group_version_accessor(&group.dir, &version.name));
-            let client = naming::ident(&names::group_version_client(&group.dir, &version.name));
+            let accessor = naming::ident(&names::group_version_accessor(
+                &group.code_name,
+                &version.name,
+            ));
+            let client = naming::ident(&names::group_version_client(
+                &group.code_name,
+                &version.name,
+            ));
             let client = format!(
                 "{}::{}::{client}",
                 naming::ident(&group.dir),
@@ -98,7 +104,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
                 .child(&version.name, || {
                     format!("Clients for `{}/{}`.", group.name, version.name)
                 });
-            group_version(ctx, &group.dir, version, module, diags);
+            group_version(ctx, &group.code_name, version, module, diags);
         }
     }
     let runtime = naming::RUNTIME_CRATE;
@@ -135,23 +141,24 @@ impl {clientset_ty} {{
 /// A group version's client, with an accessor per kind, and its kinds' modules.
 fn group_version(
     ctx: &Context<'_>,
-    group_dir: &str,
+    group_code_name: &str,
     version: &Version,
     module: &mut RustModule,
     diags: &mut Diagnostics,
 ) {
-    let client = naming::ident(&names::group_version_client(group_dir, &version.name));
+    let client = naming::ident(&names::group_version_client(group_code_name, &version.name));
     let mut accessors = String::new();
     let mut reexports = String::new();
     for kind in version.kinds.values().filter(|k| k.has_client()) {
         let kind_mod = naming::ident(&names::kind_module(&kind.name));
         let kind_client = naming::ident(&names::kind_client(&kind.name));
-        let accessor = naming::ident(&names::kind_accessor(&kind.plural));
+        let accessor = naming::ident(&names::kind_accessor(&kind.name, &kind.plural));
         let plural = &kind.plural;
         let verbs = verbs(kind, diags);
         if kind.namespaced {
             let all_client = naming::ident(&names::all_namespaces_client(&kind.name));
-            let all_accessor = naming::ident(&names::all_namespaces_accessor(&kind.plural));
+            let all_accessor =
+                naming::ident(&names::all_namespaces_accessor(&kind.name, &kind.plural));
             let _ = write!(
                 accessors,
                 r#"    /// `{plural}` in `namespace`.

@@ -28,9 +28,9 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
         if versions.is_empty() {
             continue;
         }
-        let group_ty = naming::ident(&names::group_type(&group.dir)).to_string();
+        let group_ty = naming::ident(&names::group_type(&group.code_name)).to_string();
         let group_mod = naming::ident(&group.dir);
-        let accessor = naming::ident(&names::group_accessor(&group.dir));
+        let accessor = naming::ident(&names::group_accessor(&group.code_name));
         let _ = write!(
             group_accessors,
             r#"    /// Informers of the `{}` API group.
@@ -45,7 +45,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
         let mut version_accessors = String::new();
         for version in versions {
             let version_mod = naming::ident(&version.name);
-            let version_ty = naming::ident(&names::version_type(&group.dir, &version.name));
+            let version_ty = naming::ident(&names::version_type(&group.code_name, &version.name));
             let _ = write!(
                 version_accessors,
                 r#"    /// Informers of `{}/{}`.
@@ -63,7 +63,8 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
             for kind in version.kinds.values().filter(|k| k.has_client()) {
                 let kind_mod = naming::client::kind_module(&kind.name);
                 let informer = naming::ident(&names::kind_informer(&kind.name)).to_string();
-                let kind_accessor = naming::ident(&naming::client::kind_accessor(&kind.plural));
+                let kind_accessor =
+                    naming::ident(&naming::client::kind_accessor(&kind.name, &kind.plural));
                 let _ = write!(
                     kind_accessors,
                     r#"    /// The shared `{}` informer.

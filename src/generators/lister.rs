@@ -87,7 +87,7 @@ impl {lister} {{
         return out;
     }
     let ns_lister = naming::ident(&names::namespace_lister(name));
-    let accessor = naming::ident(&naming::client::kind_accessor(&kind.plural));
+    let accessor = naming::ident(&naming::client::kind_accessor(&kind.name, &kind.plural));
     out.push_str(&format!(
         r#"impl {lister} {{
     /// The objects of `namespace`.

@@ -39,7 +39,13 @@ pub struct MarkerDef {
 
 /// Namespaces crdgen owns: an unknown marker in one of them is an error. Markers of
 /// other tools (`+k8s:deepcopy-gen`, `+operator-sdk:…`) are ignored.
-pub const OWNED_NAMESPACES: &[&str] = &["genclient", "kubebuilder", "groupName", "crdgen"];
+pub const OWNED_NAMESPACES: &[&str] = &[
+    "genclient",
+    "kubebuilder",
+    "groupName",
+    "groupGoName",
+    "crdgen",
+];
 
 /// The prefix of the list-item forms of validation markers.
 pub const ITEMS_PREFIX: &str = "kubebuilder:validation:items:";
@@ -91,6 +97,7 @@ const XVALIDATION: &[NamedArg] = &[
 pub static MARKERS: &[MarkerDef] = &[
     // Package level (`//!` in a version's or group's module file).
     m("groupName", &[Package], Arg::String),
+    m("groupGoName", &[Package], Arg::String),
     m("kubebuilder:skip", &[Package], Arg::Flag),
     m("kubebuilder:object:generate", &[Package, Type], Arg::Bool),
     m(

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::derive::{check_derive_groups, derive_kind};
 use super::fields::finish_body;
-use super::group_name::{group_name, located};
+use super::group_name::{code_name, group_name, located};
 use super::kinds::marker_kind;
 use super::names;
 use super::parsed::{ParsedFile, ParsedGroup, UseEntry};
@@ -35,6 +35,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
             Group {
                 dir: group.dir,
                 name: String::new(),
+                code_name: String::new(),
                 versions: BTreeMap::new(),
             },
         );
@@ -87,6 +88,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
         }
     }
 
+    let mut code_names = BTreeMap::new();
     for group in model.groups.values_mut() {
         let from_group_file = group_markers.get(&group.dir);
         for version in group.versions.values_mut() {
@@ -94,6 +96,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
         }
         let crd = opts.generators.contains(&crate::options::Generator::Crd);
         group.name = group_name(group, from_group_file, crd, &scopes, diags);
+        group.code_name = code_name(group, from_group_file, &mut code_names, diags);
         for version in group.versions.values() {
             check_derive_groups(&group.name, version, diags);
         }
@@ -113,7 +116,7 @@ fn build_version(
     let mut out = Version {
         name: version.to_owned(),
         markers: Vec::new(),
-        group_names: Vec::new(),
+        group_markers: Vec::new(),
         kinds: BTreeMap::new(),
         types: BTreeMap::new(),
     };
@@ -160,7 +163,8 @@ fn build_version(
 
     for file in files {
         let package = package_markers(&file, diags);
-        out.group_names.extend(located(&file.path, package.clone()));
+        out.group_markers
+            .extend(located(&file.path, package.clone()));
         out.markers.extend(package);
         let module_visibility = match &file.module {
             None => Some(Visibility::Public),

@@ -36,6 +36,8 @@ pub struct Group {
     pub dir: String,
     /// The API group's DNS name, e.g. `bcrds.example.com`.
     pub name: String,
+    /// What its generated accessors and types are named after: `+groupGoName`, else `dir`.
+    pub code_name: String,
     pub versions: BTreeMap<String, Version>,
 }
 
@@ -44,9 +46,10 @@ pub struct Version {
     pub name: String,
     /// Package-level markers (`//!` in the version's or group's module file).
     pub markers: Vec<Marker>,
-    /// Every `+groupName` of the version's files, with the file it is in.
+    /// Every `+groupName` and `+groupGoName` of the version's files, with the file it
+    /// is in.
     #[serde(skip)]
-    pub group_names: Vec<(String, Marker)>,
+    pub group_markers: Vec<(String, Marker)>,
     /// Keyed by kind name.
     pub kinds: BTreeMap<String, Kind>,
     /// Every struct and enum of the version, keyed by `TypeKey::id`.

@@ -74,6 +74,25 @@ pub fn check_group(name: &str, crd: bool, file: &str, pos: Pos) -> Result<(), Di
     .hint("an API group is a lower-case domain name you own, e.g. `bcrds.example.com`"))
 }
 
+/// A `+groupGoName` the generated names can be made from: ASCII letters and digits,
+/// starting with a letter (client-gen's `ExampleGroup`).
+pub fn check_group_go_name(name: &str, file: &str, pos: Pos) -> Result<(), Diagnostic> {
+    if name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        return Ok(());
+    }
+    Err(Diagnostic::error(
+        Code::InvalidName,
+        format!(
+            "`+groupGoName={}` cannot name generated code",
+            shorten(name)
+        ),
+    )
+    .at(file, pos)
+    .hint("use ASCII letters and digits, starting with a letter, e.g. `+groupGoName=ExampleGroup`"))
+}
+
 /// Finds two kinds of `group` that share a resource name or a kind name (as the
 /// apiserver's naming controller does), a CRD name longer than the apiserver allows,
 /// and two kinds of one version whose generated code would declare one name twice.
@@ -91,7 +110,7 @@ pub fn check_collisions(group: &Group, diags: &mut Diagnostics) {
             kind: format!("the `{}/{}` group version", group.dir, version.name),
             place: None,
         };
-        for (namespace, name) in naming::version_items(&group.dir, &version.name) {
+        for (namespace, name) in naming::version_items(&group.code_name, &version.name) {
             generated.insert((space_of(namespace), name), owner.clone());
         }
         for kind in version.kinds.values() {

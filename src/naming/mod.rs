@@ -46,21 +46,22 @@ pub mod informer {
 
     pub const FACTORY: &str = "SharedInformerFactory";
 
-    /// `factory.bcrds()`.
-    pub fn group_accessor(group_dir: &str) -> String {
-        group_dir.to_snake_case()
+    /// `factory.bcrds()`. `group` here and below is the group's code name: its
+    /// directory, or its `+groupGoName` (`ExampleGroup` → `factory.example_group()`).
+    pub fn group_accessor(group: &str) -> String {
+        group.to_snake_case()
     }
 
     /// `BcrdsInformers`.
-    pub fn group_type(group_dir: &str) -> String {
-        format!("{}Informers", group_dir.to_upper_camel_case())
+    pub fn group_type(group: &str) -> String {
+        format!("{}Informers", group.to_upper_camel_case())
     }
 
     /// `BcrdsV1alpha1Informers`.
-    pub fn version_type(group_dir: &str, version: &str) -> String {
+    pub fn version_type(group: &str, version: &str) -> String {
         format!(
             "{}{}Informers",
-            group_dir.to_upper_camel_case(),
+            group.to_upper_camel_case(),
             version.to_upper_camel_case()
         )
     }
@@ -95,16 +96,17 @@ pub mod client {
 
     pub const CLIENTSET: &str = "Clientset";
 
-    /// `cs.bcrds_v1alpha1()`: the group directory (a Rust identifier already) and version.
-    pub fn group_version_accessor(group_dir: &str, version: &str) -> String {
-        format!("{}_{version}", group_dir.to_snake_case())
+    /// `cs.bcrds_v1alpha1()`, `cs.example_group_v1()`: the group's code name (its
+    /// directory or `+groupGoName`) and version.
+    pub fn group_version_accessor(group: &str, version: &str) -> String {
+        format!("{}_{version}", group.to_snake_case())
     }
 
     /// `BcrdsV1alpha1Client`.
-    pub fn group_version_client(group_dir: &str, version: &str) -> String {
+    pub fn group_version_client(group: &str, version: &str) -> String {
         format!(
             "{}{}Client",
-            group_dir.to_upper_camel_case(),
+            group.to_upper_camel_case(),
             version.to_upper_camel_case()
         )
     }
@@ -124,14 +126,27 @@ pub mod client {
         format!("{kind}AllNamespacesClient")
     }
 
-    /// `.examples(ns)` / `.widgets()`: the plural, as an identifier.
-    pub fn kind_accessor(plural: &str) -> String {
-        plural.replace(['-', '.'], "_")
+    /// `.examples(ns)`, `.cluster_test_types()`: the plural as a Rust name. When the
+    /// plural is the kind's by rule, it keeps the kind's words apart (client-gen's
+    /// `ClusterTestTypes()`, in snake case); a plural of its own (`path=widgetz`, a
+    /// plural exception) is taken as written, since its words cannot be known.
+    pub fn kind_accessor(kind: &str, plural: &str) -> String {
+        let words = kind.to_snake_case();
+        let (head, last) = words.rsplit_once('_').unwrap_or(("", &words));
+        let by_rule = match head {
+            "" => super::pluralize(last),
+            head => format!("{head}_{}", super::pluralize(last)),
+        };
+        if by_rule.replace('_', "") == plural {
+            by_rule
+        } else {
+            plural.replace(['-', '.'], "_")
+        }
     }
 
-    /// `.all_examples()`.
-    pub fn all_namespaces_accessor(plural: &str) -> String {
-        format!("all_{}", kind_accessor(plural))
+    /// `.all_examples()`, `.all_cluster_test_types()`.
+    pub fn all_namespaces_accessor(kind: &str, plural: &str) -> String {
+        format!("all_{}", kind_accessor(kind, plural))
     }
 
     /// `+genclient:method=GetScale` → `get_scale`.
@@ -161,19 +176,22 @@ pub fn kind_items(kind: &str, plural: &str) -> Vec<(Namespace, String)> {
         (Namespace::Item, informer::kind_informer(kind)),
         (Namespace::Item, informer::kind_lister(kind)),
         (Namespace::Item, informer::namespace_lister(kind)),
-        (Namespace::Method, client::kind_accessor(plural)),
-        (Namespace::Method, client::all_namespaces_accessor(plural)),
+        (Namespace::Method, client::kind_accessor(kind, plural)),
+        (
+            Namespace::Method,
+            client::all_namespaces_accessor(kind, plural),
+        ),
     ]
 }
 
 /// The names a group version's own generated types take in the same modules.
-pub fn version_items(group_dir: &str, version: &str) -> Vec<(Namespace, String)> {
+pub fn version_items(group: &str, version: &str) -> Vec<(Namespace, String)> {
     vec![
         (
             Namespace::Item,
-            client::group_version_client(group_dir, version),
+            client::group_version_client(group, version),
         ),
-        (Namespace::Item, informer::version_type(group_dir, version)),
+        (Namespace::Item, informer::version_type(group, version)),
     ]
 }
 
@@ -269,6 +287,29 @@ mod tests {
         }
         let exceptions = default_plural_exceptions();
         assert_eq!(plural("Endpoints", &exceptions), "endpoints");
+    }
+
+    #[test]
+    fn accessors_keep_the_kinds_words() {
+        let none = BTreeMap::new();
+        for (kind, expected) in [
+            ("Example", "examples"),
+            ("ClusterTestType", "cluster_test_types"),
+            ("HTTPRoute", "http_routes"),
+            ("IPAddress", "ip_addresses"),
+            ("NetworkPolicy", "network_policies"),
+            ("V1Thing", "v1_things"),
+        ] {
+            assert_eq!(client::kind_accessor(kind, &plural(kind, &none)), expected);
+        }
+        // A plural of its own has no words to find: it is taken as written.
+        assert_eq!(client::kind_accessor("Widget", "widgetz"), "widgetz");
+        assert_eq!(client::kind_accessor("Endpoints", "endpoints"), "endpoints");
+        assert_eq!(client::kind_accessor("DataSet", "data-sets"), "data_sets");
+        assert_eq!(
+            client::all_namespaces_accessor("ClusterTestType", "clustertesttypes"),
+            "all_cluster_test_types"
+        );
     }
 
     #[test]

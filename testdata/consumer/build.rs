@@ -6,6 +6,7 @@ fn main() -> Result<(), crdgen::Error> {
         .group("bcrds", ["v1alpha1"])
         .group("other", ["v1"])
         .group("derived", ["v1"])
+        .group("hyphens", ["v1"])
         .generate()?;
     Ok(())
 }

@@ -10,9 +10,13 @@ use std::collections::BTreeMap;
 use crdgen_consumer::apis::bcrds::v1alpha1::variant_types::{Doohickey, Gizmo};
 use crdgen_consumer::apis::bcrds::v1alpha1::widget_types::{Widget, WidgetSpec};
 use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleStatus};
+use crdgen_consumer::apis::hyphens::v1::{
+    ClusterTestType, ClusterTestTypeSpec, ClusterTestTypeStatus,
+};
 use crdgen_consumer::apis::other::v1::{Gadget, GadgetSpec, GadgetStatus, Size};
 use crdgen_consumer::client::clientset::Clientset;
 use crdgen_consumer::client::clientset::bcrds::v1alpha1::ExampleClient;
+use crdgen_consumer::client::clientset::hyphens::v1::ExampleGroupV1Client;
 use crdgen_runtime::client::Either;
 use crdgen_runtime::testing::ApiServer;
 use futures_util::{StreamExt, TryStreamExt};
@@ -671,6 +675,7 @@ mod in_memory_server {
         selectors_and_paging,
         watch_order,
         other_kinds,
+        group_go_name_and_multi_word_kind,
         misfit_body,
         scale
     );
@@ -708,12 +713,44 @@ mod in_memory_server {
     }
 }
 
+/// A group named by `+groupGoName` and a multi-word kind: `example_group_v1()`,
+/// `ExampleGroupV1Client`, `cluster_test_types()`.
+pub async fn group_go_name_and_multi_word_kind(env: &Env) {
+    let group: ExampleGroupV1Client = env.cs.example_group_v1();
+    let objects = group.cluster_test_types();
+    let name = format!("{}-ctt", env.ns);
+    let mut created = objects
+        .create(
+            &PostParams::default(),
+            &ClusterTestType::new(&name, ClusterTestTypeSpec { replicas: 2 }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.metadata.namespace, None);
+    created.status = Some(ClusterTestTypeStatus { ready: true });
+    objects
+        .update_status(&PostParams::default(), &created)
+        .await
+        .unwrap();
+    let got = objects.get(&name).await.unwrap();
+    assert_eq!(
+        (got.spec.replicas, got.status),
+        (2, Some(ClusterTestTypeStatus { ready: true }))
+    );
+    objects
+        .delete(&name, &DeleteParams::default())
+        .await
+        .unwrap();
+    assert_eq!(objects.get_opt(&name).await.unwrap(), None);
+}
+
 real_cluster_checks!(
     round_trip,
     finalizers,
     selectors_and_paging,
     watch_order,
     other_kinds,
+    group_go_name_and_multi_word_kind,
     misfit_body,
     scale
 );

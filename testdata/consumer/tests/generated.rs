@@ -207,6 +207,7 @@ fn build_rs_writes_a_crd_per_kind() {
     assert_eq!(
         names,
         [
+            "clustertesttypes.example-group.hyphens.example.com",
             "doohickeys.bcrds.example.com",
             "examples.bcrds.example.com",
             "gadgets.other.example.com",

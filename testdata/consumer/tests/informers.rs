@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleSpec};
+use crdgen_consumer::apis::hyphens::v1::{ClusterTestType, ClusterTestTypeSpec};
 use crdgen_consumer::client::informers::SharedInformerFactory;
 use crdgen_runtime::CancellationToken;
 use crdgen_runtime::informer::{FactoryOptions, HandlerFns, Notification};
@@ -242,6 +243,7 @@ mod in_memory_server {
         late_handlers_and_subscribers_get_synthetic_adds,
         namespace_restriction_and_selector_tweaks,
         custom_indexers,
+        group_go_name_and_multi_word_kind,
     );
 
     #[tokio::test]
@@ -477,10 +479,46 @@ mod in_memory_server {
     }
 }
 
+/// The informers and listers of a `+groupGoName` group and a multi-word kind take the
+/// same names as its client: `factory.example_group().v1().cluster_test_types()`.
+pub async fn group_go_name_and_multi_word_kind(env: &Env) {
+    let name = format!("{}-ctt", env.ns);
+    env.cs
+        .example_group_v1()
+        .cluster_test_types()
+        .create(
+            &PostParams::default(),
+            &ClusterTestType::new(&name, ClusterTestTypeSpec { replicas: 3 }),
+        )
+        .await
+        .unwrap();
+    let factory = SharedInformerFactory::new(env.cs.client().clone());
+    let informer = factory.example_group().v1().cluster_test_types();
+    let token = CancellationToken::new();
+    factory.start(&token);
+    let synced = factory.wait_for_cache_sync().await;
+    assert_eq!(
+        synced,
+        BTreeMap::from([(
+            "clustertesttypes.v1.example-group.hyphens.example.com".to_owned(),
+            true
+        )])
+    );
+    assert_eq!(informer.lister().get(&name).unwrap().spec.replicas, 3);
+    factory.shutdown().await;
+    env.cs
+        .example_group_v1()
+        .cluster_test_types()
+        .delete(&name, &DeleteParams::default())
+        .await
+        .unwrap();
+}
+
 real_cluster_checks!(
     lifecycle_and_listers,
     handler_event_order,
     late_handlers_and_subscribers_get_synthetic_adds,
     namespace_restriction_and_selector_tweaks,
-    custom_indexers
+    custom_indexers,
+    group_go_name_and_multi_word_kind
 );

@@ -1,3 +1,4 @@
 pub mod bcrds;
 pub mod derived;
+pub mod hyphens;
 pub mod other;

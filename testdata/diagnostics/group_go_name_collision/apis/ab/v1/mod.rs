@@ -1,0 +1,5 @@
+//! +groupName=ab.example.com
+//! +groupGoName=Shared
+
+pub mod example_types;
+pub use example_types::*;
