@@ -26,6 +26,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per process: boxing the larger variant would save nothing worth having.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Generate code for API groups, like k8s.io/code-generator's generate-groups.sh.
@@ -125,6 +127,7 @@ Generators:
   lister     listers over informer caches (with register)
   informer   shared informers and their factory (with lister, register, clone)
   crd        CustomResourceDefinition YAML under --crd-dir
+  rbac       role.yaml under --rbac-dir from +kubebuilder:rbac markers in --rbac-paths
   all        every generator above
 
 Examples:
@@ -140,7 +143,7 @@ Exit status: 0 on success, 1 when --verify-only finds drift or the input has mis
 #[command(after_long_help = GENERATE_GROUPS_HELP, after_help = "Run with --help for generators, examples and exit codes.")]
 struct GenerateGroups {
     /// Comma-separated generators: register, clone (alias deepcopy), client, lister,
-    /// informer, crd, or all.
+    /// informer, crd, rbac, or all.
     #[arg(value_name = "GENERATORS", value_parser = Generator::parse_list)]
     generators: BTreeSet<Generator>,
 
@@ -194,6 +197,19 @@ struct GenerateGroups {
     /// Cut descriptions in CRD schemas to this many characters.
     #[arg(long, value_name = "N")]
     max_description_len: Option<usize>,
+
+    /// Files and directories to read `+kubebuilder:rbac` markers from, relative to
+    /// --output-base, comma-separated [default: src, when there is one].
+    #[arg(long, value_name = "PATHS", value_delimiter = ',')]
+    rbac_paths: Option<Vec<PathBuf>>,
+
+    /// Directory for the generated role.yaml, relative to --output-base.
+    #[arg(long, value_name = "DIR", default_value = crate::options::DEFAULT_RBAC_DIR)]
+    rbac_dir: PathBuf,
+
+    /// Name of the generated ClusterRole (and of Roles whose markers name none).
+    #[arg(long, value_name = "NAME", default_value = crate::options::DEFAULT_ROLE_NAME)]
+    role_name: String,
 }
 
 #[derive(Clone)]
@@ -236,6 +252,9 @@ impl GenerateGroups {
             )?,
             crd_dir: self.crd_dir.clone(),
             max_description_len: self.max_description_len,
+            rbac_paths: self.rbac_paths.clone(),
+            rbac_dir: self.rbac_dir.clone(),
+            role_name: self.role_name.clone(),
         })
     }
 }

@@ -33,6 +33,7 @@ pub struct Config {
     year: Option<String>,
     plural_exceptions: BTreeMap<String, String>,
     out_dir: Option<PathBuf>,
+    role_name: String,
 }
 
 impl Default for Config {
@@ -47,6 +48,7 @@ impl Default for Config {
             year: None,
             plural_exceptions: BTreeMap::new(),
             out_dir: None,
+            role_name: crate::options::DEFAULT_ROLE_NAME.to_owned(),
         }
     }
 }
@@ -108,6 +110,12 @@ impl Config {
     pub fn plural_exception(&mut self, kind: &str, plural: &str) -> &mut Self {
         self.plural_exceptions
             .insert(kind.to_owned(), plural.to_owned());
+        self
+    }
+
+    /// The name of the ClusterRole the `rbac` generator writes (default `manager-role`).
+    pub fn role_name(&mut self, name: &str) -> &mut Self {
+        self.role_name = name.to_owned();
         self
     }
 
@@ -188,6 +196,11 @@ impl Config {
             output_module: ModulePath::parse(&self.output_module).map_err(usage)?,
             crd_dir: PathBuf::from(crate::options::DEFAULT_CRD_DIR),
             max_description_len: None,
+            // `src` of the crate, as the command line's default; the role goes to
+            // `OUT_DIR/rbac/role.yaml`.
+            rbac_paths: None,
+            rbac_dir: PathBuf::from(crate::options::DEFAULT_RBAC_DIR),
+            role_name: self.role_name.clone(),
         })
     }
 }

@@ -26,6 +26,7 @@ pub mod options;
 mod parallel;
 mod parse;
 mod pipeline;
+mod rbac;
 pub mod run;
 pub mod scaffold;
 mod schema;

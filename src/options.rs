@@ -21,16 +21,19 @@ pub enum Generator {
     Informer,
     /// CustomResourceDefinition YAML.
     Crd,
+    /// A ClusterRole (and namespaced Roles) from `+kubebuilder:rbac` markers.
+    Rbac,
 }
 
 impl Generator {
-    pub const ALL: [Generator; 6] = [
+    pub const ALL: [Generator; 7] = [
         Generator::Register,
         Generator::Clone,
         Generator::Client,
         Generator::Lister,
         Generator::Informer,
         Generator::Crd,
+        Generator::Rbac,
     ];
 
     pub fn name(self) -> &'static str {
@@ -41,7 +44,13 @@ impl Generator {
             Generator::Lister => "lister",
             Generator::Informer => "informer",
             Generator::Crd => "crd",
+            Generator::Rbac => "rbac",
         }
+    }
+
+    /// Whether its output is Rust under OUTPUT_PKG (the others write YAML elsewhere).
+    pub fn writes_rust(self) -> bool {
+        !matches!(self, Generator::Crd | Generator::Rbac)
     }
 
     /// Generators whose output this one's output uses.
@@ -50,7 +59,7 @@ impl Generator {
             Generator::Client => &[Generator::Register, Generator::Clone],
             Generator::Lister => &[Generator::Register],
             Generator::Informer => &[Generator::Register, Generator::Clone, Generator::Lister],
-            Generator::Register | Generator::Clone | Generator::Crd => &[],
+            Generator::Register | Generator::Clone | Generator::Crd | Generator::Rbac => &[],
         }
     }
 
@@ -61,7 +70,8 @@ impl Generator {
             | Generator::Client
             | Generator::Lister
             | Generator::Informer
-            | Generator::Crd => &[],
+            | Generator::Crd
+            | Generator::Rbac => &[],
         }
     }
 
@@ -188,6 +198,12 @@ pub fn parse_plural_exceptions(spec: &str) -> Result<BTreeMap<String, String>, S
 
 /// Where CRDs go by default, as in kubebuilder projects.
 pub const DEFAULT_CRD_DIR: &str = "config/crd/bases";
+/// Where the role goes by default, as in kubebuilder projects.
+pub const DEFAULT_RBAC_DIR: &str = "config/rbac";
+/// The role's name by default: kubebuilder's (`rbac:roleName=manager-role`).
+pub const DEFAULT_ROLE_NAME: &str = "manager-role";
+/// What the rbac generator scans by default, when it exists: the crate's sources.
+pub const DEFAULT_RBAC_PATH: &str = "src";
 
 /// Where the header of every generated file comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -221,6 +237,14 @@ pub struct Options {
     pub crd_dir: PathBuf,
     /// Descriptions in CRD schemas are cut to this many characters.
     pub max_description_len: Option<usize>,
+    /// Files and directories the rbac generator reads `+kubebuilder:rbac` markers from,
+    /// relative to `output_base`; `None` for `src` when there is one.
+    pub rbac_paths: Option<Vec<PathBuf>>,
+    /// Where `role.yaml` goes, relative to `output_base`; crdgen owns the files in it
+    /// that it generated, and no others.
+    pub rbac_dir: PathBuf,
+    /// The name of the ClusterRole and of Roles whose markers name none.
+    pub role_name: String,
 }
 
 impl Options {
@@ -244,6 +268,9 @@ impl Options {
             output_module: ModulePath::from_dir(&output_pkg)?,
             crd_dir: PathBuf::from(DEFAULT_CRD_DIR),
             max_description_len: None,
+            rbac_paths: None,
+            rbac_dir: PathBuf::from(DEFAULT_RBAC_DIR),
+            role_name: DEFAULT_ROLE_NAME.to_owned(),
             output_pkg,
             apis_pkg,
         })
@@ -251,26 +278,44 @@ impl Options {
 
     /// The directories crdgen owns, relative to the output base: OUTPUT_PKG when a Rust
     /// generator runs (so that CRDs can be generated on their own, as controller-gen
-    /// runs apart from code-generator), and the CRD directory when CRDs are generated.
+    /// runs apart from code-generator), the CRD directory when CRDs are generated, and
+    /// the RBAC directory when the role is.
     pub fn owned_dirs(&self) -> Vec<PathBuf> {
         let mut dirs = Vec::new();
-        if self.generators.iter().any(|g| *g != Generator::Crd) {
+        if self.writes_rust() {
             dirs.push(self.output_pkg.clone());
         }
         if self.generators.contains(&Generator::Crd) {
             dirs.push(self.crd_dir.clone());
         }
+        if self.generators.contains(&Generator::Rbac) {
+            dirs.push(self.rbac_dir.clone());
+        }
         dirs
+    }
+
+    /// Whether any selected generator writes Rust.
+    pub fn writes_rust(&self) -> bool {
+        self.generators.iter().any(|g| g.writes_rust())
     }
 
     /// Checks what the types alone cannot: both trees are plain relative paths below
     /// the output base, and neither contains the other.
     pub fn validate(&self) -> Result<(), String> {
+        let rbac_paths = self
+            .rbac_paths
+            .iter()
+            .flatten()
+            .map(|p| ("--rbac-paths", p));
         for (name, dir) in [
             ("OUTPUT_PKG", &self.output_pkg),
             ("APIS_PKG", &self.apis_pkg),
             ("--crd-dir", &self.crd_dir),
-        ] {
+            ("--rbac-dir", &self.rbac_dir),
+        ]
+        .into_iter()
+        .chain(rbac_paths)
+        {
             let plain = dir.components().all(|c| {
                 matches!(
                     c,
@@ -298,6 +343,22 @@ impl Options {
             return Err(format!(
                 "--crd-dir `{}` overlaps OUTPUT_PKG or APIS_PKG; CRDs get a directory of their own",
                 self.crd_dir.display()
+            ));
+        }
+        let rbac = normalize(&self.rbac_dir);
+        let overlaps = |d: &PathBuf| rbac.starts_with(d) || d.starts_with(&rbac);
+        if self.generators.contains(&Generator::Rbac)
+            && (overlaps(&out) || overlaps(&apis) || overlaps(&crds))
+        {
+            return Err(format!(
+                "--rbac-dir `{}` overlaps OUTPUT_PKG, APIS_PKG or --crd-dir; the role gets a directory of its own",
+                self.rbac_dir.display()
+            ));
+        }
+        if !crate::rbac::is_role_name(&self.role_name) {
+            return Err(format!(
+                "--role-name `{}` cannot name a role: it is any text but `.` or `..`, without `/` or `%`",
+                self.role_name
             ));
         }
         for gv in &self.groups {

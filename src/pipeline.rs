@@ -8,9 +8,8 @@ use crate::diag::{Diagnostic, Diagnostics, Sources, render_all};
 use crate::emit::{self, OutputSet, RustModule, header::Header};
 use crate::model::{self, Model};
 use crate::naming;
-use crate::options::Generator;
-use crate::options::Options;
-use crate::{generators, parse, source};
+use crate::options::{Generator, Options};
+use crate::{generators, parse, rbac, source};
 
 /// A successful generation: the model, the generated module tree, and what was read.
 #[derive(Debug)]
@@ -20,6 +19,9 @@ pub struct Generation {
     /// CRDs as YAML documents (without the header) by file name, when the `crd`
     /// generator runs.
     pub crds: BTreeMap<String, String>,
+    /// The roles as YAML documents (without the header), when the `rbac` generator
+    /// found any rule.
+    pub role: Option<String>,
     pub header: Header,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
@@ -37,6 +39,7 @@ impl Generation {
             model,
             tree,
             crds,
+            role,
             header,
             sources,
             ..
@@ -51,13 +54,14 @@ impl Generation {
             owned_dirs: opts.owned_dirs(),
             files: BTreeMap::new(),
         };
-        if opts.generators.iter().any(|g| *g != Generator::Crd) {
+        if opts.writes_rust() {
             emit::add_files(tree, &header, &opts.output_pkg, &mut output)
                 .map_err(|d| Error::Diagnostics(render_all(&[d], &sources)))?;
         }
         if opts.generators.contains(&Generator::Crd) {
             add_crds(&mut output, &opts.crd_dir, &crds, &header);
         }
+        add_role(&mut output, &opts.rbac_dir, role.as_deref(), &header);
         if let Ok(freed) = freed {
             let _ = freed.join();
         }
@@ -68,7 +72,7 @@ impl Generation {
     /// CRDs beside it (pruned as the command line prunes them).
     pub fn into_build_files(self) -> Result<Files, Error> {
         let mut output = OutputSet {
-            owned_dirs: vec![naming::BUILD_CRD_DIR.into()],
+            owned_dirs: vec![naming::BUILD_CRD_DIR.into(), naming::BUILD_RBAC_DIR.into()],
             files: BTreeMap::new(),
         };
         output
@@ -78,6 +82,12 @@ impl Generation {
             &mut output,
             Path::new(naming::BUILD_CRD_DIR),
             &self.crds,
+            &self.header,
+        );
+        add_role(
+            &mut output,
+            Path::new(naming::BUILD_RBAC_DIR),
+            self.role.as_deref(),
             &self.header,
         );
         Ok(Files {
@@ -109,6 +119,15 @@ impl Generation {
 fn add_crds(output: &mut OutputSet, dir: &Path, crds: &BTreeMap<String, String>, header: &Header) {
     for (name, body) in crds {
         output.files.insert(dir.join(name), header.yaml_file(body));
+    }
+}
+
+/// The roles as `role.yaml` under `dir`, with the header, when there are any.
+fn add_role(output: &mut OutputSet, dir: &Path, role: Option<&str>, header: &Header) {
+    if let Some(role) = role {
+        output
+            .files
+            .insert(dir.join(naming::ROLE_FILE), header.yaml_file(role));
     }
 }
 
@@ -241,6 +260,7 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     } = input;
     let mut diags = Diagnostics::default();
     let parsed = parse::parse_all(&discovered, &mut diags);
+    let rbac_rules = rbac::scan(&discovered.rbac_files, &mut diags);
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
@@ -248,7 +268,11 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
-    let generators::Output { rust: tree, crds } = generators::run(&model, opts, &mut diags);
+    let generators::Output {
+        rust: tree,
+        crds,
+        role,
+    } = generators::run(&model, &rbac_rules, opts, &mut diags);
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
@@ -256,6 +280,7 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
         model,
         tree,
         crds,
+        role,
         header,
         inputs: discovered.inputs,
         warnings: diags.into_sorted(),

@@ -30,8 +30,6 @@ mod templates {
     pub const TYPES: &str = include_str!("../templates/project/src/apis/kind_types.rs.tmpl");
     pub const TEST: &str = include_str!("../templates/project/tests/kind_controller.rs.tmpl");
     pub const SAMPLE: &str = include_str!("../templates/project/config/samples/sample.yaml.tmpl");
-    pub const ROLE: &str = include_str!("../templates/project/config/rbac/role.yaml.tmpl");
-    pub const RULES: &str = include_str!("../templates/project/config/rbac/rules.yaml.tmpl");
     pub const SERVICE_ACCOUNT: &str =
         include_str!("../templates/project/config/rbac/service_account.yaml.tmpl");
     pub const MANAGER: &str = include_str!("../templates/project/config/manager/manager.yaml.tmpl");
@@ -226,6 +224,7 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     }
     let mut values = kind_values(api).map_err(usage)?;
     values.insert("name", name.to_owned());
+    values.insert("role", naming::scaffold::role_name(name));
     values.insert("crate", crate_name);
     values.insert("runtime", runtime_dependency(runtime, &[]).map_err(usage)?);
     // The tests run on a real control plane when one is found, as kubebuilder's do.
@@ -233,8 +232,6 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
         "runtime_envtest",
         runtime_dependency(runtime, &["envtest"]).map_err(usage)?,
     );
-    let rules = render(templates::RULES, &values);
-    values.insert("rbac_rules", rules.trim_end().to_owned());
     let (group_dir, version, kind_snake) = (
         values["group_dir"].clone(),
         api.version.clone(),
@@ -297,7 +294,6 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
             templates::SAMPLE,
             false,
         ),
-        ("config/rbac/role.yaml".into(), templates::ROLE, false),
         (
             "config/rbac/service_account.yaml".into(),
             templates::SERVICE_ACCOUNT,
@@ -326,7 +322,11 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
         write(&full, &render(template, &values), executable).map_err(Error::Io)?;
         written.push(PathBuf::from(path));
     }
-    written.extend(generate(staging.path(), &format!("{group_dir}:{version}"))?);
+    written.extend(generate(
+        staging.path(),
+        &format!("{group_dir}:{version}"),
+        name,
+    )?);
     if dir.exists() {
         std::fs::remove_dir(dir).map_err(Error::Io)?;
     }
@@ -351,9 +351,11 @@ fn write(path: &Path, text: &str, executable: bool) -> std::io::Result<()> {
 }
 
 /// Generates the project's client code and CRDs, as its hack/update-codegen.sh does.
-fn generate(project: &Path, groups: &str) -> Result<Vec<PathBuf>, Error> {
+/// Generates a project's code, CRDs and role, as its `hack/update-codegen.sh` does.
+fn generate(project: &Path, groups: &str, package: &str) -> Result<Vec<PathBuf>, Error> {
     let mut opts = Options::new(project, "src/client", "src/apis", groups).map_err(Error::Usage)?;
     opts.header = HeaderSource::File("hack/boilerplate.rs.txt".into());
+    opts.role_name = naming::scaffold::role_name(package);
     let files = crate::generate(&opts)?.into_files(&opts)?;
     files.write(project)?;
     Ok(files.output.files.into_keys().collect())
@@ -398,13 +400,13 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
             project.display()
         ))
     })?;
-    let crate_name = cargo
+    let package = cargo
         .lines()
         .find_map(|l| l.trim().strip_prefix("name = \"")?.strip_suffix('"'))
         .ok_or_else(|| usage("Cargo.toml names no package".into()))?
-        .replace('-', "_");
+        .to_owned();
     let mut values = kind_values(api).map_err(usage)?;
-    values.insert("crate", crate_name);
+    values.insert("crate", package.replace('-', "_"));
     let (group_dir, version, kind_snake) = (
         values["group_dir"].clone(),
         api.version.clone(),
@@ -474,11 +476,6 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
             format!("pub mod {kind_snake};\n"),
             None,
         ),
-        (
-            "config/rbac/role.yaml".to_owned(),
-            render(templates::RULES, &values),
-            None,
-        ),
     ];
     for (rel, line, template) in appends {
         let change = match std::fs::read_to_string(project.join(&rel)) {
@@ -511,7 +508,7 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         .map_err(|d| Error::Diagnostics(crate::diag::render_all(&[d], &Default::default())))?;
     // The generation reads the kind just written; when it fails, the scaffolding goes too,
     // so that an error always means nothing changed.
-    let generated = project_groups(project).and_then(|groups| generate(project, &groups));
+    let generated = project_groups(project).and_then(|groups| generate(project, &groups, &package));
     match generated {
         Ok(files) => written.extend(files),
         Err(e) => {
@@ -539,7 +536,7 @@ mod tests {
             namespaced: true,
         };
         let mut values = kind_values(&api).unwrap();
-        for key in ["name", "crate", "runtime", "runtime_envtest", "rbac_rules"] {
+        for key in ["name", "role", "crate", "runtime", "runtime_envtest"] {
             values.insert(key, "x".into());
         }
         let all = [
@@ -555,8 +552,6 @@ mod tests {
             templates::TYPES,
             templates::TEST,
             templates::SAMPLE,
-            templates::ROLE,
-            templates::RULES,
             templates::SERVICE_ACCOUNT,
             templates::MANAGER,
         ];

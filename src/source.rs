@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
-use crate::options::Options;
+use crate::options::{Generator, Options};
 
 #[derive(Debug, Hash)]
 pub struct SourceFile {
@@ -36,6 +36,8 @@ pub struct GroupSource {
 #[derive(Debug, Default, Hash)]
 pub struct Discovered {
     pub groups: Vec<GroupSource>,
+    /// The Rust files the rbac generator reads markers from, sorted by path.
+    pub rbac_files: Vec<SourceFile>,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
 }
@@ -71,7 +73,7 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
         ]
         .into_iter()
         .find(|p| p.is_file())
-        .and_then(|p| read(&p, None, &display, &mut found, sources, diags));
+        .and_then(|p| read(&p, None, &display, &mut found.inputs, sources, diags));
 
         let mut versions = gv.versions.clone();
         versions.sort();
@@ -107,13 +109,19 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
                 &module_path,
                 None,
                 &display,
-                &mut found,
+                &mut found.inputs,
                 sources,
                 diags,
             ));
             if dir.is_dir() {
                 found.inputs.push(dir.clone());
-                files.extend(module_files(&dir, &display, &mut found, sources, diags));
+                files.extend(module_files(
+                    &dir,
+                    &display,
+                    &mut found.inputs,
+                    sources,
+                    diags,
+                ));
             }
             version_sources.push(VersionSource { version, files });
         }
@@ -123,7 +131,60 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
             versions: version_sources,
         });
     }
+    if opts.generators.contains(&Generator::Rbac) {
+        found.rbac_files = rbac_files(opts, &display, &mut found.inputs, sources, diags);
+    }
     found
+}
+
+/// Every `.rs` file under the rbac paths, but none in OUTPUT_PKG (generated, and never
+/// marked) or a `target` directory (cargo's). A path named on purpose must exist.
+fn rbac_files(
+    opts: &Options,
+    display: &impl Fn(&Path) -> String,
+    inputs: &mut Vec<PathBuf>,
+    sources: &mut Sources,
+    diags: &mut Diagnostics,
+) -> Vec<SourceFile> {
+    let default = [PathBuf::from(crate::options::DEFAULT_RBAC_PATH)];
+    let (paths, named) = match &opts.rbac_paths {
+        Some(paths) => (paths.as_slice(), true),
+        None => (default.as_slice(), false),
+    };
+    let skipped = opts.output_base.join(&opts.output_pkg);
+    let mut files = std::collections::BTreeSet::new();
+    for path in paths {
+        let full = opts.output_base.join(path);
+        if !full.exists() {
+            if named {
+                diags.push(
+                    Diagnostic::error(
+                        Code::MissingDirectory,
+                        format!("--rbac-paths names `{}`, which does not exist", path.display()),
+                    )
+                    .at_path(display(&full))
+                    .hint("name the files or directories (relative to --output-base) that hold `+kubebuilder:rbac` markers"),
+                );
+            }
+            continue;
+        }
+        inputs.push(full.clone());
+        let walk = walkdir::WalkDir::new(&full)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.path() != skipped && !(e.file_type().is_dir() && e.file_name() == "target")
+            })
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file() && e.path().extension() == Some("rs".as_ref()));
+        for entry in walk {
+            files.insert(entry.path().to_owned());
+        }
+    }
+    files
+        .into_iter()
+        .filter_map(|path| read(&path, None, display, inputs, sources, diags))
+        .collect()
 }
 
 /// The most crdgen reads of one API type file.
@@ -174,7 +235,7 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
 fn module_files(
     dir: &Path,
     display: &impl Fn(&Path) -> String,
-    found: &mut Discovered,
+    inputs: &mut Vec<PathBuf>,
     sources: &mut Sources,
     diags: &mut Diagnostics,
 ) -> Vec<SourceFile> {
@@ -216,7 +277,7 @@ fn module_files(
             &file,
             Some(stem.to_owned()),
             display,
-            found,
+            inputs,
             sources,
             diags,
         ));
@@ -228,12 +289,12 @@ fn read(
     path: &Path,
     module: Option<String>,
     display: &impl Fn(&Path) -> String,
-    found: &mut Discovered,
+    inputs: &mut Vec<PathBuf>,
     sources: &mut Sources,
     diags: &mut Diagnostics,
 ) -> Option<SourceFile> {
     let shown = display(path);
-    found.inputs.push(path.to_owned());
+    inputs.push(path.to_owned());
     match read_text(path, MAX_SOURCE_BYTES) {
         Ok(text) => {
             sources.insert(shown.clone(), text.clone());

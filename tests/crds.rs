@@ -8,7 +8,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 fn crds(opts: &crdgen::Options) -> Vec<(String, String)> {
     common::generate_files(opts)
         .into_iter()
-        .filter(|(path, _)| path.ends_with(".yaml"))
+        .filter(|(path, _)| path.starts_with(crdgen::options::DEFAULT_CRD_DIR))
         .collect()
 }
 

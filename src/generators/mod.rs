@@ -6,6 +6,7 @@ mod clone;
 mod crd;
 mod informer;
 mod lister;
+mod rbac;
 mod register;
 
 use std::collections::BTreeMap;
@@ -19,6 +20,8 @@ use crate::options::{Generator, Options};
 /// What every generator gets to read.
 pub struct Context<'a> {
     pub model: &'a Model,
+    /// The `+kubebuilder:rbac` rules of the files the rbac generator scans.
+    pub rbac_rules: &'a [crate::rbac::Rule],
     pub opts: &'a Options,
 }
 
@@ -29,6 +32,8 @@ pub struct Output {
     pub rust: RustModule,
     /// CRDs as YAML documents (without the header), by file name.
     pub crds: BTreeMap<String, String>,
+    /// The roles as YAML documents (without the header), when there are rules.
+    pub role: Option<String>,
 }
 
 /// One generator, as controller-tools has them: it reads the model and adds to the
@@ -55,14 +60,24 @@ fn generator(name: Generator) -> &'static dyn Generate {
         Generator::Lister => &Rust(lister::generate),
         Generator::Informer => &Rust(informer::generate),
         Generator::Crd => &crd::Crd,
+        Generator::Rbac => &rbac::Rbac,
     }
 }
 
 /// Runs the selected generators on as many threads as there are cores, and merges their
 /// outputs in a fixed order, so that the result is the one a run of one generator after
 /// the other would give.
-pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
-    let ctx = Context { model, opts };
+pub fn run(
+    model: &Model,
+    rbac_rules: &[crate::rbac::Rule],
+    opts: &Options,
+    diags: &mut Diagnostics,
+) -> Output {
+    let ctx = Context {
+        model,
+        rbac_rules,
+        opts,
+    };
     // The crd generator starts first: it takes longest (a schema and a YAML document per
     // kind), and the others share the remaining cores meanwhile. Outputs are merged in
     // the generators' own order, so this order never shows in the output.
@@ -79,6 +94,7 @@ pub fn run(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Output {
     for (_, output, found) in results {
         out.rust.merge(output.rust);
         out.crds.extend(output.crds);
+        out.role = out.role.or(output.role);
         diags.extend(found.into_sorted());
     }
     out

@@ -47,14 +47,16 @@ fn scalar(arg: Arg, text: &str, commas_separate_items: bool) -> Result<Value, St
             }
             Ok(Value::String(s))
         }
-        Arg::List => list(text, commas_separate_items).map(Value::List),
+        Arg::List => list(text, commas_separate_items, false).map(Value::List),
+        Arg::Groups => list(text, commas_separate_items, true).map(Value::List),
         Arg::Raw if text.is_empty() => Err("it needs a value".to_owned()),
         Arg::Raw => Ok(Value::String(text.to_owned())),
         Arg::Named(_) => Err("nested arguments are not allowed here".to_owned()),
     }
 }
 
-fn list(text: &str, commas_separate_items: bool) -> Result<Vec<String>, String> {
+/// A list; `""` is an item only where `empty_items` allows it.
+fn list(text: &str, commas_separate_items: bool, empty_items: bool) -> Result<Vec<String>, String> {
     let items = if let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
         split_top(inner, ',')?
     } else if split_top(text, ';')?.len() > 1 {
@@ -68,7 +70,7 @@ fn list(text: &str, commas_separate_items: bool) -> Result<Vec<String>, String> 
         .into_iter()
         .map(|i| unquote(i.trim()))
         .collect::<Result<_, _>>()?;
-    if items.iter().any(String::is_empty) {
+    if !empty_items && items.iter().any(String::is_empty) {
         return Err(format!("empty item in list `{text}`"));
     }
     Ok(items)

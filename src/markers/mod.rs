@@ -254,6 +254,7 @@ fn example(def: &MarkerDef, name: &str) -> String {
         Arg::Number => "=1.5",
         Arg::String => "=value",
         Arg::List => "=a;b;c",
+        Arg::Groups => "=\"\";apps",
         Arg::Raw => "=<value>",
         Arg::Named(_) => "",
     };

@@ -15,6 +15,8 @@ pub enum Arg {
     String,
     /// `a;b;c`, `a,b,c` or `{a,b,c}`.
     List,
+    /// A list of API groups, in which `""` is an item: the core group (`groups="";apps`).
+    Groups,
     /// Any value, kept as written (defaults, examples): read by the generator using it.
     Raw,
     /// `+name:key=value,key=value`; an entry named `""` is a leading unnamed value.
@@ -98,6 +100,21 @@ pub static MARKERS: &[MarkerDef] = &[
     // Package level (`//!` in a version's or group's module file).
     m("groupName", &[Package], Arg::String),
     m("groupGoName", &[Package], Arg::String),
+    // controller-gen's RBAC rule: read from every file the rbac generator scans,
+    // wherever its doc comment stands (Go's is a package marker written anywhere).
+    m(
+        "kubebuilder:rbac",
+        &[Package, Type, Field],
+        Arg::Named(&[
+            opt("groups", Arg::Groups),
+            opt("resources", Arg::List),
+            opt("resourceNames", Arg::List),
+            req("verbs", Arg::List),
+            opt("urls", Arg::List),
+            opt("namespace", Arg::String),
+            opt("roleName", Arg::String),
+        ]),
+    ),
     m("kubebuilder:skip", &[Package], Arg::Flag),
     m("kubebuilder:object:generate", &[Package, Type], Arg::Bool),
     m(
@@ -257,6 +274,22 @@ pub fn all_names() -> impl Iterator<Item = String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_readme_lists_every_marker() {
+        let readme = include_str!("../../README.md");
+        let table = &readme[readme
+            .find("| generator | markers |")
+            .expect("the marker table")..];
+        let table = &table[..table.find("\n\n").unwrap_or(table.len())];
+        for def in MARKERS {
+            let written = format!("`+{}", def.name);
+            let listed = table
+                .match_indices(&written)
+                .any(|(at, _)| table[at + written.len()..].starts_with(['`', '=', ':']));
+            assert!(listed, "the README's marker table lacks +{}", def.name);
+        }
+    }
 
     #[test]
     fn names_are_unique_and_in_owned_or_convention_namespaces() {

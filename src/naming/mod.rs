@@ -23,6 +23,10 @@ pub fn crd_file(group: &str, plural: &str) -> String {
 pub const BUILD_OUTPUT_FILE: &str = "crdgen.rs";
 /// Directory under `OUT_DIR` the build.rs API writes CRDs into.
 pub const BUILD_CRD_DIR: &str = "crds";
+/// Directory under `OUT_DIR` the build.rs API writes the role into.
+pub const BUILD_RBAC_DIR: &str = "rbac";
+/// The file the rbac generator writes, as controller-gen names it.
+pub const ROLE_FILE: &str = "role.yaml";
 
 /// The stamp in the first output directory: a cache of the last run's fingerprints
 /// (`sink::stamp`), to be left out of version control.
@@ -79,6 +83,15 @@ pub mod informer {
     /// `ExampleNamespaceLister`.
     pub fn namespace_lister(kind: &str) -> String {
         format!("{kind}NamespaceLister")
+    }
+}
+
+/// Names in the projects `crdgen init` makes.
+pub mod scaffold {
+    /// The ClusterRole the operator runs with: `<package>-manager` (kubebuilder's
+    /// `manager-role` with its project prefix), so that two operators never share one.
+    pub fn role_name(package: &str) -> String {
+        format!("{package}-manager")
     }
 }
 

@@ -26,38 +26,12 @@ pub fn parse_file(
     file: &SourceFile,
     diags: &mut Diagnostics,
 ) -> Option<ParsedFile> {
-    let text = file.text.strip_prefix('\u{feff}').unwrap_or(&file.text);
-    let tokens = TokenStream::from_str(text);
-    if let Some(span) = tokens.as_ref().ok().and_then(depth::too_deep) {
-        diags.push(
-            Diagnostic::error(
-                Code::Limit,
-                format!("this file nests deeper than {} levels", depth::MAX_NESTING),
-            )
-            .at(&file.path, Pos::of(span))
-            .hint("crdgen reads at most this many nested brackets and generic arguments; name the inner part as a type of its own"),
-        );
-        return None;
-    }
-    let parsed = tokens
-        .map_err(|e| (Pos::of(e.span()), e.to_string()))
-        .and_then(|tokens| {
-            let comment_markers = comments::markers_in_plain_comments(text, &tokens);
-            syn::parse2::<syn::File>(tokens)
-                .map(|ast| (ast, comment_markers))
-                .map_err(|e| (Pos::of(e.span()), e.to_string()))
-        });
-    let (ast, comment_markers) = match parsed {
-        Ok(ok) => ok,
-        Err((pos, message)) => {
-            diags.push(
-                Diagnostic::error(
-                    Code::MalformedRust,
-                    format!("this file is not valid Rust: {message}"),
-                )
-                .at(&file.path, pos)
-                .hint("crdgen reads API types with syn; `cargo check` shows the same mistake"),
-            );
+    let (text, tokens) = lex(file, diags)?;
+    let comment_markers = comments::markers_in_plain_comments(text, &tokens);
+    let ast = match syn::parse2::<syn::File>(tokens) {
+        Ok(ast) => ast,
+        Err(e) => {
+            malformed(file, Pos::of(e.span()), &e.to_string(), diags);
             return None;
         }
     };
@@ -69,7 +43,7 @@ pub fn parse_file(
     let mut out = ParsedFile {
         path: file.path.clone(),
         module: file.module.clone(),
-        inner_docs: ctx.doc_lines(&ast.attrs, true),
+        inner_docs: doc_lines(&ast.attrs, true),
         mods: Vec::new(),
         uses: Vec::new(),
         types: Vec::new(),
@@ -134,6 +108,140 @@ pub fn parse_file(
     Some(out)
 }
 
+/// The file's text (without a byte order mark) and its tokens, or `None` after
+/// reporting why it cannot be read as Rust.
+fn lex<'f>(file: &'f SourceFile, diags: &mut Diagnostics) -> Option<(&'f str, TokenStream)> {
+    let text = file.text.strip_prefix('\u{feff}').unwrap_or(&file.text);
+    let tokens = match TokenStream::from_str(text) {
+        Ok(tokens) => tokens,
+        Err(e) => {
+            malformed(file, Pos::of(e.span()), &e.to_string(), diags);
+            return None;
+        }
+    };
+    if let Some(span) = depth::too_deep(&tokens) {
+        diags.push(
+            Diagnostic::error(
+                Code::Limit,
+                format!("this file nests deeper than {} levels", depth::MAX_NESTING),
+            )
+            .at(&file.path, Pos::of(span))
+            .hint("crdgen reads at most this many nested brackets and generic arguments; name the inner part as a type of its own"),
+        );
+        return None;
+    }
+    Some((text, tokens))
+}
+
+fn malformed(file: &SourceFile, pos: Pos, message: &str, diags: &mut Diagnostics) {
+    diags.push(
+        Diagnostic::error(
+            Code::MalformedRust,
+            format!("this file is not valid Rust: {message}"),
+        )
+        .at(&file.path, pos)
+        .hint("crdgen reads Rust with syn; `cargo check` shows the same mistake"),
+    );
+}
+
+/// What markers that belong to no type (`+kubebuilder:rbac`) are read from.
+pub struct DocComments {
+    /// Every doc comment line, wherever it stands: on items, fields, statements in
+    /// function bodies, `//!`.
+    pub lines: Vec<DocLine>,
+    /// Lines of plain comments that look like markers, with where their `+` is.
+    pub in_plain_comments: Vec<(Pos, String)>,
+}
+
+/// The doc comments of `file`; `None` when it is not valid Rust.
+pub fn doc_comments(file: &SourceFile, diags: &mut Diagnostics) -> Option<DocComments> {
+    let (text, tokens) = lex(file, diags)?;
+    let in_plain_comments = comments::markers_in_plain_comments(text, &tokens);
+    let mut lines = Vec::new();
+    collect_doc_lines(tokens, &mut lines);
+    Some(DocComments {
+        lines,
+        in_plain_comments,
+    })
+}
+
+/// Doc attributes (`#[doc = ".."]`, which `///` and `//!` are) anywhere in `tokens`.
+fn collect_doc_lines(tokens: TokenStream, out: &mut Vec<DocLine>) {
+    use proc_macro2::{Delimiter, TokenTree};
+    use syn::parse::Parser;
+    let is_punct =
+        |c: char| move |t: &TokenTree| matches!(t, TokenTree::Punct(p) if p.as_char() == c);
+    let mut trees = tokens.into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        match tree {
+            TokenTree::Punct(pound) if pound.as_char() == '#' => {
+                let bang = trees.next_if(is_punct('!'));
+                let Some(body) = trees.next_if(
+                    |t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket),
+                ) else {
+                    continue;
+                };
+                let inner = bang.is_some();
+                let attr: TokenStream = std::iter::once(TokenTree::Punct(pound))
+                    .chain(bang)
+                    .chain(std::iter::once(body))
+                    .collect();
+                let parser = if inner {
+                    syn::Attribute::parse_inner
+                } else {
+                    syn::Attribute::parse_outer
+                };
+                if let Ok(attrs) = parser.parse2(attr) {
+                    out.extend(doc_lines(&attrs, inner));
+                }
+            }
+            TokenTree::Group(group) => collect_doc_lines(group.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The lines of the doc attributes among `attrs` (inner ones: `//!`), each with where
+/// its text starts.
+fn doc_lines(attrs: &[syn::Attribute], inner: bool) -> Vec<DocLine> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if matches!(attr.style, syn::AttrStyle::Inner(_)) != inner || !attr.path().is_ident("doc") {
+            continue;
+        }
+        let syn::Meta::NameValue(nv) = &attr.meta else {
+            continue;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = &nv.value
+        else {
+            continue;
+        };
+        let value = s.value();
+        // A `///`, `//!` or `/** */` comment becomes an attribute whose every token
+        // has the comment's span; a written-out `#[doc = ".."]` has distinct spans.
+        let start = Pos::of(attr.pound_token.span);
+        let literal = Pos::of(s.span());
+        let (first_col, text_start) = if start == literal {
+            (start.col + 3, start)
+        } else {
+            (literal.col + 1, literal)
+        };
+        for (i, line) in value.split('\n').enumerate() {
+            lines.push(DocLine {
+                text: line.to_owned(),
+                pos: Pos {
+                    line: text_start.line + i,
+                    col: if i == 0 { first_col } else { 1 },
+                },
+            });
+        }
+    }
+    lines
+}
+
 struct TypeParts<'a> {
     ident: &'a syn::Ident,
     attrs: &'a [syn::Attribute],
@@ -184,7 +292,7 @@ impl Ctx<'_> {
             serde: attrs::serde_container(parts.attrs, self),
             kube: attrs::kube_attrs(parts.attrs, self),
             body: parts.body,
-            raw_docs: self.doc_lines(parts.attrs, false),
+            raw_docs: doc_lines(parts.attrs, false),
         }
     }
 
@@ -197,7 +305,7 @@ impl Ctx<'_> {
             markers: Vec::new(),
             serde: attrs::serde_variant(&v.attrs, self),
             fields: self.fields(&v.fields),
-            raw_docs: self.doc_lines(&v.attrs, false),
+            raw_docs: doc_lines(&v.attrs, false),
             name,
         }
     }
@@ -218,7 +326,7 @@ impl Ctx<'_> {
                 docs: String::new(),
                 markers: Vec::new(),
                 serde: attrs::serde_field(&f.attrs, ctx),
-                raw_docs: ctx.doc_lines(&f.attrs, false),
+                raw_docs: doc_lines(&f.attrs, false),
             }
         };
         let mut convert_all = |fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>| {
@@ -237,47 +345,6 @@ impl Ctx<'_> {
 
     /// The lines of the `///` (or, with `inner`, `//!`) doc comments among `attrs`, each with the position of its
     /// first character in the source.
-    fn doc_lines(&self, attrs: &[syn::Attribute], inner: bool) -> Vec<DocLine> {
-        let mut lines = Vec::new();
-        for attr in attrs {
-            if matches!(attr.style, syn::AttrStyle::Inner(_)) != inner
-                || !attr.path().is_ident("doc")
-            {
-                continue;
-            }
-            let syn::Meta::NameValue(nv) = &attr.meta else {
-                continue;
-            };
-            let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) = &nv.value
-            else {
-                continue;
-            };
-            let value = s.value();
-            // A `///`, `//!` or `/** */` comment becomes an attribute whose every token
-            // has the comment's span; a written-out `#[doc = ".."]` has distinct spans.
-            let start = Pos::of(attr.pound_token.span);
-            let literal = Pos::of(s.span());
-            let (first_col, text_start) = if start == literal {
-                (start.col + 3, start)
-            } else {
-                (literal.col + 1, literal)
-            };
-            for (i, line) in value.split('\n').enumerate() {
-                lines.push(DocLine {
-                    text: line.to_owned(),
-                    pos: Pos {
-                        line: text_start.line + i,
-                        col: if i == 0 { first_col } else { 1 },
-                    },
-                });
-            }
-        }
-        lines
-    }
-
     fn error(&mut self, span: Span, message: String, hint: &str) {
         self.diags.push(
             Diagnostic::error(Code::BadAttribute, message)

@@ -55,9 +55,12 @@ pub fn current(base: &Path, owned_dirs: &[PathBuf], key: u64) -> Option<usize> {
     for dir in owned_dirs {
         let root = base.join(dir);
         // The slow path explains links below the output directories; here they only
-        // mean "not known to be current".
-        if !std::fs::symlink_metadata(&root).ok()?.is_dir() {
-            return None;
+        // mean "not known to be current". A directory that is not there holds nothing
+        // (a file the stamp lists in it is then missing, and counted so below).
+        match std::fs::symlink_metadata(&root) {
+            Ok(meta) if meta.is_dir() => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            _ => return None,
         }
         for entry in walkdir::WalkDir::new(&root) {
             let entry = entry.ok()?;

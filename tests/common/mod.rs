@@ -52,6 +52,15 @@ pub fn cases() -> Vec<Case> {
             boilerplate: None,
             generators: "crd",
         },
+        Case {
+            name: "rbac",
+            base: testdata("rbac"),
+            apis_pkg: "src/apis",
+            output_pkg: "src/client",
+            groups: "bcrds:v1",
+            boilerplate: None,
+            generators: "rbac",
+        },
     ]
 }
 

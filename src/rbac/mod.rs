@@ -1,0 +1,167 @@
+//! RBAC from markers, as controller-gen's `rbac` generator makes it:
+//! `+kubebuilder:rbac:groups=…,resources=…,verbs=…[,resourceNames=…][,urls=…]
+//! [,namespace=…][,roleName=…]` in doc comments anywhere in the files it scans become
+//! one ClusterRole (and a Role per namespace), rules merged as in `roles`.
+
+mod roles;
+
+pub use roles::roles;
+
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::markers::{self, Marker, Value};
+use crate::source::SourceFile;
+
+/// The marker's name in the table.
+const MARKER: &str = "kubebuilder:rbac";
+
+/// One `+kubebuilder:rbac` marker, checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rule {
+    /// `core` is written as the core group's `""` already.
+    pub groups: Vec<String>,
+    pub resources: Vec<String>,
+    pub resource_names: Vec<String>,
+    pub verbs: Vec<String>,
+    pub urls: Vec<String>,
+    /// Empty for the ClusterRole.
+    pub namespace: String,
+    /// The role's own name instead of the generator's.
+    pub role_name: Option<String>,
+}
+
+/// The rules of every `+kubebuilder:rbac` marker in `files`, in file order. A marker in
+/// a plain comment (Go's habit) is an error: it would grant nothing.
+pub fn scan(files: &[SourceFile], diags: &mut Diagnostics) -> Vec<Rule> {
+    let found = crate::parallel::map_light(files, |file| {
+        let mut found = Diagnostics::default();
+        let rules = scan_file(file, &mut found);
+        (rules, found)
+    });
+    let mut rules = Vec::new();
+    for (file_rules, found) in found {
+        rules.extend(file_rules);
+        diags.extend(found.into_sorted());
+    }
+    rules
+}
+
+fn scan_file(file: &SourceFile, diags: &mut Diagnostics) -> Vec<Rule> {
+    let Some(comments) = crate::parse::doc_comments(file, diags) else {
+        return Vec::new();
+    };
+    let in_plain_comments = comments.in_plain_comments.iter();
+    for (pos, text) in in_plain_comments.filter(|(_, t)| is_rbac(&t[1..])) {
+        diags.push(
+            Diagnostic::error(
+                Code::MarkerInPlainComment,
+                format!("marker `{text}` is in a plain comment, where crdgen cannot see it"),
+            )
+            .at(&file.path, *pos)
+            .hint("write it in a doc comment: `/// +kubebuilder:rbac:…` above the controller, or `//! …` at the top of the file"),
+        );
+    }
+    // Only RBAC markers are read here: other markers in these files (an API type's, say)
+    // are the apis tree's business, read and checked there.
+    let lines: Vec<_> = comments
+        .lines
+        .into_iter()
+        .filter(|l| l.text.trim_start().strip_prefix('+').is_some_and(is_rbac))
+        .collect();
+    markers::extract(&lines, markers::Target::Package, &file.path, diags)
+        .markers
+        .iter()
+        .filter_map(|m| rule(m, &file.path, diags))
+        .collect()
+}
+
+fn is_rbac(text: &str) -> bool {
+    text.strip_prefix(MARKER)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '=', ' ', '\t']))
+}
+
+/// A marker's rule, or `None` after reporting why the apiserver would refuse it.
+fn rule(marker: &Marker, file: &str, diags: &mut Diagnostics) -> Option<Rule> {
+    let Value::Args(args) = &marker.value else {
+        return None;
+    };
+    let list = |key: &str| match args.get(key) {
+        Some(Value::List(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_owned);
+    let rule = Rule {
+        // "core" is the core group, as controller-gen lets people write it.
+        groups: list("groups")
+            .into_iter()
+            .map(|g| if g == "core" { String::new() } else { g })
+            .collect(),
+        resources: list("resources"),
+        resource_names: list("resourceNames"),
+        verbs: list("verbs"),
+        urls: list("urls"),
+        namespace: text("namespace").unwrap_or_default(),
+        role_name: text("roleName"),
+    };
+    match refusal(&rule) {
+        Some((message, hint)) => {
+            diags.push(
+                Diagnostic::error(Code::BadMarkerArgument, message)
+                    .at(file, marker.pos)
+                    .hint(hint),
+            );
+            None
+        }
+        None => Some(rule),
+    }
+}
+
+/// Why the apiserver would refuse `rule` (its own checks of a PolicyRule and of the
+/// names), with a hint, so that it is found here, at the marker, rather than at
+/// `kubectl apply`.
+fn refusal(rule: &Rule) -> Option<(String, &'static str)> {
+    let for_resources = !(rule.groups.is_empty() && rule.resources.is_empty());
+    if !rule.urls.is_empty() && for_resources {
+        return Some((
+            "a rule is for resources or for non-resource URLs, not both".into(),
+            "write the `urls=` rule as a marker of its own",
+        ));
+    }
+    if !rule.urls.is_empty() && !rule.namespace.is_empty() {
+        return Some((
+            "a namespaced Role cannot grant non-resource URLs".into(),
+            "drop `namespace=`: non-resource URLs belong to the ClusterRole",
+        ));
+    }
+    if rule.urls.is_empty() && (rule.groups.is_empty() || rule.resources.is_empty()) {
+        return Some((
+            "a resource rule needs `groups=` and `resources=`".into(),
+            "name the API groups (`groups=\"\"` or `groups=core` is the core group) and the resources, e.g. `+kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch`",
+        ));
+    }
+    if !rule.namespace.is_empty()
+        && let Err(why) = crate::dns::label(&rule.namespace)
+    {
+        return Some((
+            format!(
+                "`namespace={}` is not a namespace name: {why}",
+                rule.namespace
+            ),
+            "a namespace is a DNS-1123 label, e.g. `namespace=my-system`",
+        ));
+    }
+    let bad_name = rule.role_name.as_deref().filter(|n| !is_role_name(n));
+    bad_name.map(|name| {
+        (
+            format!("`roleName={name}` cannot name a role"),
+            "a role's name is any text but `.` or `..`, without `/` or `%`",
+        )
+    })
+}
+
+/// The apiserver's rule for RBAC object names: a path segment.
+pub fn is_role_name(name: &str) -> bool {
+    !matches!(name, "" | "." | "..") && !name.contains(['/', '%'])
+}
+
+#[cfg(test)]
+mod tests;
