@@ -355,7 +355,7 @@ impl Options {
                 self.rbac_dir.display()
             ));
         }
-        if !crate::rbac::is_role_name(&self.role_name) {
+        if !crate::naming::is_role_name(&self.role_name) {
             return Err(format!(
                 "--role-name `{}` cannot name a role: it is any text but `.` or `..`, without `/` or `%`",
                 self.role_name

@@ -31,7 +31,16 @@ fn valid() -> Value {
         "template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "t"}},
         "resource": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "r"}},
         "since": "2026-01-01T00:00:00Z", "owner": "ops", "team": "core", "memory": "512Mi",
-        "methods": ["GET", "*"], "release": "1.10"
+        "methods": ["GET", "*"], "release": "1.10",
+        "conditions": [condition()]
+    })
+}
+
+/// A valid metav1.Condition.
+fn condition() -> Value {
+    json!({
+        "type": "example.com/Ready", "status": "True", "reason": "Reconciled",
+        "message": "", "observedGeneration": 1, "lastTransitionTime": "2026-01-01T00:00:00Z"
     })
 }
 
@@ -104,7 +113,43 @@ fn invalid() -> Vec<(&'static str, Value)> {
             with("template", json!({"metadata": {"name": "no-kind"}})),
         ),
         ("required", without_owner),
+        // metav1.Condition's own markers, from its Go source, as controller-gen has them.
+        (
+            "Condition type Pattern",
+            with_condition("type", json!("not a type")),
+        ),
+        (
+            "Condition type MaxLength",
+            with_condition("type", json!("A".repeat(317))),
+        ),
+        (
+            "Condition status Enum",
+            with_condition("status", json!("Maybe")),
+        ),
+        (
+            "Condition reason MinLength",
+            with_condition("reason", json!("")),
+        ),
+        (
+            "Condition reason Pattern",
+            with_condition("reason", json!("not-camel")),
+        ),
+        (
+            "Condition message MaxLength",
+            with_condition("message", json!("m".repeat(32769))),
+        ),
+        (
+            "Condition observedGeneration Minimum",
+            with_condition("observedGeneration", json!(-1)),
+        ),
     ]
+}
+
+/// The valid object with one field of its condition replaced.
+fn with_condition(key: &str, value: Value) -> Value {
+    let mut spec = valid();
+    spec["conditions"][0][key] = value;
+    spec
 }
 
 /// Markers the in-memory server does not enforce (documented in its module docs): CEL

@@ -1,8 +1,10 @@
 //! Markers: `+name`, `+name=value` and `+name:key=value,…` lines in doc comments, in
 //! the syntax controller-tools and code-generator use, turned into typed values by
-//! the one table in `table`.
+//! the one table in `table`; `schema` applies the schema markers to a JSON schema (the
+//! user's fields' and, from their Go source, the known Kubernetes types').
 
 mod lexer;
+pub mod schema;
 pub mod table;
 
 use std::collections::BTreeMap;

@@ -257,6 +257,12 @@ pub fn default_plural_exceptions() -> BTreeMap<String, String> {
     BTreeMap::from([("Endpoints".to_owned(), "endpoints".to_owned())])
 }
 
+/// Whether the apiserver takes `name` for an RBAC object (a Role, a ClusterRole): any
+/// path segment name, that is anything but `.` and `..`, without `/` or `%`.
+pub fn is_role_name(name: &str) -> bool {
+    !matches!(name, "" | "." | "..") && !name.contains(['/', '%'])
+}
+
 /// Whether `version` is a Kubernetes API version: `v1`, `v2beta3`, `v1alpha1`.
 pub fn is_api_version(version: &str) -> bool {
     let Some(rest) = version.strip_prefix('v') else {

@@ -9,6 +9,7 @@ pub use roles::roles;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::markers::{self, Marker, Value};
+use crate::naming;
 use crate::source::SourceFile;
 
 /// The marker's name in the table.
@@ -149,18 +150,16 @@ fn refusal(rule: &Rule) -> Option<(String, &'static str)> {
             "a namespace is a DNS-1123 label, e.g. `namespace=my-system`",
         ));
     }
-    let bad_name = rule.role_name.as_deref().filter(|n| !is_role_name(n));
+    let bad_name = rule
+        .role_name
+        .as_deref()
+        .filter(|n| !naming::is_role_name(n));
     bad_name.map(|name| {
         (
             format!("`roleName={name}` cannot name a role"),
             "a role's name is any text but `.` or `..`, without `/` or `%`",
         )
     })
-}
-
-/// The apiserver's rule for RBAC object names: a path segment.
-pub fn is_role_name(name: &str) -> bool {
-    !matches!(name, "" | "." | "..") && !name.contains(['/', '%'])
 }
 
 #[cfg(test)]

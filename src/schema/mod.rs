@@ -2,7 +2,6 @@
 //! statically from source, with controller-gen's markers and kube-derive's attributes.
 //! All versions of a kind merge into one CRD, ordered as Kubernetes orders versions.
 
-mod markers;
 mod structural;
 mod types;
 

@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{markers, object};
+use super::object;
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::known;
+use crate::markers::schema as markers;
 use crate::model::{Body, Field, Fields, Model, Target, TypeDef, TypeKey, TypeRef, Variant};
 
 /// Where a schema is being built for, to report problems at.

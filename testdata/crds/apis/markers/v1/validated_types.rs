@@ -118,6 +118,12 @@ pub struct ValidatedSpec {
     /// +kubebuilder:validation:Enum="1.10";1e3;0x1F
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release: Option<String>,
+    /// metav1.Condition, validated as its Go source's markers say (src/known/validations.json).
+    ///
+    /// +listType=map
+    /// +listMapKey=type
+    #[serde(default)]
+    pub conditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
 }
 
 /// A port, keyed by name and protocol.

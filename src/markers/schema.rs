@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
+use super::table::ITEMS_PREFIX;
+use super::{Marker, Value as MarkerValue};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::markers::table::ITEMS_PREFIX;
-use crate::markers::{Marker, Value as MarkerValue};
 
 const VALIDATION: &str = "kubebuilder:validation:";
 
