@@ -123,7 +123,11 @@ Generators:
   register   impl kube::Resource, GROUP/VERSION/API_VERSION constants and Kind::new
              for marker-style kinds (kube-derive kinds already have them)
   clone      impl Clone for API types that do not derive it (alias: deepcopy)
-  client     a typed clientset on kube::Api (with register and clone)
+  applyconfiguration
+             apply configurations: every field optional, only what is set sent
+             (with register and clone)
+  client     a typed clientset on kube::Api (with register, clone and
+             applyconfiguration)
   lister     listers over informer caches (with register)
   informer   shared informers and their factory (with lister, register, clone)
   crd        CustomResourceDefinition YAML under --crd-dir
@@ -142,8 +146,8 @@ Exit status: 0 on success, 1 when --verify-only finds drift or the input has mis
 #[derive(Args)]
 #[command(after_long_help = GENERATE_GROUPS_HELP, after_help = "Run with --help for generators, examples and exit codes.")]
 struct GenerateGroups {
-    /// Comma-separated generators: register, clone (alias deepcopy), client, lister,
-    /// informer, crd, rbac, or all.
+    /// Comma-separated generators: register, clone (alias deepcopy), applyconfiguration,
+    /// client, lister, informer, crd, rbac, or all.
     #[arg(value_name = "GENERATORS", value_parser = Generator::parse_list)]
     generators: BTreeSet<Generator>,
 

@@ -13,6 +13,9 @@ pub enum Generator {
     Register,
     /// `impl Clone` for API types that do not derive it (Rust's deepcopy-gen).
     Clone,
+    /// Apply configurations for server-side apply (applyconfiguration-gen); need
+    /// `register` and `clone`.
+    ApplyConfiguration,
     /// The typed clientset; needs `register` and `clone`, which it brings along.
     Client,
     /// Listers over the informers' caches.
@@ -26,9 +29,10 @@ pub enum Generator {
 }
 
 impl Generator {
-    pub const ALL: [Generator; 7] = [
+    pub const ALL: [Generator; 8] = [
         Generator::Register,
         Generator::Clone,
+        Generator::ApplyConfiguration,
         Generator::Client,
         Generator::Lister,
         Generator::Informer,
@@ -40,6 +44,7 @@ impl Generator {
         match self {
             Generator::Register => "register",
             Generator::Clone => "clone",
+            Generator::ApplyConfiguration => "applyconfiguration",
             Generator::Client => "client",
             Generator::Lister => "lister",
             Generator::Informer => "informer",
@@ -56,7 +61,12 @@ impl Generator {
     /// Generators whose output this one's output uses.
     fn requires(self) -> &'static [Generator] {
         match self {
-            Generator::Client => &[Generator::Register, Generator::Clone],
+            Generator::Client => &[
+                Generator::Register,
+                Generator::Clone,
+                Generator::ApplyConfiguration,
+            ],
+            Generator::ApplyConfiguration => &[Generator::Register, Generator::Clone],
             Generator::Lister => &[Generator::Register],
             Generator::Informer => &[Generator::Register, Generator::Clone, Generator::Lister],
             Generator::Register | Generator::Clone | Generator::Crd | Generator::Rbac => &[],
@@ -67,6 +77,7 @@ impl Generator {
         match self {
             Generator::Clone => &["deepcopy"],
             Generator::Register
+            | Generator::ApplyConfiguration
             | Generator::Client
             | Generator::Lister
             | Generator::Informer
@@ -497,7 +508,12 @@ mod tests {
         );
         assert_eq!(
             Generator::parse_list("client").unwrap(),
-            BTreeSet::from([Generator::Register, Generator::Clone, Generator::Client])
+            BTreeSet::from([
+                Generator::Register,
+                Generator::Clone,
+                Generator::ApplyConfiguration,
+                Generator::Client
+            ])
         );
         assert_eq!(
             Generator::parse_list("informer").unwrap(),

@@ -1,6 +1,7 @@
 //! Support for generated clientsets: what every typed client needs and is not worth
 //! generating again for each kind.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 use kube::core::request::Error as RequestError;
 use serde::Serialize;
@@ -9,12 +10,16 @@ use serde::de::DeserializeOwned;
 pub use either::Either;
 pub use futures_util::Stream;
 
-/// The name an update or apply addresses: the object's own `metadata.name`.
+/// The name an update addresses: the object's own `metadata.name`.
 pub fn name_of<K: Resource>(object: &K) -> kube::Result<&str> {
-    object
-        .meta()
-        .name
-        .as_deref()
+    applied_name(Some(object.meta()))
+}
+
+/// The name an apply configuration addresses: its `metadata.name`, which client-go
+/// also requires ("cfg.Name must be provided to Apply").
+pub fn applied_name(metadata: Option<&ObjectMeta>) -> kube::Result<&str> {
+    metadata
+        .and_then(|m| m.name.as_deref())
         .filter(|n| !n.is_empty())
         .ok_or_else(|| {
             kube::Error::BuildRequest(RequestError::Validation(

@@ -275,13 +275,7 @@ fn kind_clients(
     // Marker-style kinds carry apiVersion and kind in an Option<TypeMeta> that may be
     // empty (objects read from lists); fill it in before sending.
     let type_meta = kind.type_meta_field.as_deref().map(naming::ident);
-    let sends = [
-        Verb::Create,
-        Verb::Update,
-        Verb::UpdateStatus,
-        Verb::Apply,
-        Verb::ApplyStatus,
-    ];
+    let sends = [Verb::Create, Verb::Update, Verb::UpdateStatus];
     let sent = match &type_meta {
         Some(_) => "&*with_type_meta(object)",
         None => "object",
@@ -410,16 +404,23 @@ fn with_type_meta(object: &{object}) -> ::std::borrow::Cow<'_, {object}> {{
             methods.push_str(&patch("patch_status", "Patches the status of `name`."));
         }
     }
+    let config = ctx
+        .opts
+        .output_module
+        .join(naming::modules::APPLY_CONFIGURATIONS)
+        .join(&kind.root.group)
+        .join(&kind.root.version)
+        .item_text(&naming::applyconfig::type_name(&kind.name));
     let apply = |method: &str, sends: &str, doc: &str| {
         format!(
             r#"    /// {doc}
     pub async fn {method}(
         &self,
-        object: &{object},
+        config: &{config},
         pp: &::kube::api::PatchParams,
     ) -> ::kube::Result<{object}> {{
-        let name = ::{runtime}::client::name_of(object)?;
-        self.api.{sends}(name, pp, &::kube::api::Patch::Apply({sent})).await
+        let name = ::{runtime}::client::applied_name(config.metadata.as_ref())?;
+        self.api.{sends}(name, pp, &::kube::api::Patch::Apply(config)).await
     }}
 "#
         )
@@ -428,14 +429,14 @@ fn with_type_meta(object: &{object}) -> ::std::borrow::Cow<'_, {object}> {{
         methods.push_str(&apply(
             "apply",
             "patch",
-            "Server-side applies `object`; `pp` names the field manager\n    /// (`PatchParams::apply(\"my-controller\")`).",
+            "Server-side applies `config`: only the fields set in it, owned by the field\n    /// manager `pp` names (`PatchParams::apply(\"my-controller\")`).",
         ));
     }
     if has(Verb::ApplyStatus) {
         methods.push_str(&apply(
             "apply_status",
             "patch_status",
-            "Server-side applies the status of `object`.",
+            "Server-side applies the status fields set in `config`.",
         ));
     }
     methods.push_str(&extra_methods(ctx, kind, diags));

@@ -1,6 +1,7 @@
 //! Generators: each reads the model and adds modules to the output tree. They share
 //! one way of naming the user's types, so they can never disagree about a path.
 
+mod applyconfig;
 mod client;
 mod clone;
 mod crd;
@@ -56,6 +57,7 @@ fn generator(name: Generator) -> &'static dyn Generate {
     match name {
         Generator::Register => &Rust(register::generate),
         Generator::Clone => &Rust(clone::generate),
+        Generator::ApplyConfiguration => &Rust(applyconfig::generate),
         Generator::Client => &Rust(client::generate),
         Generator::Lister => &Rust(lister::generate),
         Generator::Informer => &Rust(informer::generate),

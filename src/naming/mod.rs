@@ -41,6 +41,7 @@ pub mod modules {
     /// The typed clientset.
     pub const CLIENTSET: &str = "clientset";
     pub const INFORMERS: &str = "informers";
+    pub const APPLY_CONFIGURATIONS: &str = "applyconfigurations";
     pub const LISTERS: &str = "listers";
 }
 
@@ -83,6 +84,19 @@ pub mod informer {
     /// `ExampleNamespaceLister`.
     pub fn namespace_lister(kind: &str) -> String {
         format!("{kind}NamespaceLister")
+    }
+}
+
+/// Names in the generated apply configurations.
+pub mod applyconfig {
+    /// `ExampleApplyConfiguration`, `ExampleSpecApplyConfiguration`, as client-go has them.
+    pub fn type_name(name: &str) -> String {
+        format!("{name}ApplyConfiguration")
+    }
+
+    /// `with_replicas`, `with_type` (for `r#type`): client-go's `WithReplicas`.
+    pub fn builder(field: &str) -> String {
+        format!("with_{}", super::unraw(field))
     }
 }
 

@@ -5,13 +5,15 @@
 #[macro_use]
 mod support;
 
-use crdgen_consumer::apis::bcrds::v1alpha1::ExampleStatus;
 use crdgen_consumer::apis::bcrds::v1alpha1::variant_types::Gizmo;
+use crdgen_consumer::client::applyconfigurations::bcrds::v1alpha1::{
+    ExampleApplyConfiguration, ExampleSpecApplyConfiguration, ExampleStatusApplyConfiguration,
+};
 use crdgen_consumer::client::clientset::bcrds::v1alpha1::ExampleClient;
 use crdgen_runtime::client::Either;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
-use support::{Env, example, in_memory};
+use support::{Env, example, example_config, in_memory};
 
 fn code(err: kube::Error) -> u16 {
     match err {
@@ -158,11 +160,8 @@ async fn no_new_finalizers_while_deleting(env: &Env) {
 /// the status it was sent, as a create does.
 async fn apply_create_drops_status(env: &Env) {
     let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
-    let mut desired = example("applied", 2);
-    desired.status = Some(ExampleStatus {
-        observed_generation: Some(7),
-        ..Default::default()
-    });
+    let desired = example_config("applied", &env.ns, 2)
+        .with_status(ExampleStatusApplyConfiguration::default().with_observed_generation(7));
     let created = examples
         .apply(&desired, &PatchParams::apply("crdgen-e2e"))
         .await
@@ -178,11 +177,17 @@ async fn apply_create_drops_status(env: &Env) {
 async fn apply_conflicts_between_managers(env: &Env) {
     let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
     examples
-        .apply(&example("owned", 1), &PatchParams::apply("manager-a"))
+        .apply(
+            &example_config("owned", &env.ns, 1),
+            &PatchParams::apply("manager-a"),
+        )
         .await
         .unwrap();
     let second = examples
-        .apply(&example("owned", 2), &PatchParams::apply("manager-b"))
+        .apply(
+            &example_config("owned", &env.ns, 2),
+            &PatchParams::apply("manager-b"),
+        )
         .await;
     match &env.server {
         None => assert_eq!(
@@ -194,12 +199,106 @@ async fn apply_conflicts_between_managers(env: &Env) {
     }
     let forced = examples
         .apply(
-            &example("owned", 3),
+            &example_config("owned", &env.ns, 3),
             &PatchParams::apply("manager-b").force(),
         )
         .await
         .unwrap();
     assert_eq!(forced.spec.replicas, 3);
+}
+
+/// Apply configurations send only what is set, so two field managers own disjoint
+/// fields of one object: each applies its own again without the other's, and neither
+/// clobbers the other. A manager that reaches for a field the other owns is refused
+/// (409) unless it forces. (The in-memory server keeps no managedFields: it accepts that
+/// apply, as its docs state.)
+async fn apply_configurations_own_only_what_they_set(env: &Env) {
+    let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
+    let (spec_owner, label_owner) = (
+        PatchParams::apply("spec-owner"),
+        PatchParams::apply("label-owner"),
+    );
+    examples
+        .apply(&example_config("shared", &env.ns, 1), &spec_owner)
+        .await
+        .unwrap();
+    let labels = ExampleApplyConfiguration::new("shared", &env.ns).with_labels([("team", "b")]);
+    let labeled = examples.apply(&labels, &label_owner).await.unwrap();
+    assert_eq!(labeled.spec.replicas, 1, "the label owner sent no spec");
+
+    // Each applies its own fields again; the other's stay.
+    let scaled = examples
+        .apply(&example_config("shared", &env.ns, 2), &spec_owner)
+        .await
+        .unwrap();
+    assert_eq!(
+        scaled
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get("team"))
+            .map(String::as_str),
+        Some("b"),
+        "the spec owner's apply kept the label it does not own"
+    );
+    let relabeled = examples
+        .apply(&labels.clone().with_labels([("tier", "web")]), &label_owner)
+        .await
+        .unwrap();
+    assert_eq!(
+        relabeled.spec.replicas, 2,
+        "the label owner's apply kept the spec"
+    );
+    if env.server.is_none() {
+        let owned = |manager: &str| {
+            let entry = relabeled
+                .metadata
+                .managed_fields
+                .iter()
+                .flatten()
+                .find(|m| m.manager.as_deref() == Some(manager))
+                .unwrap_or_else(|| panic!("{manager} owns fields"));
+            serde_json::to_string(&entry.fields_v1).unwrap()
+        };
+        assert!(
+            !owned("label-owner").contains("f:spec"),
+            "{}",
+            owned("label-owner")
+        );
+        assert!(
+            !owned("spec-owner").contains("f:labels"),
+            "{}",
+            owned("spec-owner")
+        );
+    }
+
+    // Reaching for the other's field: a conflict, unless forced.
+    let takeover = ExampleApplyConfiguration::new("shared", &env.ns)
+        .with_spec(ExampleSpecApplyConfiguration::default().with_replicas(5));
+    let refused = examples.apply(&takeover, &label_owner).await;
+    match &env.server {
+        None => assert_eq!(
+            code(refused.unwrap_err()),
+            409,
+            "spec.replicas is the spec owner's"
+        ),
+        Some(_) => assert_eq!(
+            refused.unwrap().spec.replicas,
+            5,
+            "documented: no conflicts"
+        ),
+    }
+    let forced = examples
+        .apply(&takeover, &PatchParams::apply("label-owner").force())
+        .await
+        .unwrap();
+    assert_eq!(forced.spec.replicas, 5);
+    // A configuration without a name is refused before it is sent.
+    let nameless = ExampleApplyConfiguration::default();
+    assert!(matches!(
+        examples.apply(&nameless, &label_owner).await,
+        Err(kube::Error::BuildRequest(_))
+    ));
 }
 
 /// The CRD's schema on the wire: a required field missing and a value of the wrong type
@@ -263,6 +362,7 @@ mod in_memory_server {
         no_new_finalizers_while_deleting,
         apply_create_drops_status,
         apply_conflicts_between_managers,
+        apply_configurations_own_only_what_they_set,
         schema_on_every_write
     );
 }
@@ -273,5 +373,6 @@ real_cluster_checks!(
     no_new_finalizers_while_deleting,
     apply_create_drops_status,
     apply_conflicts_between_managers,
+    apply_configurations_own_only_what_they_set,
     schema_on_every_write
 );

@@ -14,6 +14,9 @@ use crdgen_consumer::apis::hyphens::v1::{
     ClusterTestType, ClusterTestTypeSpec, ClusterTestTypeStatus,
 };
 use crdgen_consumer::apis::other::v1::{Gadget, GadgetSpec, GadgetStatus, Size};
+use crdgen_consumer::client::applyconfigurations::bcrds::v1alpha1::{
+    ExampleApplyConfiguration, ExampleStatusApplyConfiguration,
+};
 use crdgen_consumer::client::clientset::Clientset;
 use crdgen_consumer::client::clientset::bcrds::v1alpha1::ExampleClient;
 use crdgen_consumer::client::clientset::hyphens::v1::ExampleGroupV1Client;
@@ -26,7 +29,7 @@ use kube::api::{
     DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
 use serde_json::json;
-use support::{Env, example, in_memory};
+use support::{Env, example, example_config, in_memory};
 
 fn code(err: kube::Error) -> (u16, String) {
     match err {
@@ -159,24 +162,20 @@ pub async fn round_trip(env: &Env) {
     // Server-side apply creates, then updates, with a field manager.
     let apply = PatchParams::apply("crdgen-test");
     let applied = examples
-        .apply(&example("applied", 4), &apply)
+        .apply(&example_config("applied", &env.ns, 4), &apply)
         .await
         .unwrap();
     assert_eq!(applied.spec.replicas, 4);
     let applied = examples
-        .apply(&example("applied", 6), &apply)
+        .apply(&example_config("applied", &env.ns, 6), &apply)
         .await
         .unwrap();
     assert_eq!(
         (applied.spec.replicas, applied.metadata.generation),
         (6, Some(2))
     );
-    let mut status_config = example("applied", 6);
-    status_config.status = Some(ExampleStatus {
-        observed_generation: Some(2),
-        conditions: vec![],
-        ..Default::default()
-    });
+    let status_config = ExampleApplyConfiguration::new("applied", &env.ns)
+        .with_status(ExampleStatusApplyConfiguration::default().with_observed_generation(2));
     let applied = examples.apply_status(&status_config, &apply).await.unwrap();
     assert_eq!(applied.status.unwrap().observed_generation, Some(2));
 

@@ -14,6 +14,74 @@ use kube::client::Body;
 use kube::{Client, Resource};
 use serde_json::{Value, json};
 
+/// Apply configurations serialize to what client-go's send: the fixture is written from
+/// client-go's documented behaviour.
+#[test]
+fn apply_configurations_send_only_what_is_set() {
+    use crdgen_consumer::client::applyconfigurations::bcrds::v1alpha1::{
+        ExampleApplyConfiguration, ExampleSpecApplyConfiguration, ExampleStatusApplyConfiguration,
+        WidgetApplyConfiguration,
+    };
+    use crdgen_consumer::client::applyconfigurations::other::v1::{
+        GadgetApplyConfiguration, GadgetSpecApplyConfiguration,
+    };
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+
+    let fixture: Value =
+        serde_json::from_str(include_str!("fixtures/apply_configurations.json")).unwrap();
+    let condition = |type_: &str, status: &str, reason: &str| Condition {
+        type_: type_.into(),
+        status: status.into(),
+        reason: reason.into(),
+        message: String::new(),
+        observed_generation: None,
+        last_transition_time: Time("2026-01-01T00:00:00Z".parse().unwrap()),
+    };
+    let cases: Vec<(&str, Value)> = vec![
+        (
+            "namespaced, nothing set",
+            json!(ExampleApplyConfiguration::new("web", "prod")),
+        ),
+        (
+            "one spec field, labels added twice",
+            json!(
+                ExampleApplyConfiguration::new("web", "prod")
+                    .with_labels([("team", "a")])
+                    .with_labels([("tier", "web")])
+                    .with_spec(ExampleSpecApplyConfiguration::default().with_replicas(0))
+            ),
+        ),
+        (
+            "status conditions appended",
+            json!(
+                ExampleApplyConfiguration::new("web", "prod").with_status(
+                    ExampleStatusApplyConfiguration::default()
+                        .with_conditions([condition("Ready", "True", "Up")])
+                        .with_conditions([condition("Degraded", "False", "Fine")])
+                )
+            ),
+        ),
+        (
+            "cluster-scoped, an enum as it is",
+            json!(WidgetApplyConfiguration::new("w").with_spec(WidgetSpec::Sized(3, "m".into()))),
+        ),
+        (
+            "kube-derive kind, map entries added",
+            json!(
+                GadgetApplyConfiguration::new("g", "prod").with_spec(
+                    GadgetSpecApplyConfiguration::default()
+                        .with_labels([("a".to_owned(), "1".to_owned())])
+                        .with_labels([("b".to_owned(), "2".to_owned())])
+                )
+            ),
+        ),
+    ];
+    assert_eq!(cases.len() + 1, fixture.as_object().unwrap().len());
+    for (name, sent) in cases {
+        assert_eq!(sent, fixture[name], "{name}");
+    }
+}
+
 fn spec() -> ExampleSpec {
     ExampleSpec {
         replicas: 3,

@@ -4,6 +4,9 @@
 pub mod e2e;
 
 use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleSpec};
+use crdgen_consumer::client::applyconfigurations::bcrds::v1alpha1::{
+    ExampleApplyConfiguration, ExampleSpecApplyConfiguration,
+};
 use crdgen_consumer::client::clientset::Clientset;
 use crdgen_runtime::testing::{ApiServer, cluster};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -45,6 +48,15 @@ pub fn crds() -> Vec<CustomResourceDefinition> {
         .iter()
         .map(|f| cluster::read_crd(f).unwrap())
         .collect()
+}
+
+/// What `example(name, replicas)` is, as an apply configuration of `namespace`.
+pub fn example_config(name: &str, namespace: &str, replicas: i32) -> ExampleApplyConfiguration {
+    ExampleApplyConfiguration::new(name, namespace).with_spec(
+        ExampleSpecApplyConfiguration::default()
+            .with_replicas(replicas)
+            .with_worker_image("busybox"),
+    )
 }
 
 pub fn example(name: &str, replicas: i32) -> Example {

@@ -16,6 +16,8 @@
 #![cfg_attr(rustfmt, rustfmt::skip)]
 /// Generated code for the API types: `kube::Resource` impls and constructors (register), `Clone` impls (clone).
 pub mod apis;
+/// Apply configurations: every field optional, only what is set sent (client-go's `applyconfigurations`).
+pub mod applyconfigurations;
 /// The typed clientset: one client per group version, one per kind.
 pub mod clientset;
 /// Shared informers: one watch per resource, an indexed cache, event handlers.

@@ -114,24 +114,24 @@ impl ExampleClient {
     ) -> ::kube::Result<Object> {
         self.api.patch_status(name, pp, patch).await
     }
-    /// Server-side applies `object`; `pp` names the field manager
-    /// (`PatchParams::apply("my-controller")`).
+    /// Server-side applies `config`: only the fields set in it, owned by the field
+    /// manager `pp` names (`PatchParams::apply("my-controller")`).
     pub async fn apply(
         &self,
-        object: &Object,
+        config: &crate::pkg::client::applyconfigurations::bcrds::v1alpha1::ExampleApplyConfiguration,
         pp: &::kube::api::PatchParams,
     ) -> ::kube::Result<Object> {
-        let name = ::crdgen_runtime::client::name_of(object)?;
-        self.api.patch(name, pp, &::kube::api::Patch::Apply(&*with_type_meta(object))).await
+        let name = ::crdgen_runtime::client::applied_name(config.metadata.as_ref())?;
+        self.api.patch(name, pp, &::kube::api::Patch::Apply(config)).await
     }
-    /// Server-side applies the status of `object`.
+    /// Server-side applies the status fields set in `config`.
     pub async fn apply_status(
         &self,
-        object: &Object,
+        config: &crate::pkg::client::applyconfigurations::bcrds::v1alpha1::ExampleApplyConfiguration,
         pp: &::kube::api::PatchParams,
     ) -> ::kube::Result<Object> {
-        let name = ::crdgen_runtime::client::name_of(object)?;
-        self.api.patch_status(name, pp, &::kube::api::Patch::Apply(&*with_type_meta(object))).await
+        let name = ::crdgen_runtime::client::applied_name(config.metadata.as_ref())?;
+        self.api.patch_status(name, pp, &::kube::api::Patch::Apply(config)).await
     }
     /// The objects `lp` selects.
     pub async fn list(
