@@ -284,7 +284,16 @@ fn kind_fields<'d>(kind: &'d Kind, root: &'d TypeDef) -> impl Iterator<Item = &'
     })
 }
 
-/// Two configured types of one version may not share a name.
+/// The builders every kind's configuration has for its metadata.
+const METADATA_BUILDERS: [&str; 4] = [
+    "with_labels",
+    "with_annotations",
+    "with_finalizers",
+    "with_owner_references",
+];
+
+/// Two configured types of one version may not share a name, nor may a kind's field
+/// take the name of a configuration's own member.
 fn unique_names(
     version: &Version,
     kinds: &[&Kind],
@@ -300,6 +309,31 @@ fn unique_names(
             (def.key.name.as_str(), def.file.as_str(), def.pos)
         }));
     let mut ok = true;
+    for kind in kinds.iter().filter(|k| k.style == KindStyle::Markers) {
+        let Some(root) = version.types.get(&kind.root.id()) else {
+            continue;
+        };
+        for field in kind_fields(kind, root) {
+            let builder = names::builder(&field.name);
+            let wire = field.wire_name.as_deref().unwrap_or_default();
+            if METADATA_BUILDERS.contains(&builder.as_str())
+                || ["apiVersion", "kind"].contains(&wire)
+            {
+                ok = false;
+                diags.push(
+                    Diagnostic::error(
+                        Code::Conflict,
+                        format!(
+                            "field `{}` of kind `{}` would clash with its apply configuration's own `{builder}` or apiVersion/kind",
+                            field.name, kind.name
+                        ),
+                    )
+                    .at(&root.file, field.pos)
+                    .hint("a kind's own fields sit beside its metadata: rename this one, or move it into the spec"),
+                );
+            }
+        }
+    }
     for (name, file, pos) in named {
         if let Some(other) = seen.insert(names::type_name(name), file) {
             ok = false;

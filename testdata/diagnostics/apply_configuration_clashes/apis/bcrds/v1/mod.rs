@@ -1,0 +1,5 @@
+//! +groupName=bcrds.example.com
+
+pub mod a_types;
+pub mod b_types;
+pub use a_types::*;
