@@ -131,7 +131,10 @@ Generators:
   lister     listers over informer caches (with register)
   informer   shared informers and their factory (with lister, register, clone)
   crd        CustomResourceDefinition YAML under --crd-dir
-  rbac       role.yaml under --rbac-dir from +kubebuilder:rbac markers in --rbac-paths
+  rbac       role.yaml under --rbac-dir from +kubebuilder:rbac markers in APIS_PKG
+             and --paths
+  webhook    manifests.yaml under --webhook-dir from +kubebuilder:webhook markers
+             in APIS_PKG and --paths
   all        every generator above
 
 Examples:
@@ -147,7 +150,7 @@ Exit status: 0 on success, 1 when --verify-only finds drift or the input has mis
 #[command(after_long_help = GENERATE_GROUPS_HELP, after_help = "Run with --help for generators, examples and exit codes.")]
 struct GenerateGroups {
     /// Comma-separated generators: register, clone (alias deepcopy), applyconfiguration,
-    /// client, lister, informer, crd, rbac, or all.
+    /// client, lister, informer, crd, rbac, webhook, or all.
     #[arg(value_name = "GENERATORS", value_parser = Generator::parse_list)]
     generators: BTreeSet<Generator>,
 
@@ -202,14 +205,20 @@ struct GenerateGroups {
     #[arg(long, value_name = "N")]
     max_description_len: Option<usize>,
 
-    /// Files and directories to read `+kubebuilder:rbac` markers from, relative to
-    /// --output-base, comma-separated [default: src, when there is one].
-    #[arg(long, value_name = "PATHS", value_delimiter = ',')]
-    rbac_paths: Option<Vec<PathBuf>>,
+    /// Files and directories to read `+kubebuilder:rbac` and `+kubebuilder:webhook`
+    /// markers from besides APIS_PKG, relative to --output-base, comma-separated
+    /// [default: src, when there is one].
+    #[arg(long = "paths", value_name = "PATHS", value_delimiter = ',')]
+    marker_paths: Option<Vec<PathBuf>>,
 
     /// Directory for the generated role.yaml, relative to --output-base.
     #[arg(long, value_name = "DIR", default_value = crate::options::DEFAULT_RBAC_DIR)]
     rbac_dir: PathBuf,
+
+    /// Directory for the generated webhook configurations (manifests.yaml), relative to
+    /// --output-base.
+    #[arg(long, value_name = "DIR", default_value = crate::options::DEFAULT_WEBHOOK_DIR)]
+    webhook_dir: PathBuf,
 
     /// Name of the generated ClusterRole (and of Roles whose markers name none).
     #[arg(long, value_name = "NAME", default_value = crate::options::DEFAULT_ROLE_NAME)]
@@ -256,9 +265,10 @@ impl GenerateGroups {
             )?,
             crd_dir: self.crd_dir.clone(),
             max_description_len: self.max_description_len,
-            rbac_paths: self.rbac_paths.clone(),
+            marker_paths: self.marker_paths.clone(),
             rbac_dir: self.rbac_dir.clone(),
             role_name: self.role_name.clone(),
+            webhook_dir: self.webhook_dir.clone(),
         })
     }
 }

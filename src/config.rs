@@ -198,9 +198,11 @@ impl Config {
             max_description_len: None,
             // `src` of the crate, as the command line's default; the role goes to
             // `OUT_DIR/rbac/role.yaml`.
-            rbac_paths: None,
+            marker_paths: None,
             rbac_dir: PathBuf::from(crate::options::DEFAULT_RBAC_DIR),
             role_name: self.role_name.clone(),
+            // Written to `OUT_DIR/webhook/manifests.yaml`.
+            webhook_dir: PathBuf::from(crate::options::DEFAULT_WEBHOOK_DIR),
         })
     }
 }

@@ -35,7 +35,7 @@ pub fn generate_type_file(types: &str) -> Result<usize, String> {
                 ],
             }],
         }],
-        rbac_files: Vec::new(),
+        marker_files: Vec::new(),
         inputs: Vec::new(),
     };
     let header = Header::load(&HeaderSource::Default, None, opts.output_base.as_path())

@@ -29,9 +29,11 @@ mod pipeline;
 mod rbac;
 pub mod run;
 pub mod scaffold;
+mod scan;
 mod schema;
 pub mod sink;
 mod source;
+mod webhook;
 mod yaml;
 
 pub use config::Config;

@@ -26,10 +26,12 @@ pub enum Generator {
     Crd,
     /// A ClusterRole (and namespaced Roles) from `+kubebuilder:rbac` markers.
     Rbac,
+    /// Mutating and validating webhook configurations from `+kubebuilder:webhook`.
+    Webhook,
 }
 
 impl Generator {
-    pub const ALL: [Generator; 8] = [
+    pub const ALL: [Generator; 9] = [
         Generator::Register,
         Generator::Clone,
         Generator::ApplyConfiguration,
@@ -38,6 +40,7 @@ impl Generator {
         Generator::Informer,
         Generator::Crd,
         Generator::Rbac,
+        Generator::Webhook,
     ];
 
     pub fn name(self) -> &'static str {
@@ -50,12 +53,13 @@ impl Generator {
             Generator::Informer => "informer",
             Generator::Crd => "crd",
             Generator::Rbac => "rbac",
+            Generator::Webhook => "webhook",
         }
     }
 
     /// Whether its output is Rust under OUTPUT_PKG (the others write YAML elsewhere).
     pub fn writes_rust(self) -> bool {
-        !matches!(self, Generator::Crd | Generator::Rbac)
+        !matches!(self, Generator::Crd | Generator::Rbac | Generator::Webhook)
     }
 
     /// Generators whose output this one's output uses.
@@ -69,7 +73,11 @@ impl Generator {
             Generator::ApplyConfiguration => &[Generator::Register, Generator::Clone],
             Generator::Lister => &[Generator::Register],
             Generator::Informer => &[Generator::Register, Generator::Clone, Generator::Lister],
-            Generator::Register | Generator::Clone | Generator::Crd | Generator::Rbac => &[],
+            Generator::Register
+            | Generator::Clone
+            | Generator::Crd
+            | Generator::Rbac
+            | Generator::Webhook => &[],
         }
     }
 
@@ -82,7 +90,8 @@ impl Generator {
             | Generator::Lister
             | Generator::Informer
             | Generator::Crd
-            | Generator::Rbac => &[],
+            | Generator::Rbac
+            | Generator::Webhook => &[],
         }
     }
 
@@ -211,10 +220,12 @@ pub fn parse_plural_exceptions(spec: &str) -> Result<BTreeMap<String, String>, S
 pub const DEFAULT_CRD_DIR: &str = "config/crd/bases";
 /// Where the role goes by default, as in kubebuilder projects.
 pub const DEFAULT_RBAC_DIR: &str = "config/rbac";
+/// Where the webhook configurations go by default, as in kubebuilder projects.
+pub const DEFAULT_WEBHOOK_DIR: &str = "config/webhook";
 /// The role's name by default: kubebuilder's (`rbac:roleName=manager-role`).
 pub const DEFAULT_ROLE_NAME: &str = "manager-role";
 /// What the rbac generator scans by default, when it exists: the crate's sources.
-pub const DEFAULT_RBAC_PATH: &str = "src";
+pub const DEFAULT_MARKER_PATH: &str = "src";
 
 /// Where the header of every generated file comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -248,14 +259,18 @@ pub struct Options {
     pub crd_dir: PathBuf,
     /// Descriptions in CRD schemas are cut to this many characters.
     pub max_description_len: Option<usize>,
-    /// Files and directories the rbac generator reads `+kubebuilder:rbac` markers from,
-    /// relative to `output_base`; `None` for `src` when there is one.
-    pub rbac_paths: Option<Vec<PathBuf>>,
+    /// Files and directories besides APIS_PKG that `+kubebuilder:rbac` and
+    /// `+kubebuilder:webhook` markers are read from, relative to `output_base`; `None`
+    /// for `src` when there is one.
+    pub marker_paths: Option<Vec<PathBuf>>,
     /// Where `role.yaml` goes, relative to `output_base`; crdgen owns the files in it
     /// that it generated, and no others.
     pub rbac_dir: PathBuf,
     /// The name of the ClusterRole and of Roles whose markers name none.
     pub role_name: String,
+    /// Where the webhook configurations (`manifests.yaml`) go, relative to `output_base`;
+    /// crdgen owns the files in it that it generated, and no others.
+    pub webhook_dir: PathBuf,
 }
 
 impl Options {
@@ -279,9 +294,10 @@ impl Options {
             output_module: ModulePath::from_dir(&output_pkg)?,
             crd_dir: PathBuf::from(DEFAULT_CRD_DIR),
             max_description_len: None,
-            rbac_paths: None,
+            marker_paths: None,
             rbac_dir: PathBuf::from(DEFAULT_RBAC_DIR),
             role_name: DEFAULT_ROLE_NAME.to_owned(),
+            webhook_dir: PathBuf::from(DEFAULT_WEBHOOK_DIR),
             output_pkg,
             apis_pkg,
         })
@@ -302,6 +318,9 @@ impl Options {
         if self.generators.contains(&Generator::Rbac) {
             dirs.push(self.rbac_dir.clone());
         }
+        if self.generators.contains(&Generator::Webhook) {
+            dirs.push(self.webhook_dir.clone());
+        }
         dirs
     }
 
@@ -313,19 +332,16 @@ impl Options {
     /// Checks what the types alone cannot: both trees are plain relative paths below
     /// the output base, and neither contains the other.
     pub fn validate(&self) -> Result<(), String> {
-        let rbac_paths = self
-            .rbac_paths
-            .iter()
-            .flatten()
-            .map(|p| ("--rbac-paths", p));
+        let marker_paths = self.marker_paths.iter().flatten().map(|p| ("--paths", p));
         for (name, dir) in [
             ("OUTPUT_PKG", &self.output_pkg),
             ("APIS_PKG", &self.apis_pkg),
             ("--crd-dir", &self.crd_dir),
             ("--rbac-dir", &self.rbac_dir),
+            ("--webhook-dir", &self.webhook_dir),
         ]
         .into_iter()
-        .chain(rbac_paths)
+        .chain(marker_paths)
         {
             let plain = dir.components().all(|c| {
                 matches!(
@@ -348,23 +364,28 @@ impl Options {
                 self.apis_pkg.display()
             ));
         }
-        let crds = normalize(&self.crd_dir);
-        let overlaps = |d: &PathBuf| crds.starts_with(d) || d.starts_with(&crds);
-        if self.generators.contains(&Generator::Crd) && (overlaps(&out) || overlaps(&apis)) {
-            return Err(format!(
-                "--crd-dir `{}` overlaps OUTPUT_PKG or APIS_PKG; CRDs get a directory of their own",
-                self.crd_dir.display()
-            ));
-        }
-        let rbac = normalize(&self.rbac_dir);
-        let overlaps = |d: &PathBuf| rbac.starts_with(d) || d.starts_with(&rbac);
-        if self.generators.contains(&Generator::Rbac)
-            && (overlaps(&out) || overlaps(&apis) || overlaps(&crds))
-        {
-            return Err(format!(
-                "--rbac-dir `{}` overlaps OUTPUT_PKG, APIS_PKG or --crd-dir; the role gets a directory of its own",
-                self.rbac_dir.display()
-            ));
+        // The YAML generators' directories: each apart from the trees and the others.
+        let yaml_dirs = [
+            (Generator::Crd, "--crd-dir", &self.crd_dir),
+            (Generator::Rbac, "--rbac-dir", &self.rbac_dir),
+            (Generator::Webhook, "--webhook-dir", &self.webhook_dir),
+        ];
+        for (i, (generator, flag, dir)) in yaml_dirs.iter().enumerate() {
+            if !self.generators.contains(generator) {
+                continue;
+            }
+            let dir = normalize(dir);
+            let overlaps = |d: &PathBuf| dir.starts_with(d) || d.starts_with(&dir);
+            let others = yaml_dirs[..i]
+                .iter()
+                .filter(|(g, ..)| self.generators.contains(g))
+                .map(|(.., d)| normalize(d));
+            if overlaps(&out) || overlaps(&apis) || others.into_iter().any(|d| overlaps(&d)) {
+                return Err(format!(
+                    "{flag} `{}` overlaps OUTPUT_PKG, APIS_PKG or another generator's directory; each gets a directory of its own",
+                    dir.display()
+                ));
+            }
         }
         if !crate::naming::is_role_name(&self.role_name) {
             return Err(format!(

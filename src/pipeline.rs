@@ -9,7 +9,7 @@ use crate::emit::{self, OutputSet, RustModule, header::Header};
 use crate::model::{self, Model};
 use crate::naming;
 use crate::options::{Generator, Options};
-use crate::{generators, parse, rbac, source};
+use crate::{generators, parse, rbac, scan, source, webhook};
 
 /// A successful generation: the model, the generated module tree, and what was read.
 #[derive(Debug)]
@@ -22,6 +22,9 @@ pub struct Generation {
     /// The roles as YAML documents (without the header), when the `rbac` generator
     /// found any rule.
     pub role: Option<String>,
+    /// The webhook configurations as YAML documents (without the header), when the
+    /// `webhook` generator found any webhook.
+    pub webhooks: Option<String>,
     pub header: Header,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
@@ -40,6 +43,7 @@ impl Generation {
             tree,
             crds,
             role,
+            webhooks,
             header,
             sources,
             ..
@@ -61,7 +65,13 @@ impl Generation {
         if opts.generators.contains(&Generator::Crd) {
             add_crds(&mut output, &opts.crd_dir, &crds, &header);
         }
-        add_role(&mut output, &opts.rbac_dir, role.as_deref(), &header);
+        let manifests = [
+            (&opts.rbac_dir, naming::ROLE_FILE, role.as_deref()),
+            (&opts.webhook_dir, naming::WEBHOOK_FILE, webhooks.as_deref()),
+        ];
+        for (dir, file, text) in manifests {
+            add_manifest(&mut output, &dir.join(file), text, &header);
+        }
         if let Ok(freed) = freed {
             let _ = freed.join();
         }
@@ -72,7 +82,11 @@ impl Generation {
     /// CRDs beside it (pruned as the command line prunes them).
     pub fn into_build_files(self) -> Result<Files, Error> {
         let mut output = OutputSet {
-            owned_dirs: vec![naming::BUILD_CRD_DIR.into(), naming::BUILD_RBAC_DIR.into()],
+            owned_dirs: vec![
+                naming::BUILD_CRD_DIR.into(),
+                naming::BUILD_RBAC_DIR.into(),
+                naming::BUILD_WEBHOOK_DIR.into(),
+            ],
             files: BTreeMap::new(),
         };
         output
@@ -84,12 +98,21 @@ impl Generation {
             &self.crds,
             &self.header,
         );
-        add_role(
-            &mut output,
-            Path::new(naming::BUILD_RBAC_DIR),
-            self.role.as_deref(),
-            &self.header,
-        );
+        let manifests = [
+            (
+                naming::BUILD_RBAC_DIR,
+                naming::ROLE_FILE,
+                self.role.as_deref(),
+            ),
+            (
+                naming::BUILD_WEBHOOK_DIR,
+                naming::WEBHOOK_FILE,
+                self.webhooks.as_deref(),
+            ),
+        ];
+        for (dir, file, text) in manifests {
+            add_manifest(&mut output, &Path::new(dir).join(file), text, &self.header);
+        }
         Ok(Files {
             output,
             sources: self.sources,
@@ -122,12 +145,10 @@ fn add_crds(output: &mut OutputSet, dir: &Path, crds: &BTreeMap<String, String>,
     }
 }
 
-/// The roles as `role.yaml` under `dir`, with the header, when there are any.
-fn add_role(output: &mut OutputSet, dir: &Path, role: Option<&str>, header: &Header) {
-    if let Some(role) = role {
-        output
-            .files
-            .insert(dir.join(naming::ROLE_FILE), header.yaml_file(role));
+/// A manifest of YAML documents at `path`, with the header, when there is one.
+fn add_manifest(output: &mut OutputSet, path: &Path, text: Option<&str>, header: &Header) {
+    if let Some(text) = text {
+        output.files.insert(path.to_owned(), header.yaml_file(text));
     }
 }
 
@@ -260,7 +281,13 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     } = input;
     let mut diags = Diagnostics::default();
     let parsed = parse::parse_all(&discovered, &mut diags);
-    let rbac_rules = rbac::scan(&discovered.rbac_files, &mut diags);
+    let found = scan::scan(
+        &discovered.marker_files,
+        &[rbac::MARKER, webhook::MARKER],
+        &mut diags,
+    );
+    let rbac_rules = rbac::rules(&found, &mut diags);
+    let webhooks = webhook::webhooks(&found, &mut diags);
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
@@ -268,11 +295,18 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
+    let ctx = generators::Context {
+        model: &model,
+        rbac_rules: &rbac_rules,
+        webhooks: &webhooks,
+        opts,
+    };
     let generators::Output {
         rust: tree,
         crds,
         role,
-    } = generators::run(&model, &rbac_rules, opts, &mut diags);
+        webhooks,
+    } = generators::run(&ctx, &mut diags);
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
@@ -281,6 +315,7 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
         tree,
         crds,
         role,
+        webhooks,
         header,
         inputs: discovered.inputs,
         warnings: diags.into_sorted(),

@@ -37,7 +37,7 @@ pub struct GroupSource {
 pub struct Discovered {
     pub groups: Vec<GroupSource>,
     /// The Rust files the rbac generator reads markers from, sorted by path.
-    pub rbac_files: Vec<SourceFile>,
+    pub marker_files: Vec<SourceFile>,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
 }
@@ -131,36 +131,43 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
             versions: version_sources,
         });
     }
-    if opts.generators.contains(&Generator::Rbac) {
-        found.rbac_files = rbac_files(opts, &display, &mut found.inputs, sources, diags);
+    if opts.generators.contains(&Generator::Rbac) || opts.generators.contains(&Generator::Webhook) {
+        found.marker_files = marker_files(opts, &display, &mut found.inputs, sources, diags);
     }
     found
 }
 
-/// Every `.rs` file under the rbac paths, but none in OUTPUT_PKG (generated, and never
-/// marked) or a `target` directory (cargo's). A path named on purpose must exist.
-fn rbac_files(
+/// Every `.rs` file of APIS_PKG and under the marker paths (`--paths`, default `src`),
+/// but none in OUTPUT_PKG (generated, and never marked) or a `target` directory
+/// (cargo's): what `+kubebuilder:rbac` and `+kubebuilder:webhook` are read from, as
+/// controller-gen reads `paths=./...`. A path named on purpose must exist.
+fn marker_files(
     opts: &Options,
     display: &impl Fn(&Path) -> String,
     inputs: &mut Vec<PathBuf>,
     sources: &mut Sources,
     diags: &mut Diagnostics,
 ) -> Vec<SourceFile> {
-    let default = [PathBuf::from(crate::options::DEFAULT_RBAC_PATH)];
-    let (paths, named) = match &opts.rbac_paths {
+    let default = [PathBuf::from(crate::options::DEFAULT_MARKER_PATH)];
+    let (named_paths, named) = match &opts.marker_paths {
         Some(paths) => (paths.as_slice(), true),
         None => (default.as_slice(), false),
     };
+    let apis = [opts.apis_pkg.clone()];
+    let paths = apis
+        .iter()
+        .map(|p| (p, false))
+        .chain(named_paths.iter().map(|p| (p, named)));
     let skipped = opts.output_base.join(&opts.output_pkg);
     let mut files = std::collections::BTreeSet::new();
-    for path in paths {
+    for (path, named) in paths {
         let full = opts.output_base.join(path);
         if !full.exists() {
             if named {
                 diags.push(
                     Diagnostic::error(
                         Code::MissingDirectory,
-                        format!("--rbac-paths names `{}`, which does not exist", path.display()),
+                        format!("--paths names `{}`, which does not exist", path.display()),
                     )
                     .at_path(display(&full))
                     .hint("name the files or directories (relative to --output-base) that hold `+kubebuilder:rbac` markers"),

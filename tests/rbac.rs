@@ -116,7 +116,7 @@ fn a_missing_rbac_path_named_on_purpose_is_an_error() {
             "src/client",
             "src/apis",
             "bcrds:v1",
-            "--rbac-paths",
+            "--paths",
             "src/controllers",
             "--verify-only",
         ],

@@ -9,6 +9,7 @@ mod informer;
 mod lister;
 mod rbac;
 mod register;
+mod webhook;
 
 use std::collections::BTreeMap;
 
@@ -21,8 +22,10 @@ use crate::options::{Generator, Options};
 /// What every generator gets to read.
 pub struct Context<'a> {
     pub model: &'a Model,
-    /// The `+kubebuilder:rbac` rules of the files the rbac generator scans.
+    /// The `+kubebuilder:rbac` rules of the scanned files.
     pub rbac_rules: &'a [crate::rbac::Rule],
+    /// The `+kubebuilder:webhook` webhooks of the scanned files.
+    pub webhooks: &'a [crate::webhook::Webhook],
     pub opts: &'a Options,
 }
 
@@ -35,6 +38,9 @@ pub struct Output {
     pub crds: BTreeMap<String, String>,
     /// The roles as YAML documents (without the header), when there are rules.
     pub role: Option<String>,
+    /// The webhook configurations as YAML documents (without the header), when there
+    /// are webhooks.
+    pub webhooks: Option<String>,
 }
 
 /// One generator, as controller-tools has them: it reads the model and adds to the
@@ -63,23 +69,15 @@ fn generator(name: Generator) -> &'static dyn Generate {
         Generator::Informer => &Rust(informer::generate),
         Generator::Crd => &crd::Crd,
         Generator::Rbac => &rbac::Rbac,
+        Generator::Webhook => &webhook::Webhooks,
     }
 }
 
 /// Runs the selected generators on as many threads as there are cores, and merges their
 /// outputs in a fixed order, so that the result is the one a run of one generator after
 /// the other would give.
-pub fn run(
-    model: &Model,
-    rbac_rules: &[crate::rbac::Rule],
-    opts: &Options,
-    diags: &mut Diagnostics,
-) -> Output {
-    let ctx = Context {
-        model,
-        rbac_rules,
-        opts,
-    };
+pub fn run(ctx: &Context<'_>, diags: &mut Diagnostics) -> Output {
+    let opts = ctx.opts;
     // The crd generator starts first: it takes longest (a schema and a YAML document per
     // kind), and the others share the remaining cores meanwhile. Outputs are merged in
     // the generators' own order, so this order never shows in the output.
@@ -88,7 +86,7 @@ pub fn run(
     let mut results: Vec<_> = crate::parallel::map(&names, |name| {
         let mut out = Output::default();
         let mut found = Diagnostics::default();
-        generator(*name).generate(&ctx, &mut out, &mut found);
+        generator(*name).generate(ctx, &mut out, &mut found);
         (*name, out, found)
     });
     results.sort_by_key(|(name, ..)| *name);
@@ -97,9 +95,24 @@ pub fn run(
         out.rust.merge(output.rust);
         out.crds.extend(output.crds);
         out.role = out.role.or(output.role);
+        out.webhooks = out.webhooks.or(output.webhooks);
         diags.extend(found.into_sorted());
     }
     out
+}
+
+/// Objects as one YAML file of documents, each opened by `---` as controller-gen writes
+/// them; `None` for no object (no file, as controller-gen writes none).
+fn yaml_documents(objects: &[serde_json::Value]) -> Option<String> {
+    if objects.is_empty() {
+        return None;
+    }
+    let mut text = String::new();
+    for object in objects {
+        text.push_str("---\n");
+        text.push_str(&crate::yaml::to_string(object));
+    }
+    Some(text)
 }
 
 /// A path valid anywhere in the crate: `crate::…` as it is, an external crate's path

@@ -8,16 +8,6 @@ pub struct Rbac;
 
 impl Generate for Rbac {
     fn generate(&self, ctx: &Context<'_>, out: &mut Output, _: &mut Diagnostics) {
-        let roles = crate::rbac::roles(ctx.rbac_rules, &ctx.opts.role_name);
-        // No rule, no file: controller-gen writes none either.
-        if roles.is_empty() {
-            return;
-        }
-        let mut text = String::new();
-        for role in &roles {
-            text.push_str("---\n");
-            text.push_str(&crate::yaml::to_string(role));
-        }
-        out.role = Some(text);
+        out.role = super::yaml_documents(&crate::rbac::roles(ctx.rbac_rules, &ctx.opts.role_name));
     }
 }

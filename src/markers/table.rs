@@ -115,6 +115,26 @@ pub static MARKERS: &[MarkerDef] = &[
             opt("roleName", Arg::String),
         ]),
     ),
+    // controller-gen's webhook configuration, read like `kubebuilder:rbac`.
+    m(
+        "kubebuilder:webhook",
+        &[Package, Type, Field],
+        Arg::Named(&[
+            req("path", Arg::String),
+            req("mutating", Arg::Bool),
+            req("failurePolicy", Arg::String),
+            opt("sideEffects", Arg::String),
+            req("groups", Arg::Groups),
+            req("resources", Arg::List),
+            req("verbs", Arg::List),
+            req("versions", Arg::List),
+            req("name", Arg::String),
+            req("admissionReviewVersions", Arg::List),
+            opt("matchPolicy", Arg::String),
+            opt("timeoutSeconds", Arg::Int),
+            opt("reinvocationPolicy", Arg::String),
+        ]),
+    ),
     m("kubebuilder:skip", &[Package], Arg::Flag),
     m("kubebuilder:object:generate", &[Package, Type], Arg::Bool),
     m(

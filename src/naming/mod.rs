@@ -27,6 +27,10 @@ pub const BUILD_CRD_DIR: &str = "crds";
 pub const BUILD_RBAC_DIR: &str = "rbac";
 /// The file the rbac generator writes, as controller-gen names it.
 pub const ROLE_FILE: &str = "role.yaml";
+/// Directory under `OUT_DIR` the build.rs API writes the webhook configurations into.
+pub const BUILD_WEBHOOK_DIR: &str = "webhook";
+/// The file the webhook generator writes, as controller-gen names it.
+pub const WEBHOOK_FILE: &str = "manifests.yaml";
 
 /// The stamp in the first output directory: a cache of the last run's fingerprints
 /// (`sink::stamp`), to be left out of version control.

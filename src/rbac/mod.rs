@@ -8,12 +8,12 @@ mod roles;
 pub use roles::roles;
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::markers::{self, Marker, Value};
+use crate::markers::{Marker, Value};
 use crate::naming;
-use crate::source::SourceFile;
+use crate::scan::Found;
 
 /// The marker's name in the table.
-const MARKER: &str = "kubebuilder:rbac";
+pub const MARKER: &str = "kubebuilder:rbac";
 
 /// One `+kubebuilder:rbac` marker, checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,54 +30,13 @@ pub struct Rule {
     pub role_name: Option<String>,
 }
 
-/// The rules of every `+kubebuilder:rbac` marker in `files`, in file order. A marker in
-/// a plain comment (Go's habit) is an error: it would grant nothing.
-pub fn scan(files: &[SourceFile], diags: &mut Diagnostics) -> Vec<Rule> {
-    let found = crate::parallel::map_light(files, |file| {
-        let mut found = Diagnostics::default();
-        let rules = scan_file(file, &mut found);
-        (rules, found)
-    });
-    let mut rules = Vec::new();
-    for (file_rules, found) in found {
-        rules.extend(file_rules);
-        diags.extend(found.into_sorted());
-    }
-    rules
-}
-
-fn scan_file(file: &SourceFile, diags: &mut Diagnostics) -> Vec<Rule> {
-    let Some(comments) = crate::parse::doc_comments(file, diags) else {
-        return Vec::new();
-    };
-    let in_plain_comments = comments.in_plain_comments.iter();
-    for (pos, text) in in_plain_comments.filter(|(_, t)| is_rbac(&t[1..])) {
-        diags.push(
-            Diagnostic::error(
-                Code::MarkerInPlainComment,
-                format!("marker `{text}` is in a plain comment, where crdgen cannot see it"),
-            )
-            .at(&file.path, *pos)
-            .hint("write it in a doc comment: `/// +kubebuilder:rbac:…` above the controller, or `//! …` at the top of the file"),
-        );
-    }
-    // Only RBAC markers are read here: other markers in these files (an API type's, say)
-    // are the apis tree's business, read and checked there.
-    let lines: Vec<_> = comments
-        .lines
-        .into_iter()
-        .filter(|l| l.text.trim_start().strip_prefix('+').is_some_and(is_rbac))
-        .collect();
-    markers::extract(&lines, markers::Target::Package, &file.path, diags)
-        .markers
+/// The rules of the `+kubebuilder:rbac` markers `found`, in file order.
+pub fn rules(found: &[Found], diags: &mut Diagnostics) -> Vec<Rule> {
+    found
         .iter()
-        .filter_map(|m| rule(m, &file.path, diags))
+        .filter(|f| f.marker.name == MARKER)
+        .filter_map(|f| rule(&f.marker, &f.file, diags))
         .collect()
-}
-
-fn is_rbac(text: &str) -> bool {
-    text.strip_prefix(MARKER)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '=', ' ', '\t']))
 }
 
 /// A marker's rule, or `None` after reporting why the apiserver would refuse it.

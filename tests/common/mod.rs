@@ -61,6 +61,15 @@ pub fn cases() -> Vec<Case> {
             boilerplate: None,
             generators: "rbac",
         },
+        Case {
+            name: "webhook",
+            base: testdata("webhook"),
+            apis_pkg: "src/apis",
+            output_pkg: "src/client",
+            groups: "batch:v1",
+            boilerplate: None,
+            generators: "webhook",
+        },
     ]
 }
 

@@ -1,0 +1,13 @@
+//! `manifests.yaml`: the webhook configurations of the `+kubebuilder:webhook` markers
+//! (see `crate::webhook`), one YAML document each, as controller-gen writes them.
+
+use super::{Context, Generate, Output};
+use crate::diag::Diagnostics;
+
+pub struct Webhooks;
+
+impl Generate for Webhooks {
+    fn generate(&self, ctx: &Context<'_>, out: &mut Output, _: &mut Diagnostics) {
+        out.webhooks = super::yaml_documents(&crate::webhook::configurations(ctx.webhooks));
+    }
+}
