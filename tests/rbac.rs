@@ -12,28 +12,20 @@ use crdgen_runtime::testing::cluster;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use kube::api::{Api, DeleteParams, PostParams};
-use serde::Deserialize;
 
 const ROLE: &str = "config/rbac/role.yaml";
 
 fn generated_role() -> String {
-    common::generate_files(&common::case("rbac").options())
-        .into_iter()
-        .find(|(path, _)| path == ROLE)
-        .expect("role.yaml")
-        .1
-}
-
-fn documents(text: &str) -> Vec<serde_json::Value> {
-    serde_yaml_ng::Deserializer::from_str(text)
-        .map(|doc| serde_json::Value::deserialize(doc).unwrap())
-        .collect()
+    common::generated_file("rbac", ROLE)
 }
 
 #[test]
 fn markers_give_the_roles_controller_gen_gives() {
     let expected = std::fs::read_to_string(common::testdata("rbac/expected/role.yaml")).unwrap();
-    assert_eq!(documents(&generated_role()), documents(&expected));
+    assert_eq!(
+        common::yaml_documents(&generated_role()),
+        common::yaml_documents(&expected)
+    );
 }
 
 #[test]
@@ -151,7 +143,7 @@ async fn the_apiserver_takes_the_generated_roles() {
 
     let mut made = Vec::new();
     let mut failures = Vec::new();
-    for mut doc in documents(&generated_role()) {
+    for mut doc in common::yaml_documents(&generated_role()) {
         // Names of their own, so that runs never meet.
         let name = format!("{}-{stamp}", doc["metadata"]["name"].as_str().unwrap());
         doc["metadata"]["name"] = name.clone().into();

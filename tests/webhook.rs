@@ -9,29 +9,21 @@ use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
 use kube::api::{Api, PostParams};
-use serde::Deserialize;
 
 const MANIFESTS: &str = "config/webhook/manifests.yaml";
 
 fn generated() -> String {
-    common::generate_files(&common::case("webhook").options())
-        .into_iter()
-        .find(|(path, _)| path == MANIFESTS)
-        .expect("manifests.yaml")
-        .1
-}
-
-fn documents(text: &str) -> Vec<serde_json::Value> {
-    serde_yaml_ng::Deserializer::from_str(text)
-        .map(|doc| serde_json::Value::deserialize(doc).unwrap())
-        .collect()
+    common::generated_file("webhook", MANIFESTS)
 }
 
 #[test]
 fn markers_give_the_configurations_controller_gen_gives() {
     let expected =
         std::fs::read_to_string(common::testdata("webhook/expected/manifests.yaml")).unwrap();
-    assert_eq!(documents(&generated()), documents(&expected));
+    assert_eq!(
+        common::yaml_documents(&generated()),
+        common::yaml_documents(&expected)
+    );
 }
 
 /// Each configuration passes the apiserver's validation, as a server-side dry run (a
@@ -45,7 +37,7 @@ async fn the_apiserver_takes_the_generated_configurations() {
         dry_run: true,
         ..Default::default()
     };
-    let docs = documents(&generated());
+    let docs = common::yaml_documents(&generated());
     assert_eq!(docs.len(), 2);
     for doc in docs {
         match doc["kind"].as_str().unwrap() {

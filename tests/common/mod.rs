@@ -108,6 +108,23 @@ pub fn generate_files(opts: &Options) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The generated file at `path` (relative to the output base) of `case`.
+pub fn generated_file(case: &str, path: &str) -> String {
+    generate_files(&self::case(case).options())
+        .into_iter()
+        .find(|(p, _)| p == path)
+        .unwrap_or_else(|| panic!("{case} generates no {path}"))
+        .1
+}
+
+/// The documents of a YAML file, as JSON values: how manifests are compared as data.
+pub fn yaml_documents(text: &str) -> Vec<serde_json::Value> {
+    use serde::Deserialize as _;
+    serde_yaml_ng::Deserializer::from_str(text)
+        .map(|doc| serde_json::Value::deserialize(doc).unwrap())
+        .collect()
+}
+
 /// Copies a directory tree.
 pub fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
