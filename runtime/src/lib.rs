@@ -18,6 +18,8 @@ pub mod informer;
 pub mod ratelimit;
 mod sync;
 pub mod testing;
+#[cfg(feature = "webhook")]
+pub mod webhook;
 pub mod workqueue;
 
 pub use tokio_util::sync::CancellationToken;

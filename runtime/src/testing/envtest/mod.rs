@@ -40,6 +40,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 pub use binaries::Binaries;
 use pki::Pki;
+pub use pki::serving_certificates;
 use process::Process;
 
 use super::crds::{self as cluster, ClusterError};

@@ -33,43 +33,11 @@ impl Pki {
     /// Generates everything and writes the files into `dir` (mode 0600 for keys).
     pub fn write(dir: &Path) -> Result<Pki, EnvtestError> {
         let pki = |e: rcgen::Error| EnvtestError::Pki(e.to_string());
-
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(pki)?;
-        ca_params
-            .distinguished_name
-            .push(DnType::CommonName, "crdgen-envtest-ca");
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::CrlSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
-        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().map_err(pki)?)
-            .map_err(pki)?;
-
-        let serving_key = KeyPair::generate().map_err(pki)?;
-        let mut serving = CertificateParams::new(vec!["localhost".to_owned()]).map_err(pki)?;
-        serving
-            .distinguished_name
-            .push(DnType::CommonName, "kube-apiserver");
-        serving
-            .subject_alt_names
-            .push(SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)));
-        serving.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ];
-        serving.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-        let serving_cert = serving.signed_by(&serving_key, &ca).map_err(pki)?;
-
+        let ca_pem = serving_certificates(dir, SERVING_CERT, SERVING_KEY, "kube-apiserver")?;
         let service_accounts = KeyPair::generate().map_err(pki)?;
         let token = random_hex(32)?;
-
-        let ca_pem = ca.pem();
         let files = [
             (CA, ca_pem.clone(), 0o644),
-            (SERVING_CERT, serving_cert.pem(), 0o644),
-            (SERVING_KEY, serving_key.serialize_pem(), 0o600),
             (SERVICE_ACCOUNT_KEY, service_accounts.serialize_pem(), 0o600),
             (
                 SERVICE_ACCOUNT_PUB,
@@ -88,6 +56,59 @@ impl Pki {
         }
         Ok(Pki { ca_pem, token })
     }
+}
+
+/// A fresh CA, and a serving certificate it signed for 127.0.0.1 and localhost named
+/// `common_name`, written into `dir` as `cert_file` and `key_file` (mode 0600): what the
+/// apiserver serves with, and what a test's webhook server on loopback serves with
+/// (`tls.crt`, `tls.key`). Returns the CA's PEM, for the client that trusts it.
+pub fn serving_certificates(
+    dir: &Path,
+    cert_file: &str,
+    key_file: &str,
+    common_name: &str,
+) -> Result<String, EnvtestError> {
+    let pki = |e: rcgen::Error| EnvtestError::Pki(e.to_string());
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(pki)?;
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "crdgen-envtest-ca");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca =
+        CertifiedIssuer::self_signed(ca_params, KeyPair::generate().map_err(pki)?).map_err(pki)?;
+
+    let serving_key = KeyPair::generate().map_err(pki)?;
+    let mut serving = CertificateParams::new(vec!["localhost".to_owned()]).map_err(pki)?;
+    serving
+        .distinguished_name
+        .push(DnType::CommonName, common_name);
+    serving
+        .subject_alt_names
+        .push(SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)));
+    serving.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+    ];
+    serving.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let serving_cert = serving.signed_by(&serving_key, &ca).map_err(pki)?;
+    // Written beside and renamed, so that a server reading the directory meanwhile
+    // never sees half a file.
+    for (name, contents, mode) in [
+        (cert_file, serving_cert.pem(), 0o644),
+        (key_file, serving_key.serialize_pem(), 0o600),
+    ] {
+        let partial = dir.join(format!(".{name}.partial"));
+        let _ = std::fs::remove_file(&partial);
+        write_private(&partial, &contents, mode)?;
+        std::fs::rename(&partial, dir.join(name))
+            .map_err(|e| EnvtestError::Io(format!("writing {}", dir.join(name).display()), e))?;
+    }
+    Ok(ca.pem())
 }
 
 fn write_private(path: &Path, contents: &str, mode: u32) -> Result<(), EnvtestError> {

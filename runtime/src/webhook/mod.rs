@@ -1,0 +1,348 @@
+//! Admission webhooks (defaulting, validation) served over TLS, as controller-runtime's
+//! webhook server: register typed handlers by path, then serve them.
+//!
+//! ```no_run
+//! # use crdgen_runtime::webhook::{Defaulter, Denial, Validator, Warnings, Webhooks};
+//! # #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+//! # struct Example { metadata: kube::api::ObjectMeta }
+//! # impl kube::Resource for Example {
+//! #     type DynamicType = (); type Scope = kube::core::NamespaceResourceScope;
+//! #     fn kind(_: &()) -> std::borrow::Cow<'_, str> { "Example".into() }
+//! #     fn group(_: &()) -> std::borrow::Cow<'_, str> { "bcrds.example.com".into() }
+//! #     fn version(_: &()) -> std::borrow::Cow<'_, str> { "v1".into() }
+//! #     fn plural(_: &()) -> std::borrow::Cow<'_, str> { "examples".into() }
+//! #     fn meta(&self) -> &kube::api::ObjectMeta { &self.metadata }
+//! #     fn meta_mut(&mut self) -> &mut kube::api::ObjectMeta { &mut self.metadata }
+//! # }
+//! struct Defaults;
+//! impl Defaulter<Example> for Defaults {
+//!     async fn default(&self, example: &mut Example) -> Result<(), Denial> {
+//!         example.metadata.labels.get_or_insert_with(Default::default).insert("defaulted".into(), "yes".into());
+//!         Ok(())
+//!     }
+//! }
+//! struct Rules;
+//! impl Validator<Example> for Rules {
+//!     async fn validate_create(&self, example: &Example) -> Result<Warnings, Denial> {
+//!         match example.metadata.name.as_deref() {
+//!             Some("forbidden") => Err(Denial::new("that name is taken")),
+//!             _ => Ok(Warnings::new()),
+//!         }
+//!     }
+//! }
+//! # async fn run(shutdown: tokio_util::sync::CancellationToken) -> std::io::Result<()> {
+//! let server = Webhooks::new()
+//!     .defaulter::<Example, _>("/mutate-bcrds-example-com-v1-example", Defaults)
+//!     .validator::<Example, _>("/validate-bcrds-example-com-v1-example", Rules)
+//!     .bind("0.0.0.0:9443".parse().unwrap(), "/tmp/k8s-webhook-server/serving-certs".as_ref())
+//!     .await?;
+//! server.run(shutdown).await
+//! # }
+//! ```
+//!
+//! A review that does not parse is a 400; a request body over the limit a 413; a
+//! handler that panics answers with a denial carrying code 500, and the server lives
+//! on. `/healthz` answers 200. The certificate (`tls.crt`, `tls.key` in the directory)
+//! is read again when its files change.
+
+mod admission;
+mod tls;
+
+pub use admission::{Defaulter, Denial, Malformed, Validator, Warnings, patch_onto};
+pub use tls::{CERT_FILE, KEY_FILE};
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::FutureExt;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+use kube::core::admission::{AdmissionResponse, AdmissionReview};
+use kube::core::{DynamicObject, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// The largest request body read by default: an AdmissionReview holds the object and
+/// its old version, each up to the apiserver's 3 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 7 << 20;
+/// How often the certificate files are looked at.
+pub const CERT_RELOAD_PERIOD: Duration = Duration::from_secs(5);
+/// How long connections in flight get to finish after shutdown.
+const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
+/// How long a client gets for its TLS handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An answer: an HTTP status and a JSON body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+type Answer = Pin<Box<dyn Future<Output = Reply> + Send>>;
+type Handler = Arc<dyn Fn(Bytes) -> Answer + Send + Sync>;
+
+/// The webhooks by path. Call one with a review ([`Webhooks::call`], as tests do
+/// without a cluster), or serve them all ([`Webhooks::bind`]).
+#[derive(Clone)]
+pub struct Webhooks {
+    routes: BTreeMap<String, Handler>,
+    max_body_bytes: usize,
+}
+
+impl Default for Webhooks {
+    fn default() -> Self {
+        Webhooks {
+            routes: BTreeMap::new(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+        }
+    }
+}
+
+impl Webhooks {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Serves `defaulter` for objects of `K` at `path` (a mutating webhook).
+    #[must_use]
+    pub fn defaulter<K, D>(mut self, path: &str, defaulter: D) -> Self
+    where
+        K: Resource + Serialize + DeserializeOwned + Send + 'static,
+        D: Defaulter<K>,
+    {
+        let defaulter = Arc::new(defaulter);
+        let handler: Handler = Arc::new(move |body: Bytes| {
+            let defaulter = defaulter.clone();
+            Box::pin(async move {
+                match admission::request::<K>(&body) {
+                    Ok((request, original)) => {
+                        ok(&admission::mutate(&*defaulter, request, original).await)
+                    }
+                    Err(e) => bad_request(e),
+                }
+            })
+        });
+        self.routes.insert(path.to_owned(), handler);
+        self
+    }
+
+    /// Serves `validator` for objects of `K` at `path` (a validating webhook).
+    #[must_use]
+    pub fn validator<K, V>(mut self, path: &str, validator: V) -> Self
+    where
+        K: Resource + DeserializeOwned + Send + Sync + 'static,
+        V: Validator<K>,
+    {
+        let validator = Arc::new(validator);
+        let handler: Handler = Arc::new(move |body: Bytes| {
+            let validator = validator.clone();
+            Box::pin(async move {
+                match admission::request::<K>(&body) {
+                    Ok((request, _)) => ok(&admission::validate(&*validator, request).await),
+                    Err(e) => bad_request(e),
+                }
+            })
+        });
+        self.routes.insert(path.to_owned(), handler);
+        self
+    }
+
+    /// The largest request body read (default [`DEFAULT_MAX_BODY_BYTES`]); a larger one
+    /// is a 413.
+    #[must_use]
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Answers a review sent to `path`, as the server does.
+    pub async fn call(&self, path: &str, body: &[u8]) -> Reply {
+        let Some(handler) = self.routes.get(path) else {
+            return Reply {
+                status: 404,
+                body: format!("no webhook at {path}").into_bytes(),
+            };
+        };
+        let body = Bytes::copy_from_slice(body);
+        let answer = std::panic::AssertUnwindSafe(handler(body.clone())).catch_unwind();
+        match answer.await {
+            Ok(reply) => reply,
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::error!(path, "webhook handler panicked: {what}");
+                ok(&panicked(&body))
+            }
+        }
+    }
+
+    /// Listens on `addr` with the certificate of `cert_dir` (`tls.crt`, `tls.key`).
+    pub async fn bind(self, addr: SocketAddr, cert_dir: &Path) -> std::io::Result<Server> {
+        let tls = tls::Reloading::new(cert_dir).map_err(std::io::Error::other)?;
+        Ok(Server {
+            listener: TcpListener::bind(addr).await?,
+            tls,
+            webhooks: Arc::new(self),
+            reload_every: CERT_RELOAD_PERIOD,
+        })
+    }
+}
+
+/// A bound webhook server; [`Server::run`] serves until shutdown.
+pub struct Server {
+    listener: TcpListener,
+    tls: Arc<tls::Reloading>,
+    webhooks: Arc<Webhooks>,
+    reload_every: Duration,
+}
+
+impl Server {
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// How often the certificate files are looked at (default [`CERT_RELOAD_PERIOD`]).
+    #[must_use]
+    pub fn reload_every(mut self, period: Duration) -> Self {
+        self.reload_every = period;
+        self
+    }
+
+    /// Serves until `shutdown`, then lets connections in flight finish (up to a drain
+    /// deadline) and returns.
+    pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
+        let acceptor = tokio_rustls::TlsAcceptor::from(self.tls.server_config());
+        let watcher = tokio::spawn(self.tls.clone().watch(self.reload_every, shutdown.clone()));
+        let mut connections = JoinSet::new();
+        loop {
+            let accepted = tokio::select! {
+                () = shutdown.cancelled() => break,
+                accepted = self.listener.accept() => accepted,
+            };
+            while connections.try_join_next().is_some() {}
+            let stream = match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    tracing::warn!("webhook server: accept failed: {e}");
+                    continue;
+                }
+            };
+            let (acceptor, webhooks, stop) =
+                (acceptor.clone(), self.webhooks.clone(), shutdown.clone());
+            connections.spawn(async move {
+                let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
+                let Ok(Ok(tls)) = tls else {
+                    return;
+                };
+                serve_connection(tls, webhooks, stop).await;
+            });
+        }
+        let drained = tokio::time::timeout(DRAIN_DEADLINE, async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            connections.abort_all();
+        }
+        let _ = watcher.await;
+        Ok(())
+    }
+}
+
+async fn serve_connection<S>(stream: S, webhooks: Arc<Webhooks>, stop: CancellationToken)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let webhooks = webhooks.clone();
+        async move { Ok::<_, std::convert::Infallible>(respond(&webhooks, request).await) }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    let served = tokio::select! {
+        served = connection.as_mut() => served,
+        () = stop.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            connection.await
+        }
+    };
+    if let Err(e) = served {
+        tracing::debug!("webhook connection ended: {e}");
+    }
+}
+
+async fn respond(webhooks: &Webhooks, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    let path = request.uri().path().to_owned();
+    let reply = if path == "/healthz" {
+        Reply {
+            status: 200,
+            body: b"ok".to_vec(),
+        }
+    } else if request.method() != Method::POST {
+        Reply {
+            status: 405,
+            body: b"webhooks take POST".to_vec(),
+        }
+    } else {
+        match Limited::new(request.into_body(), webhooks.max_body_bytes)
+            .collect()
+            .await
+        {
+            Ok(body) => webhooks.call(&path, &body.to_bytes()).await,
+            Err(e) => Reply {
+                status: 413,
+                body: format!("request body refused: {e}").into_bytes(),
+            },
+        }
+    };
+    let mut response = Response::new(Full::new(Bytes::from(reply.body)));
+    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn ok(review: &AdmissionReview<DynamicObject>) -> Reply {
+    match serde_json::to_vec(review) {
+        Ok(body) => Reply { status: 200, body },
+        Err(e) => Reply {
+            status: 500,
+            body: e.to_string().into_bytes(),
+        },
+    }
+}
+
+fn bad_request(e: Malformed) -> Reply {
+    Reply {
+        status: 400,
+        body: format!("not an AdmissionReview: {}", e.0).into_bytes(),
+    }
+}
+
+/// The denial for a review whose handler panicked: code 500, the request's uid.
+fn panicked(body: &[u8]) -> AdmissionReview<DynamicObject> {
+    let uid = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.pointer("/request/uid")?.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let mut response = AdmissionResponse::invalid("the webhook failed");
+    response.uid = uid;
+    response.result.code = 500;
+    response.into_review()
+}
