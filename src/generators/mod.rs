@@ -4,6 +4,7 @@
 mod applyconfig;
 mod client;
 mod clone;
+mod conversion;
 mod crd;
 mod informer;
 mod lister;
@@ -136,24 +137,37 @@ impl Context<'_> {
             .flat_map(|g| g.versions.values().map(move |v| (g.name.as_str(), v)))
     }
 
-    /// The output module for per-version API code: `apis::<group>::<version>`.
-    pub fn apis_module<'t>(&self, tree: &'t mut RustModule, key: &TypeKey) -> &'t mut RustModule {
+    /// The output module for API code: `apis`.
+    pub fn apis_root_module<'t>(&self, tree: &'t mut RustModule) -> &'t mut RustModule {
         tree.child(naming::modules::APIS, || {
             "Generated code for the API types: `kube::Resource` impls and constructors \
-             (register), `Clone` impls (clone)."
+             (register), `Clone` impls (clone), webhook conversion (register)."
                 .to_owned()
         })
-        .child(&key.group, || {
+    }
+
+    /// The output module for a group's API code: `apis::<group>`.
+    pub fn apis_group_module<'t>(
+        &self,
+        tree: &'t mut RustModule,
+        group: &str,
+    ) -> &'t mut RustModule {
+        self.apis_root_module(tree).child(group, || {
             let name = self
                 .model
                 .groups
-                .get(&key.group)
-                .map_or(key.group.as_str(), |g| g.name.as_str());
+                .get(group)
+                .map_or(group, |g| g.name.as_str());
             format!("The `{name}` API group.")
         })
-        .child(&key.version, || {
-            format!("Version `{}` of the group.", key.version)
-        })
+    }
+
+    /// The output module for per-version API code: `apis::<group>::<version>`.
+    pub fn apis_module<'t>(&self, tree: &'t mut RustModule, key: &TypeKey) -> &'t mut RustModule {
+        self.apis_group_module(tree, &key.group)
+            .child(&key.version, || {
+                format!("Version `{}` of the group.", key.version)
+            })
     }
 
     /// The module of a type in the user's crate, reached through `via`.

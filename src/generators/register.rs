@@ -41,6 +41,7 @@ pub const {api_version_const}: &str = {api_version:?};
             }
         }
     }
+    super::conversion::generate(ctx, tree, diags);
 }
 
 /// `impl kube::Resource`, as text: its shape is fixed (see `client::kind_clients`).

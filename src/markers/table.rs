@@ -203,6 +203,9 @@ pub static MARKERS: &[MarkerDef] = &[
         ]),
     ),
     m("kubebuilder:storageversion", &[Type], Arg::Flag),
+    // Webhook conversion between the kind's versions through its storage version:
+    // the CRD's `spec.conversion`, and the generated dispatch (`register`).
+    m("crdgen:conversion:webhook", &[Type], Arg::Flag),
     m("kubebuilder:unservedversion", &[Type], Arg::Flag),
     m(
         "kubebuilder:deprecatedversion",

@@ -29,6 +29,8 @@ pub const BUILD_RBAC_DIR: &str = "rbac";
 pub const ROLE_FILE: &str = "role.yaml";
 /// Directory under `OUT_DIR` the build.rs API writes the webhook configurations into.
 pub const BUILD_WEBHOOK_DIR: &str = "webhook";
+/// Where the conversion webhook is served, as kubebuilder serves it.
+pub const CONVERSION_PATH: &str = "/convert";
 /// The file the webhook generator writes, as controller-gen names it.
 pub const WEBHOOK_FILE: &str = "manifests.yaml";
 
@@ -46,6 +48,8 @@ pub mod modules {
     pub const CLIENTSET: &str = "clientset";
     pub const INFORMERS: &str = "informers";
     pub const APPLY_CONFIGURATIONS: &str = "applyconfigurations";
+    /// Per-group webhook conversion dispatch.
+    pub const CONVERSION: &str = "conversion";
     pub const LISTERS: &str = "listers";
 }
 
@@ -101,6 +105,16 @@ pub mod applyconfig {
     /// `with_replicas`, `with_type` (for `r#type`): client-go's `WithReplicas`.
     pub fn builder(field: &str) -> String {
         format!("with_{}", super::unraw(field))
+    }
+}
+
+/// Names in the generated conversion dispatch.
+pub mod conversion {
+    use heck::ToSnakeCase;
+
+    /// `apis::bcrds::conversion::example(object, to)`.
+    pub fn kind_function(kind: &str) -> String {
+        kind.to_snake_case()
     }
 }
 

@@ -329,20 +329,52 @@ fn crd(
     } else {
         "Cluster"
     };
+    let mut spec = object([
+        ("group", group.into()),
+        ("names", names),
+        ("scope", scope.into()),
+        ("versions", Value::Array(out_versions)),
+    ]);
+    if versions.iter().any(|(.., k)| converts_by_webhook(k)) {
+        spec["conversion"] = conversion();
+    }
     Some(object([
         ("apiVersion", "apiextensions.k8s.io/v1".into()),
         ("kind", "CustomResourceDefinition".into()),
         ("metadata", metadata),
+        ("spec", spec),
+    ]))
+}
+
+/// Whether the kind converts between its versions by webhook
+/// (`+crdgen:conversion:webhook` on any of its versions).
+pub fn converts_by_webhook(kind: &Kind) -> bool {
+    flag(&kind.markers, "crdgen:conversion:webhook")
+}
+
+/// Webhook conversion as kubebuilder's `webhook_in_<kind>` patch configures it: the
+/// `webhook-service` in `system` (kustomize's placeholders) at `/convert`, reviews in v1.
+fn conversion() -> Value {
+    object([
+        ("strategy", "Webhook".into()),
         (
-            "spec",
+            "webhook",
             object([
-                ("group", group.into()),
-                ("names", names),
-                ("scope", scope.into()),
-                ("versions", Value::Array(out_versions)),
+                (
+                    "clientConfig",
+                    object([(
+                        "service",
+                        object([
+                            ("name", "webhook-service".into()),
+                            ("namespace", "system".into()),
+                            ("path", naming::CONVERSION_PATH.into()),
+                        ]),
+                    )]),
+                ),
+                ("conversionReviewVersions", Value::Array(vec!["v1".into()])),
             ]),
         ),
-    ]))
+    ])
 }
 
 /// Cuts every description longer than `max` characters, at the last sentence end

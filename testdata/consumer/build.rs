@@ -7,6 +7,7 @@ fn main() -> Result<(), crdgen::Error> {
         .group("other", ["v1"])
         .group("derived", ["v1"])
         .group("hyphens", ["v1"])
+        .group("fleet", ["v1alpha1", "v1"])
         .generate()?;
     Ok(())
 }

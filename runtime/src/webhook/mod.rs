@@ -1,5 +1,5 @@
-//! Admission webhooks (defaulting, validation) served over TLS, as controller-runtime's
-//! webhook server: register typed handlers by path, then serve them.
+//! Admission webhooks (defaulting, validation) and CRD conversion served over TLS, as
+//! controller-runtime's webhook server: register typed handlers by path, then serve them.
 //!
 //! ```no_run
 //! # use crdgen_runtime::webhook::{Defaulter, Denial, Validator, Warnings, Webhooks};
@@ -64,6 +64,7 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use kube::core::admission::{AdmissionResponse, AdmissionReview};
+use kube::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
 use kube::core::{DynamicObject, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -151,6 +152,50 @@ impl Webhooks {
                     Ok((request, _)) => ok(&admission::validate(&*validator, request).await),
                     Err(e) => bad_request(e),
                 }
+            })
+        });
+        self.routes.insert(path.to_owned(), handler);
+        self
+    }
+
+    /// Serves `convert` at `path` (a CRD conversion webhook): every object of a
+    /// ConversionReview goes to `convert(object, desiredAPIVersion)`, which crdgen
+    /// generates as `apis::convert` for the kinds marked `+crdgen:conversion:webhook`.
+    /// One object that does not convert fails the review with its message.
+    #[must_use]
+    pub fn converter<F>(mut self, path: &str, convert: F) -> Self
+    where
+        F: Fn(serde_json::Value, &str) -> Result<serde_json::Value, String> + Send + Sync + 'static,
+    {
+        let convert = Arc::new(convert);
+        let handler: Handler = Arc::new(move |body: Bytes| {
+            let convert = convert.clone();
+            Box::pin(async move {
+                let request = serde_json::from_slice::<ConversionReview>(&body)
+                    .map_err(|e| Malformed(e.to_string()))
+                    .and_then(|review| {
+                        ConversionRequest::from_review(review).map_err(|_| {
+                            Malformed("the ConversionReview carries no request".into())
+                        })
+                    });
+                let request = match request {
+                    Ok(request) => request,
+                    Err(e) => return bad_request(e),
+                };
+                let to = request.desired_api_version.clone();
+                let objects: Result<Vec<_>, String> = request
+                    .objects
+                    .iter()
+                    .map(|object| convert(object.clone(), &to))
+                    .collect();
+                let response = ConversionResponse::for_request(request);
+                let response = match objects {
+                    Ok(objects) => response.success(objects),
+                    Err(message) => {
+                        response.failure(kube::core::Status::failure(&message, "ConversionFailed"))
+                    }
+                };
+                json_reply(&response.into_review())
             })
         });
         self.routes.insert(path.to_owned(), handler);
@@ -319,7 +364,11 @@ async fn respond(webhooks: &Webhooks, request: Request<Incoming>) -> Response<Fu
 }
 
 fn ok(review: &AdmissionReview<DynamicObject>) -> Reply {
-    match serde_json::to_vec(review) {
+    json_reply(review)
+}
+
+fn json_reply(value: &impl Serialize) -> Reply {
+    match serde_json::to_vec(value) {
         Ok(body) => Reply { status: 200, body },
         Err(e) => Reply {
             status: 500,

@@ -82,6 +82,40 @@ fn apply_configurations_send_only_what_is_set() {
     }
 }
 
+/// The generated dispatch converts through the hub with the user's `From` impls, both
+/// ways, nothing lost, metadata carried over as it was; what it cannot convert is an
+/// error, never a panic.
+#[test]
+fn conversion_goes_through_the_hub_and_back() {
+    use crdgen_consumer::client::apis::convert;
+    let old = json!({
+        "apiVersion": "fleet.example.com/v1alpha1", "kind": "Gear",
+        "metadata": {"name": "g", "namespace": "ns", "labels": {"a": "b"}, "resourceVersion": "7",
+                     "uid": "u-1", "annotations": {"note": "kept"}},
+        "spec": {"teeth": 12, "material": "steel"}
+    });
+    let hub = convert(old.clone(), "fleet.example.com/v1").unwrap();
+    assert_eq!(hub["apiVersion"], "fleet.example.com/v1");
+    assert_eq!(
+        hub["spec"],
+        json!({"teeth": 12, "build": {"material": "steel"}})
+    );
+    assert_eq!(hub["metadata"], old["metadata"]);
+    assert_eq!(
+        convert(hub.clone(), "fleet.example.com/v1alpha1").unwrap(),
+        old
+    );
+    assert_eq!(convert(hub.clone(), "fleet.example.com/v1").unwrap(), hub);
+    assert!(
+        convert(old.clone(), "fleet.example.com/v2")
+            .unwrap_err()
+            .contains("v2")
+    );
+    assert!(convert(old, "other.example.com/v1").is_err());
+    let broken = json!({"apiVersion": "fleet.example.com/v1alpha1", "kind": "Gear", "spec": {"teeth": "many"}});
+    assert!(convert(broken, "fleet.example.com/v1").is_err());
+}
+
 fn spec() -> ExampleSpec {
     ExampleSpec {
         replicas: 3,
@@ -279,6 +313,7 @@ fn build_rs_writes_a_crd_per_kind() {
             "doohickeys.bcrds.example.com",
             "examples.bcrds.example.com",
             "gadgets.other.example.com",
+            "gears.fleet.example.com",
             "gizmos.bcrds.example.com",
             "thingamajigs.bcrds.example.com",
             "things.derived.example.com",

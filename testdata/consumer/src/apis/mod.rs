@@ -1,4 +1,5 @@
 pub mod bcrds;
 pub mod derived;
+pub mod fleet;
 pub mod hyphens;
 pub mod other;

@@ -1,0 +1,184 @@
+//! Webhook conversion for the kinds marked `+crdgen:conversion:webhook`, as kubebuilder's
+//! Hub and Convertible: every version converts to and from the hub (the storage version)
+//! through `From` impls the user writes, so any two versions convert through it.
+//! Generated beside `register`: `apis::<group>::conversion::<kind>(object, to)`, each
+//! group's `convert`, and `apis::convert` over all groups, which a conversion webhook
+//! (`crdgen_runtime::webhook::Webhooks::converter`) serves.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::Context;
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::emit::RustModule;
+use crate::markers;
+use crate::model::Kind;
+use crate::naming;
+
+const RESULT: &str = "::std::result::Result<::serde_json::Value, ::std::string::String>";
+
+pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+    let mut groups = String::new();
+    for group in ctx.model.groups.values() {
+        // Kind name → (API version, kind), every version of it.
+        let mut kinds: BTreeMap<&str, Vec<(String, &Kind)>> = BTreeMap::new();
+        for version in group.versions.values() {
+            for kind in version.kinds.values() {
+                let api_version = format!("{}/{}", group.name, version.name);
+                kinds
+                    .entry(&kind.name)
+                    .or_default()
+                    .push((api_version, kind));
+            }
+        }
+        kinds.retain(|_, versions| {
+            versions
+                .iter()
+                .any(|(_, k)| crate::schema::converts_by_webhook(k))
+        });
+        if kinds.is_empty() {
+            continue;
+        }
+        let mut text = String::new();
+        let mut arms = String::new();
+        for (name, versions) in &kinds {
+            let Some(function) = kind_conversion(ctx, name, versions, diags) else {
+                continue;
+            };
+            text.push_str(&function);
+            let _ = writeln!(
+                arms,
+                "        ::std::option::Option::Some({name:?}) => {}(object, to),",
+                naming::ident(&naming::conversion::kind_function(name))
+            );
+        }
+        let _ = write!(
+            text,
+            r#"/// Converts an object of this group's kinds that convert by webhook to `to`.
+pub fn convert(object: ::serde_json::Value, to: &str) -> {RESULT} {{
+    match object.get("kind").and_then(::serde_json::Value::as_str) {{
+{arms}        other => ::std::result::Result::Err(::std::format!("no conversion for kind {{other:?}} in `{group}`")),
+    }}
+}}
+"#,
+            group = group.name,
+        );
+        ctx.apis_group_module(tree, &group.dir)
+            .child(naming::modules::CONVERSION, || {
+                "Webhook conversion between this group's versions, through each kind's hub."
+                    .to_owned()
+            })
+            .push_text(&text);
+        let _ = writeln!(
+            groups,
+            "        ::std::option::Option::Some({:?}) => {}::{}::convert(object, to),",
+            group.name,
+            naming::ident(&group.dir),
+            naming::modules::CONVERSION
+        );
+    }
+    if groups.is_empty() {
+        return;
+    }
+    ctx.apis_root_module(tree).push_text(&format!(
+            r#"/// Converts an object of any kind that converts by webhook to the apiVersion `to`:
+/// what a conversion webhook serves for every CRD of this crate.
+pub fn convert(object: ::serde_json::Value, to: &str) -> {RESULT} {{
+    let group = to.rsplit_once('/').map(|(group, _)| group);
+    match group {{
+{groups}        other => ::std::result::Result::Err(::std::format!("no conversion into group {{other:?}}")),
+    }}
+}}
+"#
+        ));
+}
+
+/// The conversion of one kind between its versions, through its hub.
+fn kind_conversion(
+    ctx: &Context<'_>,
+    name: &str,
+    versions: &[(String, &Kind)],
+    diags: &mut Diagnostics,
+) -> Option<String> {
+    let stored: Vec<&(String, &Kind)> = versions
+        .iter()
+        .filter(|(_, k)| markers::flag(&k.markers, "kubebuilder:storageversion"))
+        .collect();
+    let hub = match (versions, stored.as_slice()) {
+        ([only], _) => only,
+        (_, [only]) => *only,
+        (_, _) => {
+            let (_, first) = &versions[0];
+            diags.push(
+                Diagnostic::error(
+                    Code::Conflict,
+                    format!("kind `{name}` converts by webhook, but which version is its hub (the storage version) is not clear"),
+                )
+                .at(&first.file, first.pos)
+                .hint("mark exactly one version's kind `+kubebuilder:storageversion` (kube-derive: `#[kube(storage = false)]` on all others)"),
+            );
+            return None;
+        }
+    };
+    let hub_type = ctx.type_path(&hub.1.root, &hub.1.path);
+    let mut from_arms = String::new();
+    let mut to_arms = String::new();
+    for (api_version, kind) in versions {
+        let ty = ctx.type_path(&kind.root, &kind.path);
+        let (from, to) = if api_version == &hub.0 {
+            (
+                "::serde_json::from_value::<HUB>(object).map_err(|e| e.to_string())?".to_owned(),
+                "::serde_json::to_value(hub)".to_owned(),
+            )
+        } else {
+            (
+                format!(
+                    "<HUB as ::std::convert::From<{ty}>>::from(::serde_json::from_value::<{ty}>(object).map_err(|e| e.to_string())?)"
+                ),
+                format!("::serde_json::to_value(<{ty} as ::std::convert::From<HUB>>::from(hub))"),
+            )
+        };
+        let _ = writeln!(
+            from_arms,
+            "        {api_version:?} => {},",
+            from.replace("HUB", &hub_type)
+        );
+        let _ = writeln!(
+            to_arms,
+            "        {api_version:?} => {},",
+            to.replace("HUB", &hub_type)
+        );
+    }
+    Some(format!(
+        r#"/// Converts a `{name}` (of any version) to the apiVersion `to`, through the hub `{hub_version}`:
+/// the `From` impls between each version and the hub do the work; metadata is carried
+/// over as it was.
+pub fn {function}(object: ::serde_json::Value, to: &str) -> {RESULT} {{
+    let metadata = object.get("metadata").cloned();
+    let from = object
+        .get("apiVersion")
+        .and_then(::serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let hub: {hub_type} = match from.as_str() {{
+{from_arms}        other => return ::std::result::Result::Err(::std::format!("cannot convert a `{name}` from {{other:?}}")),
+    }};
+    let mut out = match to {{
+{to_arms}        other => return ::std::result::Result::Err(::std::format!("cannot convert a `{name}` to {{other:?}}")),
+    }}
+    .map_err(|e| e.to_string())?;
+    if let ::std::option::Option::Some(fields) = out.as_object_mut() {{
+        fields.insert("apiVersion".to_owned(), to.into());
+        fields.insert("kind".to_owned(), {name:?}.into());
+        if let ::std::option::Option::Some(metadata) = metadata {{
+            fields.insert("metadata".to_owned(), metadata);
+        }}
+    }}
+    ::std::result::Result::Ok(out)
+}}
+
+"#,
+        hub_version = hub.0,
+        function = naming::ident(&naming::conversion::kind_function(name)),
+    ))
+}

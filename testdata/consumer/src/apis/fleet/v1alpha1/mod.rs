@@ -1,0 +1,3 @@
+pub mod gear_types;
+
+pub use gear_types::*;
