@@ -95,12 +95,11 @@ async fn objects_stored_in_one_version_are_read_in_the_other() {
     assert_eq!(as_hub.metadata.uid, created.metadata.uid);
     let listed_old: Vec<_> = old_api.list(&ListParams::default()).await.unwrap().items;
     let by_name = |name: &str| {
-        listed_old
+        let gear = listed_old
             .iter()
             .find(|g| g.metadata.name.as_deref() == Some(name))
-            .unwrap()
-            .spec
-            .clone_spec()
+            .unwrap();
+        (gear.spec.teeth, gear.spec.material.clone())
     };
     assert_eq!(by_name("new"), (30, "brass".to_owned()));
     assert_eq!(by_name("old"), (12, "steel".to_owned()));
@@ -160,14 +159,4 @@ async fn objects_stored_in_one_version_are_read_in_the_other() {
         .unwrap();
     stop.cancel();
     running.await.unwrap().unwrap();
-}
-
-trait CloneSpec {
-    fn clone_spec(&self) -> (i32, String);
-}
-
-impl CloneSpec for v1alpha1::GearSpec {
-    fn clone_spec(&self) -> (i32, String) {
-        (self.teeth, self.material.clone())
-    }
 }
