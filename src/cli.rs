@@ -220,6 +220,16 @@ struct GenerateGroups {
     #[arg(long, value_name = "DIR", default_value = crate::options::DEFAULT_WEBHOOK_DIR)]
     webhook_dir: PathBuf,
 
+    /// The Service the apiserver reaches the webhooks (and conversion) through
+    /// [default: system/webhook-service, kustomize's placeholders].
+    #[arg(long, value_name = "NAMESPACE/NAME", value_parser = crate::options::parse_namespaced_name)]
+    webhook_service: Option<(String, String)>,
+
+    /// The cert-manager Certificate whose CA the webhook configurations and converting
+    /// CRDs trust (cert-manager's `inject-ca-from` annotation).
+    #[arg(long, value_name = "NAMESPACE/CERTIFICATE", value_parser = crate::options::parse_namespaced_name)]
+    inject_ca_from: Option<(String, String)>,
+
     /// Name of the generated ClusterRole (and of Roles whose markers name none).
     #[arg(long, value_name = "NAME", default_value = crate::options::DEFAULT_ROLE_NAME)]
     role_name: String,
@@ -269,6 +279,17 @@ impl GenerateGroups {
             rbac_dir: self.rbac_dir.clone(),
             role_name: self.role_name.clone(),
             webhook_dir: self.webhook_dir.clone(),
+            webhook_service: {
+                let mut service = crate::options::WebhookService::default();
+                if let Some((namespace, name)) = &self.webhook_service {
+                    (service.namespace, service.name) = (namespace.clone(), name.clone());
+                }
+                service.inject_ca_from = self
+                    .inject_ca_from
+                    .as_ref()
+                    .map(|(namespace, name)| format!("{namespace}/{name}"));
+                service
+            },
         })
     }
 }

@@ -203,6 +203,7 @@ impl Config {
             role_name: self.role_name.clone(),
             // Written to `OUT_DIR/webhook/manifests.yaml`.
             webhook_dir: PathBuf::from(crate::options::DEFAULT_WEBHOOK_DIR),
+            webhook_service: crate::options::WebhookService::default(),
         })
     }
 }

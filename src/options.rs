@@ -227,6 +227,39 @@ pub const DEFAULT_ROLE_NAME: &str = "manager-role";
 /// What the rbac generator scans by default, when it exists: the crate's sources.
 pub const DEFAULT_MARKER_PATH: &str = "src";
 
+/// Where the apiserver reaches the webhooks (admission and CRD conversion): a Service,
+/// and the cert-manager Certificate whose CA the configurations are to trust.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct WebhookService {
+    pub namespace: String,
+    pub name: String,
+    /// `namespace/certificate`: cert-manager's `cert-manager.io/inject-ca-from`
+    /// annotation, so that its CA injector fills in every `caBundle`.
+    pub inject_ca_from: Option<String>,
+}
+
+impl Default for WebhookService {
+    /// controller-gen's: the `webhook-service` in `system`, kustomize's placeholders.
+    fn default() -> Self {
+        WebhookService {
+            namespace: "system".to_owned(),
+            name: "webhook-service".to_owned(),
+            inject_ca_from: None,
+        }
+    }
+}
+
+/// Parses `namespace/name`, each a DNS label.
+pub fn parse_namespaced_name(text: &str) -> Result<(String, String), String> {
+    let (namespace, name) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not `namespace/name`"))?;
+    for part in [namespace, name] {
+        crate::dns::label(part).map_err(|why| format!("`{part}` in `{text}`: {why}"))?;
+    }
+    Ok((namespace.to_owned(), name.to_owned()))
+}
+
 /// Where the header of every generated file comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum HeaderSource {
@@ -271,6 +304,9 @@ pub struct Options {
     /// Where the webhook configurations (`manifests.yaml`) go, relative to `output_base`;
     /// crdgen owns the files in it that it generated, and no others.
     pub webhook_dir: PathBuf,
+    /// Where the apiserver reaches the webhooks, in the configurations and in the CRDs
+    /// that convert by webhook.
+    pub webhook_service: WebhookService,
 }
 
 impl Options {
@@ -298,6 +334,7 @@ impl Options {
             rbac_dir: PathBuf::from(DEFAULT_RBAC_DIR),
             role_name: DEFAULT_ROLE_NAME.to_owned(),
             webhook_dir: PathBuf::from(DEFAULT_WEBHOOK_DIR),
+            webhook_service: WebhookService::default(),
             output_pkg,
             apis_pkg,
         })

@@ -3,14 +3,16 @@
 //! resources=…,verbs=…,versions=…,name=…,admissionReviewVersions=…[,matchPolicy=…]
 //! [,timeoutSeconds=…][,reinvocationPolicy=…]` gives one webhook of the
 //! `mutating-webhook-configuration` or the `validating-webhook-configuration`, served by
-//! the `webhook-service` in the `system` namespace (kustomize's placeholders, as
-//! kubebuilder lays them out) at the marker's path.
+//! the webhook Service (`--webhook-service`, by default controller-gen's `webhook-service`
+//! in `system`, kustomize's placeholders) at the marker's path.
 
 use serde_json::{Map, Value};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::markers::{Marker, Value as MarkerValue};
+use crate::options::WebhookService;
 use crate::scan::Found;
+use crate::schema::INJECT_CA_FROM;
 
 /// The marker's name in the table.
 pub const MARKER: &str = "kubebuilder:webhook";
@@ -189,7 +191,7 @@ fn one_of(value: &str, allowed: &[&str]) -> Option<String> {
 
 /// The mutating and the validating configuration, each when it has a webhook, in
 /// controller-gen's order and with its names.
-pub fn configurations(webhooks: &[Webhook]) -> Vec<Value> {
+pub fn configurations(webhooks: &[Webhook], service: &WebhookService) -> Vec<Value> {
     [
         (
             true,
@@ -207,10 +209,15 @@ pub fn configurations(webhooks: &[Webhook]) -> Vec<Value> {
         let hooks: Vec<Value> = webhooks
             .iter()
             .filter(|w| w.mutating == mutating)
-            .map(webhook_object)
+            .map(|hook| webhook_object(hook, service))
             .collect();
         (!hooks.is_empty()).then(|| {
             let mut metadata = Map::new();
+            if let Some(certificate) = &service.inject_ca_from {
+                let mut annotations = Map::new();
+                annotations.insert(INJECT_CA_FROM.into(), certificate.as_str().into());
+                metadata.insert("annotations".into(), annotations.into());
+            }
             metadata.insert("name".into(), name.into());
             let mut object = Map::new();
             object.insert("apiVersion".into(), API_VERSION.into());
@@ -224,13 +231,13 @@ pub fn configurations(webhooks: &[Webhook]) -> Vec<Value> {
 }
 
 /// One webhook, its keys in the order sigs.k8s.io/yaml writes them (alphabetical).
-fn webhook_object(hook: &Webhook) -> Value {
-    let mut service = Map::new();
-    service.insert("name".into(), "webhook-service".into());
-    service.insert("namespace".into(), "system".into());
-    service.insert("path".into(), hook.path.clone().into());
+fn webhook_object(hook: &Webhook, service: &WebhookService) -> Value {
+    let mut reference = Map::new();
+    reference.insert("name".into(), service.name.as_str().into());
+    reference.insert("namespace".into(), service.namespace.as_str().into());
+    reference.insert("path".into(), hook.path.clone().into());
     let mut client_config = Map::new();
-    client_config.insert("service".into(), service.into());
+    client_config.insert("service".into(), reference.into());
     let mut rule = Map::new();
     rule.insert("apiGroups".into(), hook.groups.clone().into());
     rule.insert("apiVersions".into(), hook.versions.clone().into());

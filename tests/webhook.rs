@@ -57,3 +57,70 @@ async fn the_apiserver_takes_the_generated_configurations() {
         }
     }
 }
+
+/// Without kustomize to rename them, a project names its own Service and the
+/// cert-manager Certificate whose CA the configurations trust.
+#[test]
+fn the_service_and_the_ca_source_are_the_projects() {
+    let mut opts = common::case("webhook").options();
+    opts.webhook_service = crdgen::options::WebhookService {
+        namespace: "demo-system".into(),
+        name: "demo-webhook".into(),
+        inject_ca_from: Some("demo-system/demo-serving-cert".into()),
+    };
+    let files = common::generate_files(&opts);
+    let (_, text) = files.iter().find(|(p, _)| p == MANIFESTS).unwrap();
+    for config in common::yaml_documents(text) {
+        assert_eq!(
+            config["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+            "demo-system/demo-serving-cert"
+        );
+        for hook in config["webhooks"].as_array().unwrap() {
+            let service = &hook["clientConfig"]["service"];
+            assert_eq!(
+                (&service["namespace"], &service["name"]),
+                (&"demo-system".into(), &"demo-webhook".into())
+            );
+        }
+    }
+    // A CRD that converts by webhook is reached the same way.
+    let mut opts = common::case("consumer").options();
+    opts.webhook_service = crdgen::options::WebhookService {
+        namespace: "demo-system".into(),
+        name: "demo-webhook".into(),
+        inject_ca_from: Some("demo-system/demo-serving-cert".into()),
+    };
+    let files = common::generate_files(&opts);
+    let (_, gears) = files
+        .iter()
+        .find(|(p, _)| p.ends_with("fleet.example.com_gears.yaml"))
+        .unwrap();
+    let crd = &common::yaml_documents(gears)[0];
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "demo-system/demo-serving-cert"
+    );
+    assert_eq!(
+        crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"],
+        serde_json::json!({"name": "demo-webhook", "namespace": "demo-system", "path": "/convert"})
+    );
+    let out = common::crdgen(
+        &common::testdata("webhook"),
+        &[
+            "generate-groups",
+            "webhook",
+            "client",
+            "src/apis",
+            "batch:v1",
+            "--webhook-service",
+            "Not/valid",
+            "--verify-only",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -66,8 +66,9 @@ impl Validator<Widget> for Rules {
 }
 
 fn review() -> Bytes {
-    let labels: serde_json::Map<String, serde_json::Value> =
-        (0..10).map(|i| (format!("label-{i}"), json!("value"))).collect();
+    let labels: serde_json::Map<String, serde_json::Value> = (0..10)
+        .map(|i| (format!("label-{i}"), json!("value")))
+        .collect();
     Bytes::from(
         serde_json::to_vec(&json!({
             "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
@@ -111,12 +112,19 @@ async fn client(
     body: Bytes,
     until: Instant,
 ) -> Vec<Duration> {
-    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
     tcp.set_nodelay(true).unwrap();
     let name = rustls_pki_types::ServerName::try_from("127.0.0.1").unwrap();
-    let tls = tokio_rustls::TlsConnector::from(config).connect(name, tcp).await.unwrap();
+    let tls = tokio_rustls::TlsConnector::from(config)
+        .connect(name, tcp)
+        .await
+        .unwrap();
     let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls)).await.unwrap();
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+            .await
+            .unwrap();
     tokio::spawn(connection);
     let mut latencies = Vec::new();
     while Instant::now() < until {

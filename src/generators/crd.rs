@@ -9,7 +9,13 @@ pub struct Crd;
 
 impl Generate for Crd {
     fn generate(&self, ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
-        let crds = crate::schema::crds(ctx.model, ctx.opts.max_description_len, diags);
+        let opts = ctx.opts;
+        let crds = crate::schema::crds(
+            ctx.model,
+            opts.max_description_len,
+            &opts.webhook_service,
+            diags,
+        );
         out.crds.extend(crds);
     }
 }

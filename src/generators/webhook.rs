@@ -8,6 +8,8 @@ pub struct Webhooks;
 
 impl Generate for Webhooks {
     fn generate(&self, ctx: &Context<'_>, out: &mut Output, _: &mut Diagnostics) {
-        out.webhooks = super::yaml_documents(&crate::webhook::configurations(ctx.webhooks));
+        let configurations =
+            crate::webhook::configurations(ctx.webhooks, &ctx.opts.webhook_service);
+        out.webhooks = super::yaml_documents(&configurations);
     }
 }

@@ -13,6 +13,7 @@ use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::markers::{Value as MarkerValue, find as marker, flag};
 use crate::model::{Group, Kind, KindStyle, Model, Version};
 use crate::naming;
+use crate::options::WebhookService;
 use types::{Builder, Site};
 
 const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
@@ -27,6 +28,7 @@ type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
 pub fn crds(
     model: &Model,
     max_description: Option<usize>,
+    service: &WebhookService,
     diags: &mut Diagnostics,
 ) -> BTreeMap<String, String> {
     let mut by_kind: BTreeMap<(&str, &str), Vec<KindVersion<'_>>> = BTreeMap::new();
@@ -49,7 +51,15 @@ pub fn crds(
         .collect();
     let built = crate::parallel::map(&by_kind, |((group_name, _), versions)| {
         let mut found = Diagnostics::default();
-        let document = crd(model, group_name, versions, max_description, &mut found).map(|crd| {
+        let built = crd(
+            model,
+            group_name,
+            versions,
+            max_description,
+            service,
+            &mut found,
+        );
+        let document = built.map(|crd| {
             let (_, _, kind) = versions[0];
             let text = crate::yaml::to_string(&crd);
             warn_when_too_large(&crd, &text, kind, &mut found);
@@ -153,6 +163,7 @@ fn crd(
     group: &str,
     versions: &[(&Group, &Version, &Kind)],
     max_description: Option<usize>,
+    service: &WebhookService,
     diags: &mut Diagnostics,
 ) -> Option<Value> {
     let (_, _, first) = versions[0];
@@ -336,7 +347,10 @@ fn crd(
         ("versions", Value::Array(out_versions)),
     ]);
     if versions.iter().any(|(.., k)| converts_by_webhook(k)) {
-        spec["conversion"] = conversion();
+        spec["conversion"] = conversion(service);
+        if let Some(certificate) = &service.inject_ca_from {
+            metadata["annotations"][INJECT_CA_FROM] = certificate.as_str().into();
+        }
     }
     Some(object([
         ("apiVersion", "apiextensions.k8s.io/v1".into()),
@@ -352,9 +366,12 @@ pub fn converts_by_webhook(kind: &Kind) -> bool {
     flag(&kind.markers, "crdgen:conversion:webhook")
 }
 
+/// cert-manager's annotation that has its CA injector fill in `caBundle`s.
+pub const INJECT_CA_FROM: &str = "cert-manager.io/inject-ca-from";
+
 /// Webhook conversion as kubebuilder's `webhook_in_<kind>` patch configures it: the
-/// `webhook-service` in `system` (kustomize's placeholders) at `/convert`, reviews in v1.
-fn conversion() -> Value {
+/// webhook Service at `/convert`, reviews in v1.
+fn conversion(service: &WebhookService) -> Value {
     object([
         ("strategy", "Webhook".into()),
         (
@@ -365,8 +382,8 @@ fn conversion() -> Value {
                     object([(
                         "service",
                         object([
-                            ("name", "webhook-service".into()),
-                            ("namespace", "system".into()),
+                            ("name", service.name.as_str().into()),
+                            ("namespace", service.namespace.as_str().into()),
                             ("path", naming::CONVERSION_PATH.into()),
                         ]),
                     )]),
