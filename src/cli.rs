@@ -92,6 +92,24 @@ enum Create {
         #[arg(long, value_name = "DIR", default_value = ".")]
         dir: PathBuf,
     },
+    /// Add a kind's webhooks (handlers with their markers, server wiring, manifests,
+    /// tests) and regenerate, like kubebuilder create webhook.
+    Webhook {
+        #[command(flatten)]
+        api: ApiArgs,
+        /// A mutating webhook that sets defaults.
+        #[arg(long)]
+        defaulting: bool,
+        /// A validating webhook for create, update and delete.
+        #[arg(long)]
+        programmatic_validation: bool,
+        /// Conversion between the kind's versions through this version (its hub).
+        #[arg(long)]
+        conversion: bool,
+        /// The project's directory.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+    },
 }
 
 fn scaffolded(result: Result<Vec<PathBuf>, Error>, root: &std::path::Path) -> ExitCode {
@@ -311,6 +329,23 @@ pub fn main() -> ExitCode {
         ),
         Command::Create(Create::Api { api, dir }) => {
             scaffolded(crate::scaffold::create_api(&dir, &api.api()), &dir)
+        }
+        Command::Create(Create::Webhook {
+            api,
+            defaulting,
+            programmatic_validation,
+            conversion,
+            dir,
+        }) => {
+            let kinds = crate::scaffold::WebhookKinds {
+                defaulting,
+                validation: programmatic_validation,
+                conversion,
+            };
+            scaffolded(
+                crate::scaffold::create_webhook(&dir, &api.api(), kinds),
+                &dir,
+            )
         }
     }
 }

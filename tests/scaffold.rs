@@ -131,6 +131,81 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     ] {
         assert!(project.join(file).is_file(), "{file} was not laid down");
     }
+    // The first kind's webhooks: handlers with their markers, the server in main.rs, the
+    // Service and Certificate, the configurations naming them, the CRD converting.
+    let out = crdgen(
+        &project,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "bcrds.example.com",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Example",
+            "--defaulting",
+            "--programmatic-validation",
+            "--conversion",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for file in [
+        "src/webhook/mod.rs",
+        "src/webhook/example.rs",
+        "tests/example_webhook.rs",
+        "config/webhook/service.yaml",
+        "config/webhook/manifests.yaml",
+        "config/certmanager/certificate.yaml",
+    ] {
+        assert!(project.join(file).is_file(), "{file} was not laid down");
+    }
+    let manifests = std::fs::read_to_string(project.join("config/webhook/manifests.yaml")).unwrap();
+    let configurations: Vec<serde_json::Value> = serde_yaml_ng::Deserializer::from_str(&manifests)
+        .map(|doc| serde::Deserialize::deserialize(doc).unwrap())
+        .collect();
+    assert_eq!(configurations.len(), 2, "{manifests}");
+    let service: k8s_openapi::api::core::v1::Service = serde_yaml_ng::from_str(
+        &std::fs::read_to_string(project.join("config/webhook/service.yaml")).unwrap(),
+    )
+    .unwrap();
+    for configuration in &configurations {
+        assert_eq!(
+            configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+            "my-operator-system/my-operator-serving-cert"
+        );
+        let reference = &configuration["webhooks"][0]["clientConfig"]["service"];
+        assert_eq!(reference["name"].as_str(), service.metadata.name.as_deref());
+        assert_eq!(
+            reference["namespace"].as_str(),
+            service.metadata.namespace.as_deref()
+        );
+    }
+    let crd =
+        std::fs::read_to_string(project.join("config/crd/bases/bcrds.example.com_examples.yaml"))
+            .unwrap();
+    assert!(crd.contains("strategy: Webhook"), "{crd}");
+    let again = crdgen(
+        &project,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "bcrds.example.com",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Example",
+            "--defaulting",
+        ],
+    );
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "a second time is a usage error: {}",
+        text(&again)
+    );
+
     // The role grants what each kind's controller does: watch it, write its status.
     let role: ClusterRole = serde_yaml_ng::from_str(
         &std::fs::read_to_string(project.join("config/rbac/role.yaml")).unwrap(),

@@ -125,6 +125,37 @@ pub mod scaffold {
     pub fn role_name(package: &str) -> String {
         format!("{package}-manager")
     }
+
+    /// The namespace the operator runs in.
+    pub fn namespace(package: &str) -> String {
+        format!("{package}-system")
+    }
+
+    /// The Service its webhooks are reached through (the longest name a project makes
+    /// of its own: a DNS label).
+    pub fn webhook_service(package: &str) -> String {
+        format!("{package}-webhook-service")
+    }
+
+    /// The cert-manager Certificate of its webhook server.
+    pub fn serving_certificate(package: &str) -> String {
+        format!("{package}-serving-cert")
+    }
+
+    /// kubebuilder's webhook path: `/mutate-bcrds-example-com-v1alpha1-example`.
+    pub fn webhook_path(action: &str, group: &str, version: &str, kind: &str) -> String {
+        format!(
+            "/{action}-{}-{version}-{}",
+            group.replace('.', "-"),
+            kind.to_ascii_lowercase()
+        )
+    }
+
+    /// A webhook's name: `mexample-v1alpha1.bcrds.example.com` (`m` mutating, `v`
+    /// validating), a domain of three labels or more as the apiserver wants.
+    pub fn webhook_name(prefix: &str, group: &str, version: &str, kind: &str) -> String {
+        format!("{prefix}{}-{version}.{group}", kind.to_ascii_lowercase())
+    }
 }
 
 /// The crate generated code's runtime support comes from.

@@ -1,6 +1,10 @@
 //! `crdgen init` and `crdgen create api`: lay down an operator project from
 //! `templates/project`, or add a kind to one, then generate its client code and CRDs.
 
+mod webhook;
+
+pub use webhook::{WebhookKinds, create_webhook};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -13,26 +17,36 @@ use crate::sink::Change;
 
 /// The template files, embedded so the binary carries them.
 mod templates {
-    pub const CARGO_TOML: &str = include_str!("../templates/project/Cargo.toml.tmpl");
-    pub const README: &str = include_str!("../templates/project/README.md.tmpl");
-    pub const BOILERPLATE: &str = include_str!("../templates/project/hack/boilerplate.rs.txt");
+    pub const CARGO_TOML: &str = include_str!("../../templates/project/Cargo.toml.tmpl");
+    pub const README: &str = include_str!("../../templates/project/README.md.tmpl");
+    pub const BOILERPLATE: &str = include_str!("../../templates/project/hack/boilerplate.rs.txt");
     pub const UPDATE_CODEGEN: &str =
-        include_str!("../templates/project/hack/update-codegen.sh.tmpl");
-    pub const VERIFY_CODEGEN: &str = include_str!("../templates/project/hack/verify-codegen.sh");
-    pub const LIB: &str = include_str!("../templates/project/src/lib.rs");
-    pub const MAIN: &str = include_str!("../templates/project/src/main.rs.tmpl");
+        include_str!("../../templates/project/hack/update-codegen.sh.tmpl");
+    pub const VERIFY_CODEGEN: &str = include_str!("../../templates/project/hack/verify-codegen.sh");
+    pub const LIB: &str = include_str!("../../templates/project/src/lib.rs");
+    pub const MAIN: &str = include_str!("../../templates/project/src/main.rs.tmpl");
     pub const CONTROLLER_MOD: &str =
-        include_str!("../templates/project/src/controller/mod.rs.tmpl");
-    pub const CONTROLLER: &str = include_str!("../templates/project/src/controller/kind.rs.tmpl");
-    pub const APIS_MOD: &str = include_str!("../templates/project/src/apis/mod.rs.tmpl");
-    pub const GROUP_MOD: &str = include_str!("../templates/project/src/apis/group_mod.rs.tmpl");
-    pub const VERSION_MOD: &str = include_str!("../templates/project/src/apis/version_mod.rs.tmpl");
-    pub const TYPES: &str = include_str!("../templates/project/src/apis/kind_types.rs.tmpl");
-    pub const TEST: &str = include_str!("../templates/project/tests/kind_controller.rs.tmpl");
-    pub const SAMPLE: &str = include_str!("../templates/project/config/samples/sample.yaml.tmpl");
+        include_str!("../../templates/project/src/controller/mod.rs.tmpl");
+    pub const CONTROLLER: &str =
+        include_str!("../../templates/project/src/controller/kind.rs.tmpl");
+    pub const APIS_MOD: &str = include_str!("../../templates/project/src/apis/mod.rs.tmpl");
+    pub const GROUP_MOD: &str = include_str!("../../templates/project/src/apis/group_mod.rs.tmpl");
+    pub const VERSION_MOD: &str =
+        include_str!("../../templates/project/src/apis/version_mod.rs.tmpl");
+    pub const TYPES: &str = include_str!("../../templates/project/src/apis/kind_types.rs.tmpl");
+    pub const TEST: &str = include_str!("../../templates/project/tests/kind_controller.rs.tmpl");
+    pub const SAMPLE: &str =
+        include_str!("../../templates/project/config/samples/sample.yaml.tmpl");
     pub const SERVICE_ACCOUNT: &str =
-        include_str!("../templates/project/config/rbac/service_account.yaml.tmpl");
-    pub const MANAGER: &str = include_str!("../templates/project/config/manager/manager.yaml.tmpl");
+        include_str!("../../templates/project/config/rbac/service_account.yaml.tmpl");
+    pub const MANAGER: &str =
+        include_str!("../../templates/project/config/manager/manager.yaml.tmpl");
+    pub const WEBHOOK_MOD: &str = include_str!("../../templates/project/src/webhook/mod.rs.tmpl");
+    pub const WEBHOOK: &str = include_str!("../../templates/project/src/webhook/kind.rs.tmpl");
+    pub const WEBHOOK_SERVICE: &str =
+        include_str!("../../templates/project/config/webhook/service.yaml.tmpl");
+    pub const CERTIFICATE: &str =
+        include_str!("../../templates/project/config/certmanager/certificate.yaml.tmpl");
 }
 
 /// Where a new project takes crdgen-runtime from.
@@ -206,9 +220,10 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     // kubebuilder asks of a project name, which cargo must also take.
     let crate_name = name.replace('-', "_");
     let dns = crate::dns::label(name).and_then(|()| {
-        (name.len() + "-system".len() <= crate::dns::LABEL_MAX)
+        // The longest label made of it: its webhook Service's name.
+        (naming::scaffold::webhook_service(name).len() <= crate::dns::LABEL_MAX)
             .then_some(())
-            .ok_or_else(|| "with `-system` it is longer than 63 characters".to_owned())
+            .ok_or_else(|| "with `-webhook-service` it is longer than 63 characters".to_owned())
     });
     if let Err(why) = dns {
         return Err(usage(format!(
@@ -350,12 +365,21 @@ fn write(path: &Path, text: &str, executable: bool) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Generates the project's client code and CRDs, as its hack/update-codegen.sh does.
-/// Generates a project's code, CRDs and role, as its `hack/update-codegen.sh` does.
+/// Generates a project's code, CRDs, role and webhook configurations, as its
+/// `hack/update-codegen.sh` does.
 fn generate(project: &Path, groups: &str, package: &str) -> Result<Vec<PathBuf>, Error> {
     let mut opts = Options::new(project, "src/client", "src/apis", groups).map_err(Error::Usage)?;
     opts.header = HeaderSource::File("hack/boilerplate.rs.txt".into());
     opts.role_name = naming::scaffold::role_name(package);
+    opts.webhook_service = crate::options::WebhookService {
+        namespace: naming::scaffold::namespace(package),
+        name: naming::scaffold::webhook_service(package),
+        inject_ca_from: Some(format!(
+            "{}/{}",
+            naming::scaffold::namespace(package),
+            naming::scaffold::serving_certificate(package)
+        )),
+    };
     let files = crate::generate(&opts)?.into_files(&opts)?;
     files.write(project)?;
     Ok(files.output.files.into_keys().collect())
@@ -394,17 +418,7 @@ fn project_groups(project: &Path) -> Result<String, Error> {
 /// and regenerates its code.
 pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
     let usage = Error::Usage;
-    let cargo = std::fs::read_to_string(project.join("Cargo.toml")).map_err(|_| {
-        usage(format!(
-            "`{}` has no Cargo.toml: run crdgen create api in a project made by crdgen init",
-            project.display()
-        ))
-    })?;
-    let package = cargo
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("name = \"")?.strip_suffix('"'))
-        .ok_or_else(|| usage("Cargo.toml names no package".into()))?
-        .to_owned();
+    let package = project_package(project, "create api")?;
     let mut values = kind_values(api).map_err(usage)?;
     values.insert("crate", package.replace('-', "_"));
     let (group_dir, version, kind_snake) = (
@@ -441,19 +455,13 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         ),
     ];
     for (rel, template) in new_files {
-        if project.join(&rel).exists() {
-            return Err(usage(format!(
-                "`{}` exists; crdgen create api never overwrites a file (is kind {} there already?)",
-                project.join(&rel).display(),
-                api.kind
-            )));
-        }
-        plan.changes.push((
-            rel.into(),
-            Change::Create {
-                new: render(template, &values).into(),
-            },
-        ));
+        plan.changes.push(new_file(
+            project,
+            rel,
+            render(template, &values),
+            "create api",
+            &api.kind,
+        )?);
     }
     let appends = [
         (
@@ -478,20 +486,9 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         ),
     ];
     for (rel, line, template) in appends {
-        let change = match std::fs::read_to_string(project.join(&rel)) {
-            Ok(text) if text.lines().any(|l| line.lines().next() == Some(l)) => continue,
-            Ok(old) => Change::Update {
-                new: format!("{old}{line}").into(),
-                old,
-            },
-            Err(_) => match template {
-                Some(template) => Change::Create {
-                    new: render(template, &values).into(),
-                },
-                None => return Err(usage(format!("`{rel}` is missing"))),
-            },
-        };
-        plan.changes.push((rel.into(), change));
+        let template = template.map(|t| render(t, &values));
+        plan.changes
+            .extend(appended(project, &rel, &line, template)?);
     }
     let new_main = main_text
         .replace("    // crdgen:build-controllers", &format!("    let {kind_snake} = controller::{kind_snake}::new(&clientset, &factory);\n    // crdgen:build-controllers"))
@@ -503,12 +500,77 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
             new: new_main.into(),
         },
     ));
+    write_and_regenerate(project, &plan, &package)
+}
+
+/// The package name in a project's Cargo.toml (`command` names what needs it).
+fn project_package(project: &Path, command: &str) -> Result<String, Error> {
+    let cargo = std::fs::read_to_string(project.join("Cargo.toml")).map_err(|_| {
+        Error::Usage(format!(
+            "`{}` has no Cargo.toml: run crdgen {command} in a project made by crdgen init",
+            project.display()
+        ))
+    })?;
+    cargo
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("name = \"")?.strip_suffix('"'))
+        .map(str::to_owned)
+        .ok_or_else(|| Error::Usage("Cargo.toml names no package".into()))
+}
+
+/// A file the scaffolding adds, which must not exist yet.
+fn new_file(
+    project: &Path,
+    rel: String,
+    text: String,
+    command: &str,
+    kind: &str,
+) -> Result<(PathBuf, Change<'static>), Error> {
+    if project.join(&rel).exists() {
+        return Err(Error::Usage(format!(
+            "`{}` exists; crdgen {command} never overwrites a file (is it there for kind {kind} already?)",
+            project.join(&rel).display()
+        )));
+    }
+    Ok((rel.into(), Change::Create { new: text.into() }))
+}
+
+/// `line` added to the end of `rel` when it is not there yet; a missing file is made
+/// from `template` when there is one.
+fn appended(
+    project: &Path,
+    rel: &str,
+    line: &str,
+    template: Option<String>,
+) -> Result<Option<(PathBuf, Change<'static>)>, Error> {
+    let change = match std::fs::read_to_string(project.join(rel)) {
+        Ok(text) if text.lines().any(|l| line.lines().next() == Some(l)) => return Ok(None),
+        Ok(old) => Change::Update {
+            new: format!("{old}{line}").into(),
+            old,
+        },
+        Err(_) => match template {
+            Some(template) => Change::Create {
+                new: template.into(),
+            },
+            None => return Err(Error::Usage(format!("`{rel}` is missing"))),
+        },
+    };
+    Ok(Some((rel.into(), change)))
+}
+
+/// Writes the scaffolding, then regenerates; when the generation fails (it reads what
+/// was just written), the scaffolding goes too, so that an error always means nothing
+/// changed. The files written and generated.
+fn write_and_regenerate(
+    project: &Path,
+    plan: &crate::sink::Plan<'_>,
+    package: &str,
+) -> Result<Vec<PathBuf>, Error> {
     let mut written: Vec<PathBuf> = plan.changes.iter().map(|(rel, _)| rel.clone()).collect();
-    let (_, journal) = crate::sink::write(&plan, project, &[])
+    let (_, journal) = crate::sink::write(plan, project, &[])
         .map_err(|d| Error::Diagnostics(crate::diag::render_all(&[d], &Default::default())))?;
-    // The generation reads the kind just written; when it fails, the scaffolding goes too,
-    // so that an error always means nothing changed.
-    let generated = project_groups(project).and_then(|groups| generate(project, &groups, &package));
+    let generated = project_groups(project).and_then(|groups| generate(project, &groups, package));
     match generated {
         Ok(files) => written.extend(files),
         Err(e) => {
