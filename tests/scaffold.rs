@@ -57,6 +57,21 @@ fn cargo_test(project: &Path) -> Output {
         .unwrap()
 }
 
+/// `create webhook` for the first kind of the project `init_builds…` makes, with `flags`.
+fn example_webhook<'a>(flags: &[&'a str]) -> Vec<&'a str> {
+    let kind = [
+        "create",
+        "webhook",
+        "--group",
+        "bcrds.example.com",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Example",
+    ];
+    kind.into_iter().chain(flags.iter().copied()).collect()
+}
+
 fn target_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("scaffolded")
 }
@@ -135,19 +150,7 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     // Service and Certificate, the configurations naming them, the CRD converting.
     let out = crdgen(
         &project,
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "bcrds.example.com",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Example",
-            "--defaulting",
-            "--programmatic-validation",
-            "--conversion",
-        ],
+        &example_webhook(&["--defaulting", "--programmatic-validation", "--conversion"]),
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     for file in [
@@ -185,20 +188,7 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         std::fs::read_to_string(project.join("config/crd/bases/bcrds.example.com_examples.yaml"))
             .unwrap();
     assert!(crd.contains("strategy: Webhook"), "{crd}");
-    let again = crdgen(
-        &project,
-        &[
-            "create",
-            "webhook",
-            "--group",
-            "bcrds.example.com",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Example",
-            "--defaulting",
-        ],
-    );
+    let again = crdgen(&project, &example_webhook(&["--defaulting"]));
     assert_eq!(
         again.status.code(),
         Some(2),
