@@ -77,9 +77,11 @@ struct Init {
     name: PathBuf,
     #[command(flatten)]
     api: ApiArgs,
-    /// Where the project takes crdgen-runtime from: path:DIR, git:URL or version:X.
-    #[arg(long, value_name = "SOURCE", default_value = crate::scaffold::DEFAULT_RUNTIME)]
-    runtime: String,
+    /// Where the project takes crdgen-runtime from: path:DIR, git:URL or version:X
+    /// [default: this crdgen's checkout's runtime/ when there is one, else the published
+    /// crate of this version].
+    #[arg(long, value_name = "SOURCE")]
+    runtime: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -323,10 +325,17 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::GenerateGroups(args) => generate_groups(&args),
-        Command::Init(args) => scaffolded(
-            crate::scaffold::init(&args.name, &args.api.api(), &args.runtime),
-            &args.name,
-        ),
+        Command::Init(args) => {
+            let runtime = args
+                .runtime
+                .clone()
+                .unwrap_or_else(crate::scaffold::default_runtime);
+            eprintln!("crdgen-runtime from {runtime}");
+            scaffolded(
+                crate::scaffold::init(&args.name, &args.api.api(), &runtime),
+                &args.name,
+            )
+        }
         Command::Create(Create::Api { api, dir }) => {
             scaffolded(crate::scaffold::create_api(&dir, &api.api()), &dir)
         }

@@ -281,6 +281,37 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     assert_eq!(verify.status.code(), Some(0), "{}", text(&verify));
 }
 
+/// Without `--runtime`, a crdgen built from a checkout points the project at that
+/// checkout's runtime, so that the project builds as it is, and says so.
+#[test]
+fn init_takes_the_runtime_of_crdgens_checkout_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crdgen(
+        dir.path(),
+        &[
+            "init",
+            "plain",
+            "--group",
+            "a.example.com",
+            "--version",
+            "v1",
+            "--kind",
+            "A",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+    assert!(text(&out).contains(&format!("crdgen-runtime from path:{}", runtime.display())));
+    let manifest = std::fs::read_to_string(dir.path().join("plain/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(&format!(
+            "crdgen-runtime = {{ path = {:?} }}",
+            runtime.display().to_string()
+        )),
+        "{manifest}"
+    );
+}
+
 #[test]
 fn init_refuses_a_directory_that_is_not_empty() {
     let dir = tempfile::tempdir().unwrap();

@@ -50,7 +50,17 @@ mod templates {
 }
 
 /// Where a new project takes crdgen-runtime from.
-pub const DEFAULT_RUNTIME: &str = "git:https://github.com/crdgen/crdgen";
+/// Where a new project takes crdgen-runtime from when `--runtime` does not say: the
+/// `runtime/` of the checkout this crdgen was built from while it is there (`cargo run`,
+/// `cargo install --path .`), else the published crate of crdgen's own version.
+pub fn default_runtime() -> String {
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+    if checkout.join("Cargo.toml").is_file() {
+        format!("path:{}", checkout.display())
+    } else {
+        format!("version:{}", env!("CARGO_PKG_VERSION"))
+    }
+}
 
 /// What `init` and `create api` are told.
 #[derive(Clone, Debug)]
