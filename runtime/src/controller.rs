@@ -163,7 +163,12 @@ async fn process_next_work_item<S: SyncHandler>(
             tracing::debug!(controller = name, key, error = %e, "requeue");
             queue.add_rate_limited(key.clone());
         }
-        Ok(Err(SyncError::RequeueAfter(delay))) => queue.add_after(key.clone(), delay),
+        // A chosen delay is not a failure: the backoff starts over, as in
+        // controller-runtime (`Forget`, then `AddAfter`).
+        Ok(Err(SyncError::RequeueAfter(delay))) => {
+            queue.forget(&key);
+            queue.add_after(key.clone(), delay);
+        }
         Ok(Err(SyncError::Ignore(e))) => {
             tracing::debug!(controller = name, key, error = %e, "ignored error");
             queue.forget(&key);
@@ -228,13 +233,21 @@ where
 {
     let namespaced = std::any::TypeId::of::<Owner::Scope>()
         == std::any::TypeId::of::<kube::core::NamespaceResourceScope>();
+    // Group and kind, not the version, as controller-runtime matches owners: a reference
+    // written by a v1alpha1 client names the same owner as one written by v1beta1's.
+    let group_of = |api_version: &str| {
+        api_version
+            .rsplit_once('/')
+            .map_or("", |(g, _)| g)
+            .to_owned()
+    };
     let owners = move |object: &K| -> Vec<String> {
-        let (kind, api_version) = (Owner::kind(&()), Owner::api_version(&()));
+        let (kind, group) = (Owner::kind(&()), Owner::group(&()));
         let meta = object.meta();
         meta.owner_references
             .iter()
             .flatten()
-            .filter(|r| r.kind == kind && r.api_version == api_version)
+            .filter(|r| r.kind == kind && group_of(&r.api_version) == group)
             .map(|r| match (&meta.namespace, namespaced) {
                 (Some(ns), true) => format!("{ns}/{}", r.name),
                 _ => r.name.clone(),

@@ -62,6 +62,15 @@ async fn each_error_class_is_handled_as_the_seed_lays_out() {
         ("flaky", vec![Outcome::Fail, Outcome::Fail]),
         ("requeue", vec![Outcome::Requeue]),
         ("after", vec![Outcome::After(Duration::from_secs(2))]),
+        (
+            "backoff-then-after",
+            vec![
+                Outcome::Fail,
+                Outcome::Fail,
+                Outcome::After(Duration::from_secs(1)),
+                Outcome::Fail,
+            ],
+        ),
         ("ignore", vec![Outcome::Ignore]),
         ("panic", vec![Outcome::Panic]),
     ];
@@ -108,6 +117,11 @@ async fn each_error_class_is_handled_as_the_seed_lays_out() {
     );
     assert_eq!(times("requeue"), [0, 5]);
     assert_eq!(times("after"), [0, 2000]);
+    assert_eq!(
+        times("backoff-then-after"),
+        [0, 5, 15, 1015, 1020],
+        "a requeue after a delay forgets the backoff: the next failure waits 5 ms again"
+    );
     assert_eq!(times("ignore"), [0], "an ignored error is not retried");
     assert_eq!(
         times("panic"),
@@ -181,11 +195,22 @@ async fn handlers_enqueue_keys_of_objects_and_of_their_owners() {
         &Arc::new(replica_set(Some("api"))),
     );
     EventHandler::on_delete(&owners, &Arc::new(replica_set(None)));
+    // Owners match by group and kind, whatever version wrote the reference.
+    let written_by = |api_version: &str, name: &str| {
+        let mut rs = replica_set(Some(name));
+        rs.metadata.owner_references.as_mut().unwrap()[0].api_version = api_version.into();
+        Arc::new(rs)
+    };
+    EventHandler::on_add(&owners, &written_by("apps/v1beta2", "older"));
+    EventHandler::on_add(&owners, &written_by("extensions/v1beta1", "other-group"));
     let mut keys = Vec::new();
     while !queue.is_empty() {
         let key = queue.get().await.unwrap();
         queue.done(&key);
         keys.push(key);
     }
-    assert_eq!(keys, ["prod/web-7d9f", "prod/web", "prod/api"]);
+    assert_eq!(
+        keys,
+        ["prod/web-7d9f", "prod/web", "prod/api", "prod/older"]
+    );
 }
