@@ -62,9 +62,11 @@ impl fmt::Display for SyncError {
     }
 }
 
-impl<E: StdError + Send + Sync + 'static> From<E> for SyncError {
+/// Any error `?` meets in a sync: every `std::error::Error`, `anyhow::Error` and
+/// `eyre::Report` (which convert to a boxed error), and a message (`String`, `&str`).
+impl<E: Into<BoxError>> From<E> for SyncError {
     fn from(e: E) -> Self {
-        SyncError::Other(Box::new(e))
+        SyncError::Other(e.into())
     }
 }
 

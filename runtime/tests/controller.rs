@@ -214,3 +214,30 @@ async fn handlers_enqueue_keys_of_objects_and_of_their_owners() {
         ["prod/web-7d9f", "prod/web", "prod/api", "prod/older"]
     );
 }
+
+/// `?` in a sync takes any error an operator meets: std errors, anyhow's, messages.
+#[test]
+fn question_mark_turns_any_error_into_a_retried_sync_error() {
+    fn with_anyhow() -> Result<(), SyncError> {
+        Err(anyhow::anyhow!("from anyhow"))?;
+        Ok(())
+    }
+    fn with_io() -> Result<(), SyncError> {
+        Err(std::io::Error::other("from io"))?;
+        Ok(())
+    }
+    fn with_message() -> Result<(), SyncError> {
+        Err(format!("from a {}", "message"))?;
+        Ok(())
+    }
+    for (result, message) in [
+        (with_anyhow(), "from anyhow"),
+        (with_io(), "from io"),
+        (with_message(), "from a message"),
+    ] {
+        match result {
+            Err(SyncError::Other(e)) => assert_eq!(e.to_string(), message),
+            other => panic!("expected SyncError::Other, got {other:?}"),
+        }
+    }
+}
