@@ -203,12 +203,21 @@ impl<S: SyncHandler> Controller for QueueController<S> {
         }
         shutdown.cancelled().await;
         self.queue.shut_down();
+        let aborts: Vec<_> = tasks
+            .iter()
+            .map(tokio::task::JoinHandle::abort_handle)
+            .collect();
         let all = futures_util::future::join_all(tasks);
         if tokio::time::timeout(self.drain_deadline, all)
             .await
             .is_err()
         {
-            tracing::warn!(controller = %self.name, "in-flight syncs did not finish before the deadline");
+            // Past the deadline the syncs are cancelled (dropped at their next await),
+            // so that none runs on after `run` has returned.
+            tracing::warn!(controller = %self.name, "in-flight syncs did not finish before the deadline: cancelled");
+            for abort in aborts {
+                abort.abort();
+            }
         }
         tracing::info!(controller = %self.name, "shut down controller");
     }

@@ -167,6 +167,45 @@ async fn shutdown_lets_in_flight_syncs_finish_within_the_deadline() {
     );
 }
 
+#[tokio::test(start_paused = true)]
+async fn past_the_drain_deadline_in_flight_syncs_are_cancelled_not_left_running() {
+    /// Says when the sync holding it is dropped (cancelled or finished).
+    struct Dropped(Arc<Mutex<bool>>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            *self.0.lock().unwrap() = true;
+        }
+    }
+    struct Stuck(Arc<Mutex<bool>>);
+    impl SyncHandler for Stuck {
+        async fn sync(&self, _: &str) -> Result<(), SyncError> {
+            let _guard = Dropped(self.0.clone());
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    }
+    let dropped = Arc::new(Mutex::new(false));
+    let controller = Arc::new(
+        QueueController::new("stuck", Stuck(dropped.clone()))
+            .drain_deadline(Duration::from_secs(2)),
+    );
+    controller.queue().add("a".into());
+    let shutdown = CancellationToken::new();
+    let running = tokio::spawn({
+        let (controller, shutdown) = (controller.clone(), shutdown.clone());
+        async move { controller.run(1, shutdown).await }
+    });
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    shutdown.cancel();
+    running.await.unwrap();
+    // The abort lands at the worker's next poll.
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert!(
+        *dropped.lock().unwrap(),
+        "the stuck sync still runs after run returned"
+    );
+}
+
 fn replica_set(owner: Option<&str>) -> ReplicaSet {
     let mut rs = ReplicaSet::default();
     rs.metadata.name = Some("web-7d9f".into());
