@@ -11,7 +11,8 @@
 //! `workqueue_work_duration_seconds`, `workqueue_retries_total`,
 //! `workqueue_unfinished_work_seconds`, `workqueue_longest_running_processor_seconds`.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -31,6 +32,13 @@ struct State<T> {
     added: HashMap<T, Instant>,
     /// The ready time of each delayed item: a later add_after waits for the earlier one.
     waiting: HashMap<T, Instant>,
+    /// Delayed adds by ready time (and a sequence number, which names the item in
+    /// `delayed`): what the one delay loop of the queue waits on.
+    delays: BinaryHeap<Reverse<(Instant, u64)>>,
+    delayed: HashMap<u64, T>,
+    next_delay: u64,
+    /// Whether the delay loop runs (it ends when no delay is left).
+    delay_loop: bool,
     shutting_down: bool,
 }
 
@@ -41,6 +49,8 @@ struct Inner<T> {
     ready: Notify,
     /// Wakes `shut_down_with_drain` when processing items finish.
     drained: Notify,
+    /// Wakes the delay loop when an earlier delay is added or the queue shuts down.
+    delays_changed: Notify,
     rate_limiter: Box<dyn RateLimiter<T>>,
 }
 
@@ -77,10 +87,15 @@ where
                     processing: HashMap::new(),
                     added: HashMap::new(),
                     waiting: HashMap::new(),
+                    delays: BinaryHeap::new(),
+                    delayed: HashMap::new(),
+                    next_delay: 0,
+                    delay_loop: false,
                     shutting_down: false,
                 }),
                 ready: Notify::new(),
                 drained: Notify::new(),
+                delays_changed: Notify::new(),
                 rate_limiter: Box::new(rate_limiter),
             }),
         }
@@ -129,22 +144,60 @@ where
                 return;
             }
             state.waiting.insert(item.clone(), at);
-        }
-        let queue = self.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep_until(at).await;
-            let due = {
-                let mut state = queue.state();
-                let due = state.waiting.get(&item) == Some(&at);
-                if due {
-                    state.waiting.remove(&item);
-                }
-                due
-            };
-            if due {
-                queue.add(item);
+            let seq = state.next_delay;
+            state.next_delay += 1;
+            state.delays.push(Reverse((at, seq)));
+            state.delayed.insert(seq, item);
+            if !std::mem::replace(&mut state.delay_loop, true) {
+                // One loop per queue, not a task per delayed item.
+                tokio::spawn(self.clone().delay_loop());
+                return;
             }
-        });
+            if state.delays.peek() != Some(&Reverse((at, seq))) {
+                return;
+            }
+        }
+        // The loop sleeps until a later time: wake it for this one.
+        self.inner.delays_changed.notify_one();
+    }
+
+    /// Adds delayed items when they are due, until no delay is left or the queue shuts
+    /// down. A later `add_after` of an item waiting already leaves the earlier time.
+    async fn delay_loop(self) {
+        loop {
+            let changed = self.inner.delays_changed.notified();
+            let (due, next) = {
+                let mut state = self.state();
+                if state.shutting_down || state.delays.is_empty() {
+                    state.delay_loop = false;
+                    return;
+                }
+                let now = Instant::now();
+                let mut due = Vec::new();
+                while let Some(&Reverse((at, seq))) = state.delays.peek() {
+                    if at > now {
+                        break;
+                    }
+                    state.delays.pop();
+                    if let Some(item) = state.delayed.remove(&seq)
+                        && state.waiting.get(&item) == Some(&at)
+                    {
+                        state.waiting.remove(&item);
+                        due.push(item);
+                    }
+                }
+                (due, state.delays.peek().map(|Reverse((at, _))| *at))
+            };
+            for item in due {
+                self.add(item);
+            }
+            if let Some(at) = next {
+                tokio::select! {
+                    () = tokio::time::sleep_until(at) => {}
+                    () = changed => {}
+                }
+            }
+        }
     }
 
     /// Queues `item` after its rate limiter's wait: a retry.
@@ -233,6 +286,7 @@ where
     pub fn shut_down(&self) {
         self.state().shutting_down = true;
         self.inner.ready.notify_waiters();
+        self.inner.delays_changed.notify_one();
     }
 
     pub fn is_shutting_down(&self) -> bool {

@@ -200,3 +200,33 @@ fn metrics_use_client_go_names() {
     assert_eq!(value("workqueue_adds_total").as_deref(), Some("Counter(2)"));
     assert_eq!(value("workqueue_depth").as_deref(), Some("Gauge(2.0)"));
 }
+
+/// Delayed adds share one loop per queue (client-go's waiting heap), not a task each,
+/// and it ends when no delay is left or the queue shuts down.
+#[tokio::test(start_paused = true)]
+async fn delayed_adds_share_one_task() {
+    let tasks = || {
+        tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks()
+    };
+    let before = tasks();
+    let queue = WorkQueue::<u32>::new("one-loop");
+    for i in 0..1000 {
+        queue.add_after(i, Duration::from_secs(1000 - u64::from(i)));
+    }
+    assert_eq!(
+        tasks(),
+        before + 1,
+        "one delay loop for 1,000 delayed items"
+    );
+    tokio::time::sleep(Duration::from_secs(1001)).await;
+    assert_eq!(queue.len(), 1000, "every delayed item came due");
+    tokio::task::yield_now().await;
+    assert_eq!(tasks(), before, "the loop ends when no delay is left");
+    queue.add_after(7, Duration::from_secs(5));
+    assert_eq!(tasks(), before + 1);
+    queue.shut_down();
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    assert_eq!(tasks(), before, "and when the queue shuts down");
+}
