@@ -282,7 +282,7 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     let mut diags = Diagnostics::default();
     let parsed = parse::parse_all(&discovered, &mut diags);
     let found = scan::scan(
-        &discovered.marker_files,
+        &discovered.marker_sources(),
         &[rbac::MARKER, webhook::MARKER],
         &mut diags,
     );

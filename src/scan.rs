@@ -15,7 +15,7 @@ pub struct Found {
 
 /// Every marker named one of `names` in `files`, in file order, type-checked against
 /// the marker table.
-pub fn scan(files: &[SourceFile], names: &[&str], diags: &mut Diagnostics) -> Vec<Found> {
+pub fn scan(files: &[&SourceFile], names: &[&str], diags: &mut Diagnostics) -> Vec<Found> {
     let per_file = crate::parallel::map_light(files, |file| {
         let mut found = Diagnostics::default();
         let markers = scan_file(file, names, &mut found);

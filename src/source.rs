@@ -36,7 +36,8 @@ pub struct GroupSource {
 #[derive(Debug, Default, Hash)]
 pub struct Discovered {
     pub groups: Vec<GroupSource>,
-    /// The Rust files the rbac generator reads markers from, sorted by path.
+    /// The Rust files besides the group versions' that `+kubebuilder:rbac` and
+    /// `+kubebuilder:webhook` markers are read from, sorted by path.
     pub marker_files: Vec<SourceFile>,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
@@ -137,10 +138,26 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
     found
 }
 
-/// Every `.rs` file of APIS_PKG and under the marker paths (`--paths`, default `src`),
-/// but none in OUTPUT_PKG (generated, and never marked) or a `target` directory
-/// (cargo's): what `+kubebuilder:rbac` and `+kubebuilder:webhook` are read from, as
-/// controller-gen reads `paths=./...`. A path named on purpose must exist.
+impl Discovered {
+    /// Every file markers that belong to no type are read from: the group versions'
+    /// files, read already, and the other files of APIS_PKG and `--paths`; by path.
+    pub fn marker_sources(&self) -> Vec<&SourceFile> {
+        let groups = self.groups.iter().flat_map(|g| {
+            g.module_file
+                .iter()
+                .chain(g.versions.iter().flat_map(|v| &v.files))
+        });
+        let mut files: Vec<&SourceFile> = groups.chain(&self.marker_files).collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files
+    }
+}
+
+/// Every `.rs` file of APIS_PKG and under the marker paths (`--paths`, default `src`)
+/// that discovery has not read already, but none in OUTPUT_PKG (generated, and never
+/// marked) or a `target` directory (cargo's): with the group versions' files, what
+/// `+kubebuilder:rbac` and `+kubebuilder:webhook` are read from, as controller-gen reads
+/// `paths=./...`. A path named on purpose must exist.
 fn marker_files(
     opts: &Options,
     display: &impl Fn(&Path) -> String,
@@ -159,6 +176,7 @@ fn marker_files(
         .map(|p| (p, false))
         .chain(named_paths.iter().map(|p| (p, named)));
     let skipped = opts.output_base.join(&opts.output_pkg);
+    let read_already: std::collections::HashSet<PathBuf> = inputs.iter().cloned().collect();
     let mut files = std::collections::BTreeSet::new();
     for (path, named) in paths {
         let full = opts.output_base.join(path);
@@ -170,7 +188,7 @@ fn marker_files(
                         format!("--paths names `{}`, which does not exist", path.display()),
                     )
                     .at_path(display(&full))
-                    .hint("name the files or directories (relative to --output-base) that hold `+kubebuilder:rbac` markers"),
+                    .hint("name the files or directories (relative to --output-base) that hold `+kubebuilder:rbac` or `+kubebuilder:webhook` markers"),
                 );
             }
             continue;
@@ -184,7 +202,7 @@ fn marker_files(
             })
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file() && e.path().extension() == Some("rs".as_ref()));
-        for entry in walk {
+        for entry in walk.filter(|e| !read_already.contains(e.path())) {
             files.insert(entry.path().to_owned());
         }
     }

@@ -6,7 +6,6 @@
 //! --bench webhook`).
 
 use std::borrow::Cow;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -88,26 +87,9 @@ fn review() -> Bytes {
     )
 }
 
-fn client_config(ca_pem: &str) -> Arc<tokio_rustls::rustls::ClientConfig> {
-    use rustls_pki_types::CertificateDer;
-    use rustls_pki_types::pem::PemObject;
-    let mut roots = tokio_rustls::rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
-    Arc::new(
-        tokio_rustls::rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth(),
-    )
-}
-
 /// One keep-alive connection sending reviews until `until`; the latency of each.
 async fn client(
-    config: Arc<tokio_rustls::rustls::ClientConfig>,
+    connector: tokio_rustls::TlsConnector,
     port: u16,
     body: Bytes,
     until: Instant,
@@ -117,10 +99,7 @@ async fn client(
         .unwrap();
     tcp.set_nodelay(true).unwrap();
     let name = rustls_pki_types::ServerName::try_from("127.0.0.1").unwrap();
-    let tls = tokio_rustls::TlsConnector::from(config)
-        .connect(name, tcp)
-        .await
-        .unwrap();
+    let tls = connector.connect(name, tcp).await.unwrap();
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
             .await
@@ -163,13 +142,13 @@ fn main() {
         let port = server.local_addr().unwrap().port();
         let stop = CancellationToken::new();
         let running = tokio::spawn(server.run(stop.clone()));
-        let (config, body) = (client_config(&ca), review());
+        let (connector, body) = (envtest::trusting(&ca).unwrap(), review());
         println!("validating webhook, {} byte reviews, TLS on loopback, {} cores:", body.len(), std::thread::available_parallelism().map_or(1, |n| n.get()));
         for connections in [1, 4, 16, 64] {
             let seconds = 3.0;
             let until = Instant::now() + Duration::from_secs_f64(seconds);
             let tasks: Vec<_> = (0..connections)
-                .map(|_| tokio::spawn(client(config.clone(), port, body.clone(), until)))
+                .map(|_| tokio::spawn(client(connector.clone(), port, body.clone(), until)))
                 .collect();
             let mut all = Vec::new();
             for task in tasks {

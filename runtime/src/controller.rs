@@ -62,8 +62,8 @@ impl fmt::Display for SyncError {
     }
 }
 
-/// Any error `?` meets in a sync: every `std::error::Error`, `anyhow::Error` and
-/// `eyre::Report` (which convert to a boxed error), and a message (`String`, `&str`).
+/// Any error `?` meets in a sync: every `std::error::Error`, `anyhow::Error` (which
+/// converts to a boxed error), and a message (`String`, `&str`).
 impl<E: Into<BoxError>> From<E> for SyncError {
     fn from(e: E) -> Self {
         SyncError::Other(e.into())

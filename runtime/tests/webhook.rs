@@ -3,7 +3,6 @@
 //! the defaulter and the validator on loopback, with `failurePolicy` when it is down.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 use std::time::Duration;
 
 use crdgen_runtime::testing::{cluster, envtest};
@@ -236,23 +235,6 @@ async fn handlers_answer_reviews_without_a_cluster() {
     assert_eq!(hooks.call("/nowhere", b"{}").await.status, 404);
 }
 
-/// A TLS client trusting `ca_pem`, for requests to the server by hand.
-fn tls_client(ca_pem: &str) -> tokio_rustls::TlsConnector {
-    use rustls_pki_types::CertificateDer;
-    use rustls_pki_types::pem::PemObject;
-    let mut roots = tokio_rustls::rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
-    let config = tokio_rustls::rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    tokio_rustls::TlsConnector::from(Arc::new(config))
-}
-
 /// One HTTP/1.1 request over TLS; the status and the server certificate's DER.
 async fn https(
     connector: &tokio_rustls::TlsConnector,
@@ -291,7 +273,7 @@ async fn the_server_answers_over_tls_limits_bodies_and_follows_rotated_certifica
     let (server, port) = started(webhooks().max_body_bytes(64), dir.path()).await;
     let stop = CancellationToken::new();
     let running = tokio::spawn(server.run(stop.clone()));
-    let client = tls_client(&ca);
+    let client = envtest::trusting(&ca).unwrap();
 
     let get = b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n";
     let (status, first_cert) = https(&client, port, get).await.unwrap();
@@ -308,7 +290,7 @@ async fn the_server_answers_over_tls_limits_bodies_and_follows_rotated_certifica
     // A new certificate (from a new CA) in the directory: served once it is seen.
     let new_ca =
         envtest::serving_certificates(dir.path(), "tls.crt", "tls.key", "webhook").unwrap();
-    let new_client = tls_client(&new_ca);
+    let new_client = envtest::trusting(&new_ca).unwrap();
     let mut rotated = None;
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(50)).await;

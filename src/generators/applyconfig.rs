@@ -20,6 +20,7 @@ use crate::naming::{self, applyconfig as names};
 const OBJECT_META: &str = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
 
 pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+    let metadata_builders = metadata_builders();
     for group in ctx.model.groups.values() {
         for version in group.versions.values() {
             let kinds: Vec<&Kind> = version.kinds.values().filter(|k| k.has_client()).collect();
@@ -31,6 +32,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
                 group: &group.dir,
                 version,
                 structs: BTreeSet::new(),
+                metadata_builders: &metadata_builders,
             };
             configs.structs = configs.reachable_structs(&kinds);
             if !unique_names(version, &kinds, &configs.structs, diags) {
@@ -64,6 +66,8 @@ struct Configs<'a> {
     version: &'a Version,
     /// By type id.
     structs: BTreeSet<String>,
+    /// What `metadata_builders` writes, made once a run.
+    metadata_builders: &'a str,
 }
 
 impl<'a> Configs<'a> {
@@ -181,7 +185,7 @@ impl {name} {{
                 "\n            ..::std::default::Default::default()"
             },
             fields = field_decls(&fields),
-            metadata = metadata_builders(),
+            metadata = self.metadata_builders,
             builders = builders(&fields),
         )
     }
@@ -284,12 +288,16 @@ fn kind_fields<'d>(kind: &'d Kind, root: &'d TypeDef) -> impl Iterator<Item = &'
     })
 }
 
-/// The builders every kind's configuration has for its metadata.
-const METADATA_BUILDERS: [&str; 4] = [
-    "with_labels",
-    "with_annotations",
-    "with_finalizers",
-    "with_owner_references",
+/// The metadata fields every kind's configuration has a builder for (client-go's
+/// `WithLabels`, …): maps, or lists of the item type given.
+const METADATA_FIELDS: [(&str, Option<&str>); 4] = [
+    ("labels", None),
+    ("annotations", None),
+    ("finalizers", Some("::std::string::String")),
+    (
+        "owner_references",
+        Some("::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference"),
+    ),
 ];
 
 /// Two configured types of one version may not share a name, nor may a kind's field
@@ -316,7 +324,9 @@ fn unique_names(
         for field in kind_fields(kind, root) {
             let builder = names::builder(&field.name);
             let wire = field.wire_name.as_deref().unwrap_or_default();
-            if METADATA_BUILDERS.contains(&builder.as_str())
+            if METADATA_FIELDS
+                .iter()
+                .any(|(metadata, _)| names::builder(metadata) == builder)
                 || ["apiVersion", "kind"].contains(&wire)
             {
                 ok = false;
@@ -390,11 +400,17 @@ impl Shape {
     }
 }
 
-/// Builders for the metadata an apply commonly owns, as client-go's `WithLabels`, ….
+/// Builders for the metadata an apply commonly owns, as client-go's `WithLabels`, …:
+/// one per `METADATA_FIELDS` entry, the same text for every kind.
 fn metadata_builders() -> String {
-    let map = |method: &str, field: &str, what: &str| {
-        format!(
-            r#"    /// Adds {what}.
+    let mut out = String::new();
+    for (field, list_item) in METADATA_FIELDS {
+        let method = names::builder(field);
+        let what = field.replace('_', " ");
+        let _ = match list_item {
+            None => write!(
+                out,
+                r#"    /// Adds {what}.
     pub fn {method}<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
         mut self,
         entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
@@ -407,11 +423,10 @@ fn metadata_builders() -> String {
         self
     }}
 "#
-        )
-    };
-    let list = |method: &str, field: &str, item: &str, what: &str| {
-        format!(
-            r#"    /// Adds {what}.
+            ),
+            Some(item) => write!(
+                out,
+                r#"    /// Adds {what}.
     pub fn {method}(mut self, items: impl ::std::iter::IntoIterator<Item = {item}>) -> Self {{
         let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
         metadata
@@ -421,25 +436,10 @@ fn metadata_builders() -> String {
         self
     }}
 "#
-        )
-    };
-    [
-        map("with_labels", "labels", "labels"),
-        map("with_annotations", "annotations", "annotations"),
-        list(
-            "with_finalizers",
-            "finalizers",
-            "::std::string::String",
-            "finalizers",
-        ),
-        list(
-            "with_owner_references",
-            "owner_references",
-            "::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference",
-            "owner references",
-        ),
-    ]
-    .concat()
+            ),
+        };
+    }
+    out
 }
 
 fn field_decls(fields: &[ConfigField]) -> String {

@@ -108,8 +108,10 @@ pub fn create_webhook(
         }
     }
     let module = "src/webhook/mod.rs";
-    let module_text = std::fs::read_to_string(project.join(module))
-        .unwrap_or_else(|_| render(templates::WEBHOOK_MOD, &values));
+    let old_module = std::fs::read_to_string(project.join(module)).ok();
+    let module_text = old_module
+        .clone()
+        .unwrap_or_else(|| render(templates::WEBHOOK_MOD, &values));
     let mut registration = format!("    let webhooks = {kind_snake}::register(webhooks);\n");
     let converts = format!(
         "webhooks.converter({:?}, crate::client::apis::convert)",
@@ -125,9 +127,10 @@ pub fn create_webhook(
         ),
         &kind_snake,
     );
-    changes.push(written(project, module, module_text));
+    changes.extend(rewritten(module, old_module, module_text));
     changes.extend(appended(project, "src/lib.rs", "pub mod webhook;\n", None)?);
-    changes.push(written(project, main_rel, with_server(&main, &crate_name)));
+    let served = with_server(&main, &crate_name);
+    changes.extend(rewritten(main_rel, Some(main), served));
     if webhooks.conversion && !types.contains("+crdgen:conversion:webhook") {
         // The kind's own markers, the first of which `create api` wrote.
         let marked = types.replacen(
@@ -135,10 +138,11 @@ pub fn create_webhook(
             "/// +genclient\n/// +crdgen:conversion:webhook\n/// +kubebuilder:storageversion\n",
             1,
         );
-        changes.push(written(project, &types_rel, marked));
+        changes.extend(rewritten(&types_rel, Some(types), marked));
     }
     let cargo = std::fs::read_to_string(project.join("Cargo.toml")).map_err(Error::Io)?;
-    changes.push(written(project, "Cargo.toml", with_webhook_feature(&cargo)));
+    let with_feature = with_webhook_feature(&cargo);
+    changes.extend(rewritten("Cargo.toml", Some(cargo), with_feature));
     plan.changes.extend(changes);
     write_and_regenerate(project, &plan, &package)
 }
@@ -161,16 +165,18 @@ fn with_module(text: &str, module: &str) -> String {
     }
 }
 
-/// `rel`, now reading `text` (an update of what is there, or a new file).
-fn written(project: &Path, rel: &str, text: String) -> (PathBuf, Change<'static>) {
-    let change = match std::fs::read_to_string(project.join(rel)) {
-        Ok(old) => Change::Update {
+/// `rel`, now reading `text`: an update of `old` (none when it reads so already), or a
+/// new file.
+fn rewritten(rel: &str, old: Option<String>, text: String) -> Option<(PathBuf, Change<'static>)> {
+    let change = match old {
+        Some(old) if old == text => return None,
+        Some(old) => Change::Update {
             old,
             new: text.into(),
         },
-        Err(_) => Change::Create { new: text.into() },
+        None => Change::Create { new: text.into() },
     };
-    (rel.into(), change)
+    Some((rel.into(), change))
 }
 
 /// The webhook markers, one per webhook, as `//!` lines.

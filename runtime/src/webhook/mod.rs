@@ -116,46 +116,34 @@ impl Webhooks {
 
     /// Serves `defaulter` for objects of `K` at `path` (a mutating webhook).
     #[must_use]
-    pub fn defaulter<K, D>(mut self, path: &str, defaulter: D) -> Self
+    pub fn defaulter<K, D>(self, path: &str, defaulter: D) -> Self
     where
         K: Resource + Serialize + DeserializeOwned + Send + 'static,
         D: Defaulter<K>,
     {
-        let defaulter = Arc::new(defaulter);
-        let handler: Handler = Arc::new(move |body: Bytes| {
-            let defaulter = defaulter.clone();
-            Box::pin(async move {
-                match admission::request::<K>(&body) {
-                    Ok((request, original)) => {
-                        ok(&admission::mutate(&*defaulter, request, original).await)
-                    }
-                    Err(e) => bad_request(e),
+        self.route(path, defaulter, |defaulter: Arc<D>, body| async move {
+            match admission::request::<K>(&body) {
+                Ok((request, original)) => {
+                    ok(&admission::mutate(&*defaulter, request, original).await)
                 }
-            })
-        });
-        self.routes.insert(path.to_owned(), handler);
-        self
+                Err(e) => bad_request(e),
+            }
+        })
     }
 
     /// Serves `validator` for objects of `K` at `path` (a validating webhook).
     #[must_use]
-    pub fn validator<K, V>(mut self, path: &str, validator: V) -> Self
+    pub fn validator<K, V>(self, path: &str, validator: V) -> Self
     where
         K: Resource + DeserializeOwned + Send + Sync + 'static,
         V: Validator<K>,
     {
-        let validator = Arc::new(validator);
-        let handler: Handler = Arc::new(move |body: Bytes| {
-            let validator = validator.clone();
-            Box::pin(async move {
-                match admission::request::<K>(&body) {
-                    Ok((request, _)) => ok(&admission::validate(&*validator, request).await),
-                    Err(e) => bad_request(e),
-                }
-            })
-        });
-        self.routes.insert(path.to_owned(), handler);
-        self
+        self.route(path, validator, |validator: Arc<V>, body| async move {
+            match admission::request::<K>(&body) {
+                Ok((request, _)) => ok(&admission::validate(&*validator, request).await),
+                Err(e) => bad_request(e),
+            }
+        })
     }
 
     /// Serves `convert` at `path` (a CRD conversion webhook): every object of a
@@ -163,41 +151,47 @@ impl Webhooks {
     /// generates as `apis::convert` for the kinds marked `+crdgen:conversion:webhook`.
     /// One object that does not convert fails the review with its message.
     #[must_use]
-    pub fn converter<F>(mut self, path: &str, convert: F) -> Self
+    pub fn converter<F>(self, path: &str, convert: F) -> Self
     where
         F: Fn(serde_json::Value, &str) -> Result<serde_json::Value, String> + Send + Sync + 'static,
     {
-        let convert = Arc::new(convert);
-        let handler: Handler = Arc::new(move |body: Bytes| {
-            let convert = convert.clone();
-            Box::pin(async move {
-                let request = serde_json::from_slice::<ConversionReview>(&body)
-                    .map_err(|e| Malformed(e.to_string()))
-                    .and_then(|review| {
-                        ConversionRequest::from_review(review).map_err(|_| {
-                            Malformed("the ConversionReview carries no request".into())
-                        })
-                    });
-                let request = match request {
-                    Ok(request) => request,
-                    Err(e) => return bad_request(e),
-                };
-                let to = request.desired_api_version.clone();
-                let objects: Result<Vec<_>, String> = request
-                    .objects
-                    .iter()
-                    .map(|object| convert(object.clone(), &to))
-                    .collect();
-                let response = ConversionResponse::for_request(request);
-                let response = match objects {
-                    Ok(objects) => response.success(objects),
-                    Err(message) => {
-                        response.failure(kube::core::Status::failure(&message, "ConversionFailed"))
-                    }
-                };
-                json_reply(&response.into_review())
-            })
-        });
+        self.route(path, convert, |convert: Arc<F>, body| async move {
+            let request = serde_json::from_slice::<ConversionReview>(&body)
+                .map_err(|e| Malformed(e.to_string()))
+                .and_then(|review| {
+                    ConversionRequest::from_review(review)
+                        .map_err(|_| Malformed("the ConversionReview carries no request".into()))
+                });
+            let request = match request {
+                Ok(request) => request,
+                Err(e) => return bad_request(e),
+            };
+            let to = request.desired_api_version.clone();
+            let objects: Result<Vec<_>, String> = request
+                .objects
+                .iter()
+                .map(|object| convert(object.clone(), &to))
+                .collect();
+            let response = ConversionResponse::for_request(request);
+            let response = match objects {
+                Ok(objects) => response.success(objects),
+                Err(message) => {
+                    response.failure(kube::core::Status::failure(&message, "ConversionFailed"))
+                }
+            };
+            json_reply(&response.into_review())
+        })
+    }
+
+    /// Serves `answer(state, request body)` at `path`.
+    fn route<S, F, Fut>(mut self, path: &str, state: S, answer: F) -> Self
+    where
+        S: Send + Sync + 'static,
+        F: Fn(Arc<S>, Bytes) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Reply> + Send + 'static,
+    {
+        let state = Arc::new(state);
+        let handler: Handler = Arc::new(move |body| Box::pin(answer(state.clone(), body)));
         self.routes.insert(path.to_owned(), handler);
         self
     }

@@ -41,6 +41,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 pub use binaries::Binaries;
 use pki::Pki;
 pub use pki::serving_certificates;
+#[cfg(feature = "webhook")]
+pub use pki::trusting;
 use process::Process;
 
 use super::crds::{self as cluster, ClusterError};

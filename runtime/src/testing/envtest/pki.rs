@@ -134,3 +134,26 @@ fn random_hex(bytes: usize) -> Result<String, EnvtestError> {
         s
     }))
 }
+
+/// A TLS client that trusts `ca_pem` (what [`serving_certificates`] returns): how a
+/// test or bench reaches a server on loopback, as the apiserver does with a `caBundle`.
+#[cfg(feature = "webhook")]
+pub fn trusting(ca_pem: &str) -> Result<tokio_rustls::TlsConnector, EnvtestError> {
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
+    use tokio_rustls::rustls;
+    let pki = |e: &dyn std::fmt::Display| EnvtestError::Pki(e.to_string());
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
+        roots.add(cert.map_err(|e| pki(&e))?).map_err(|e| pki(&e))?;
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| pki(&e))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(tokio_rustls::TlsConnector::from(std::sync::Arc::new(
+        config,
+    )))
+}
