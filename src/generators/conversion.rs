@@ -9,9 +9,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::Context;
-use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::diag::Diagnostics;
 use crate::emit::RustModule;
-use crate::markers;
 use crate::model::Kind;
 use crate::naming;
 
@@ -23,7 +22,11 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
         // Kind name → (API version, kind), every version of it.
         let mut kinds: BTreeMap<&str, Vec<(String, &Kind)>> = BTreeMap::new();
         for version in group.versions.values() {
-            for kind in version.kinds.values() {
+            for kind in version
+                .kinds
+                .values()
+                .filter(|k| crate::schema::is_served(k))
+            {
                 let api_version = format!("{}/{}", group.name, version.name);
                 kinds
                     .entry(&kind.name)
@@ -100,23 +103,15 @@ fn kind_conversion(
     versions: &[(String, &Kind)],
     diags: &mut Diagnostics,
 ) -> Option<String> {
-    let stored: Vec<&(String, &Kind)> = versions
+    // The hub is the CRD's storage version, chosen as the crd generator chooses it.
+    let named: Vec<(&str, &Kind)> = versions
         .iter()
-        .filter(|(_, k)| markers::flag(&k.markers, "kubebuilder:storageversion"))
+        .map(|(api_version, kind)| (api_version.rsplit('/').next().unwrap_or_default(), *kind))
         .collect();
-    let hub = match (versions, stored.as_slice()) {
-        ([only], _) => only,
-        (_, [only]) => *only,
-        (_, _) => {
-            let (_, first) = &versions[0];
-            diags.push(
-                Diagnostic::error(
-                    Code::Conflict,
-                    format!("kind `{name}` converts by webhook, but which version is its hub (the storage version) is not clear"),
-                )
-                .at(&first.file, first.pos)
-                .hint("mark exactly one version's kind `+kubebuilder:storageversion` (kube-derive: `#[kube(storage = false)]` on all others)"),
-            );
+    let hub = match crate::schema::storage_version(&named)? {
+        Ok(index) => &versions[index],
+        Err(d) => {
+            diags.push(d);
             return None;
         }
     };

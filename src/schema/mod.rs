@@ -185,45 +185,15 @@ fn crd(
             return None;
         }
     }
-    let served_versions: Vec<_> = versions
+    let served_versions: Vec<_> = versions.iter().filter(|(.., k)| is_served(k)).collect();
+    let named: Vec<(&str, &Kind)> = served_versions
         .iter()
-        .filter(|(_, _, k)| !flag(&k.markers, "kubebuilder:skipversion"))
+        .map(|(_, v, k)| (v.name.as_str(), *k))
         .collect();
-    let storage: Vec<&str> = served_versions
-        .iter()
-        .filter(|(_, _, k)| flag(&k.markers, "kubebuilder:storageversion"))
-        .map(|(_, v, _)| v.name.as_str())
-        .collect();
-    let storage = match (served_versions.len(), storage.as_slice()) {
-        (0, _) => return None,
-        (1, _) => served_versions[0].1.name.clone(),
-        (_, [one]) => (*one).to_owned(),
-        (_, marked) => {
-            let names: Vec<&str> = served_versions
-                .iter()
-                .map(|(_, v, _)| v.name.as_str())
-                .collect();
-            let why = if marked.is_empty() {
-                "none is marked"
-            } else {
-                "several are marked"
-            };
-            diags.push(
-                Diagnostic::error(
-                    Code::Conflict,
-                    format!(
-                        "kind `{}` has versions {} and {why} as the storage version",
-                        first.name,
-                        names.join(", ")
-                    ),
-                )
-                .at(&first.file, first.pos)
-                .hint(match first.style {
-                    // kube-derive stores every version unless told otherwise.
-                    KindStyle::KubeDerive => "kube-derive makes every version a storage version unless it says `#[kube(storage = false)]`: write that on all versions but one",
-                    KindStyle::Markers => "mark exactly one version's kind `+kubebuilder:storageversion`",
-                }),
-            );
+    let storage = match storage_version(&named)? {
+        Ok(index) => named[index].0.to_owned(),
+        Err(d) => {
+            diags.push(d);
             return None;
         }
     };
@@ -358,6 +328,47 @@ fn crd(
         ("metadata", metadata),
         ("spec", spec),
     ]))
+}
+
+/// Whether a version of a kind is in its CRD (not `+kubebuilder:skipversion`).
+pub fn is_served(kind: &Kind) -> bool {
+    !flag(&kind.markers, "kubebuilder:skipversion")
+}
+
+/// Which of a kind's served versions (name, kind) stores its objects: the one marked
+/// `+kubebuilder:storageversion`, or the only one; why none does when it is not clear;
+/// `None` for no version at all.
+pub fn storage_version(versions: &[(&str, &Kind)]) -> Option<Result<usize, Diagnostic>> {
+    let (_, first) = versions.first()?;
+    let marked: Vec<usize> = (0..versions.len())
+        .filter(|&i| flag(&versions[i].1.markers, "kubebuilder:storageversion"))
+        .collect();
+    Some(match (versions.len(), marked.as_slice()) {
+        (1, _) => Ok(0),
+        (_, [one]) => Ok(*one),
+        (_, marked) => {
+            let names: Vec<&str> = versions.iter().map(|(name, _)| *name).collect();
+            let why = if marked.is_empty() {
+                "none is marked"
+            } else {
+                "several are marked"
+            };
+            Err(Diagnostic::error(
+                Code::Conflict,
+                format!(
+                    "kind `{}` has versions {} and {why} as the storage version",
+                    first.name,
+                    names.join(", ")
+                ),
+            )
+            .at(&first.file, first.pos)
+            .hint(match first.style {
+                // kube-derive stores every version unless told otherwise.
+                KindStyle::KubeDerive => "kube-derive makes every version a storage version unless it says `#[kube(storage = false)]`: write that on all versions but one",
+                KindStyle::Markers => "mark exactly one version's kind `+kubebuilder:storageversion`",
+            }))
+        }
+    })
 }
 
 /// Whether the kind converts between its versions by webhook
