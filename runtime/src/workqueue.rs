@@ -9,7 +9,8 @@
 //! Metrics go through the `metrics` facade, with client-go's names and a `name` label:
 //! `workqueue_depth`, `workqueue_adds_total`, `workqueue_queue_duration_seconds`,
 //! `workqueue_work_duration_seconds`, `workqueue_retries_total`,
-//! `workqueue_unfinished_work_seconds`, `workqueue_longest_running_processor_seconds`.
+//! `workqueue_unfinished_work_seconds`, `workqueue_longest_running_processor_seconds`
+//! (these two refreshed every 500 ms while items are processed).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
@@ -22,6 +23,9 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::ratelimit::{RateLimiter, default_controller_rate_limiter};
+
+/// How often the unfinished-work gauges are refreshed (client-go's period).
+const UNFINISHED_WORK_REFRESH: Duration = Duration::from_millis(500);
 
 struct State<T> {
     queue: VecDeque<T>,
@@ -39,6 +43,9 @@ struct State<T> {
     next_delay: u64,
     /// Whether the delay loop runs (it ends when no delay is left).
     delay_loop: bool,
+    /// Whether the loop refreshing the unfinished-work gauges runs (while items are
+    /// being processed).
+    unfinished_loop: bool,
     shutting_down: bool,
 }
 
@@ -91,6 +98,7 @@ where
                     delayed: HashMap::new(),
                     next_delay: 0,
                     delay_loop: false,
+                    unfinished_loop: false,
                     shutting_down: false,
                 }),
                 ready: Notify::new(),
@@ -233,6 +241,9 @@ where
                     state.processing.insert(item.clone(), now);
                     metrics::gauge!("workqueue_depth", &self.label()).set(state.queue.len() as f64);
                     self.record_unfinished(&state);
+                    if !std::mem::replace(&mut state.unfinished_loop, true) {
+                        tokio::spawn(self.unfinished_loop());
+                    }
                     return Some(item);
                 }
                 if state.shutting_down {
@@ -259,6 +270,29 @@ where
         } else if state.processing.is_empty() {
             drop(state);
             self.inner.drained.notify_waiters();
+        }
+    }
+
+    /// Refreshes the unfinished-work gauges every 500 ms while items are being
+    /// processed, as client-go's `updateUnfinishedWorkLoop`: a worker stuck in a sync
+    /// shows in them without any get or done. Holds the queue weakly, so a dropped
+    /// queue ends it too.
+    fn unfinished_loop(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let queue = Arc::downgrade(&self.inner);
+        async move {
+            let mut ticks = tokio::time::interval(UNFINISHED_WORK_REFRESH);
+            ticks.tick().await;
+            loop {
+                ticks.tick().await;
+                let Some(inner) = queue.upgrade() else { return };
+                let queue = WorkQueue { inner };
+                let mut state = queue.state();
+                queue.record_unfinished(&state);
+                if state.processing.is_empty() {
+                    state.unfinished_loop = false;
+                    return;
+                }
+            }
         }
     }
 

@@ -230,3 +230,64 @@ async fn delayed_adds_share_one_task() {
     tokio::time::sleep(Duration::from_millis(1)).await;
     assert_eq!(tasks(), before, "and when the queue shuts down");
 }
+
+/// A worker stuck in a sync shows in the unfinished-work gauges without any get or
+/// done: they are refreshed every 500 ms while items are processed (client-go).
+#[tokio::test(start_paused = true)]
+async fn a_stuck_worker_shows_in_the_unfinished_work_gauges() {
+    static RECORDER: std::sync::OnceLock<metrics_util::debugging::Snapshotter> =
+        std::sync::OnceLock::new();
+    let snapshotter = RECORDER.get_or_init(|| {
+        let recorder = metrics_util::debugging::DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        recorder.install().expect("the only global recorder");
+        snapshotter
+    });
+    // A snapshot resets what it reads: read both gauges from one.
+    let gauges = || {
+        let snapshot = snapshotter.snapshot().into_vec();
+        let gauge = |name: &str| {
+            snapshot
+                .iter()
+                .find(|(k, _, _, _)| {
+                    k.key().name() == name
+                        && k.key()
+                            .labels()
+                            .any(|l| l.key() == "name" && l.value() == "stuck")
+                })
+                .map(|(_, _, _, v)| match v {
+                    metrics_util::debugging::DebugValue::Gauge(g) => g.into_inner(),
+                    other => panic!("{name} is a gauge, not {other:?}"),
+                })
+        };
+        (
+            gauge("workqueue_unfinished_work_seconds"),
+            gauge("workqueue_longest_running_processor_seconds"),
+        )
+    };
+    let tasks = || {
+        tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks()
+    };
+    let before = tasks();
+    let queue = WorkQueue::<&str>::new("stuck");
+    queue.add("a");
+    queue.add("b");
+    let a = queue.get().await.unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let b = queue.get().await.unwrap();
+    assert_eq!(tasks(), before + 1, "one refresh loop per queue");
+    // Nobody calls get or done from here on.
+    tokio::time::sleep(Duration::from_millis(2600)).await;
+    assert_eq!(
+        gauges(),
+        (Some(3.5 + 2.5), Some(3.5)),
+        "refreshed at 3.5 s, the last 500 ms tick: total and longest"
+    );
+    queue.done(&a);
+    queue.done(&b);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(gauges(), (Some(0.0), Some(0.0)));
+    assert_eq!(tasks(), before, "the loop ends when nothing is processed");
+}
