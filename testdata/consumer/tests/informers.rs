@@ -156,14 +156,7 @@ pub async fn late_handlers_and_subscribers_get_synthetic_adds(env: &Env) {
     let ns = env.ns.clone();
     let mut stream = informer
         .subscribe()
-        .filter(move |n| {
-            let object = match n {
-                Notification::Add(o)
-                | Notification::Delete(o)
-                | Notification::Update { new: o, .. } => o,
-            };
-            std::future::ready(object.namespace().as_deref() == Some(ns.as_str()))
-        })
+        .filter(move |n| std::future::ready(n.object().namespace().as_deref() == Some(ns.as_str())))
         .boxed();
     for expected in ["x", "y", "z"] {
         assert!(

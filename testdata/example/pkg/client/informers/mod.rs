@@ -39,9 +39,15 @@ impl SharedInformerFactory {
     pub fn start(&self, shutdown: &::crdgen_runtime::CancellationToken) {
         self.factory.start(shutdown);
     }
-    /// Waits for every started informer's first list; `false` for one that stopped first.
+    /// Waits for every started informer's first list, for at most the cache-sync
+    /// timeout (two minutes by default); `false` for one that did not sync.
     pub async fn wait_for_cache_sync(&self) -> ::std::collections::BTreeMap<::std::string::String, bool> {
         self.factory.wait_for_cache_sync().await
+    }
+    /// `wait_for_cache_sync`, as an error naming each resource that did not sync and
+    /// its last watch error (404: CRD not installed; 403: RBAC): what an operator exits on.
+    pub async fn ensure_cache_sync(&self) -> ::std::result::Result<(), ::crdgen_runtime::informer::CacheSyncError> {
+        self.factory.ensure_cache_sync().await
     }
     /// Stops every watch and waits for them to end.
     pub async fn shutdown(&self) {

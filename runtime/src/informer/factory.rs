@@ -1,0 +1,292 @@
+//! client-go's `SharedInformerFactory`: one informer per resource, started, waited for
+//! and stopped together.
+
+use std::any::{Any, TypeId};
+use std::collections::BTreeMap;
+use std::fmt::{self, Debug};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::runtime::watcher;
+use kube::{Api, Resource};
+use serde::de::DeserializeOwned;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::{MetaTransform, SharedInformer, Tweak, WatchError};
+use crate::sync::lock;
+
+/// controller-runtime's default `CacheSyncTimeout`.
+pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How a factory's informers list, watch and cache.
+#[derive(Clone)]
+pub struct FactoryOptions {
+    namespace: Option<String>,
+    tweak: Option<Tweak>,
+    resync: Option<Duration>,
+    meta_transform: Option<MetaTransform>,
+    cache_sync_timeout: Duration,
+}
+
+impl Default for FactoryOptions {
+    /// Every namespace, no tweaks, no resync, `metadata.managedFields` dropped before
+    /// caching (the largest per-object memory cost), and two minutes for caches to sync.
+    fn default() -> Self {
+        FactoryOptions {
+            namespace: None,
+            tweak: None,
+            resync: None,
+            meta_transform: Some(Arc::new(|meta: &mut ObjectMeta| meta.managed_fields = None)),
+            cache_sync_timeout: DEFAULT_CACHE_SYNC_TIMEOUT,
+        }
+    }
+}
+
+impl FactoryOptions {
+    /// Watch namespaced kinds in `namespace` only (cluster-scoped kinds are unaffected).
+    pub fn namespace(mut self, namespace: &str) -> Self {
+        self.namespace = Some(namespace.to_owned());
+        self
+    }
+
+    /// Adjust list/watch parameters, e.g. `|c| c.labels("app=web")`.
+    pub fn tweak(
+        mut self,
+        tweak: impl Fn(watcher::Config) -> watcher::Config + Send + Sync + 'static,
+    ) -> Self {
+        self.tweak = Some(Arc::new(tweak));
+        self
+    }
+
+    /// Re-deliver every cached object to handlers as an update this often (handlers
+    /// added with a period of their own keep theirs).
+    pub fn resync(mut self, period: Duration) -> Self {
+        self.resync = Some(period);
+        self
+    }
+
+    /// Replace the default metadata transform (`None` keeps objects as served).
+    pub fn transform(mut self, transform: Option<MetaTransform>) -> Self {
+        self.meta_transform = transform;
+        self
+    }
+
+    /// How long [`InformerFactory::wait_for_cache_sync`] waits (default two minutes).
+    pub fn cache_sync_timeout(mut self, timeout: Duration) -> Self {
+        self.cache_sync_timeout = timeout;
+        self
+    }
+}
+
+/// A factory's view of one of its informers, whatever its type.
+trait Started: Send + Sync {
+    fn run(&self, shutdown: CancellationToken) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+    fn wait(&self) -> Pin<Box<dyn Future<Output = bool> + Send>>;
+    fn resource(&self) -> String;
+    fn last_error(&self) -> Option<WatchError>;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<K> Started for SharedInformer<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    fn run(&self, shutdown: CancellationToken) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(self.clone().run(shutdown))
+    }
+
+    fn wait(&self) -> Pin<Box<dyn Future<Output = bool> + Send>> {
+        let this = self.clone();
+        Box::pin(async move { this.wait_for_sync().await })
+    }
+
+    fn resource(&self) -> String {
+        self.resource().to_owned()
+    }
+
+    fn last_error(&self) -> Option<WatchError> {
+        self.last_watch_error()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+struct Entry {
+    informer: Arc<dyn Started>,
+    /// Once started: what stops it, and its task.
+    running: Option<(CancellationToken, JoinHandle<()>)>,
+}
+
+/// client-go's `SharedInformerFactory`: hands out one informer per resource and
+/// starts, waits for and stops them together. Generated factories wrap it.
+pub struct InformerFactory {
+    client: kube::Client,
+    options: FactoryOptions,
+    entries: Mutex<BTreeMap<(String, TypeId), Entry>>,
+}
+
+impl InformerFactory {
+    pub fn new(client: kube::Client, options: FactoryOptions) -> Self {
+        InformerFactory {
+            client,
+            options,
+            entries: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The informer for `K`, created on first request. `api` builds its `Api` from the
+    /// client and the factory's namespace (generated code knows `K`'s scope).
+    pub fn informer_for<K>(
+        &self,
+        api: impl FnOnce(kube::Client, Option<&str>) -> Api<K>,
+    ) -> SharedInformer<K>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    {
+        let api = api(self.client.clone(), self.options.namespace.as_deref());
+        let key = (api.resource_url().to_owned(), TypeId::of::<K>());
+        let mut entries = lock(&self.entries);
+        if let Some(existing) = entries
+            .get(&key)
+            .and_then(|e| e.informer.as_any().downcast_ref::<SharedInformer<K>>())
+        {
+            return existing.clone();
+        }
+        let config = match &self.options.tweak {
+            Some(tweak) => tweak(watcher::Config::default()),
+            None => watcher::Config::default(),
+        };
+        let informer = SharedInformer::new(
+            api,
+            config,
+            self.options.resync,
+            self.options.meta_transform.clone(),
+        );
+        entries.insert(
+            key,
+            Entry {
+                informer: Arc::new(informer.clone()),
+                running: None,
+            },
+        );
+        informer
+    }
+
+    /// Starts every informer requested so far that is not running yet; calling it again
+    /// starts those requested since. They stop on `shutdown` or [`Self::shutdown`].
+    /// Needs a Tokio runtime.
+    pub fn start(&self, shutdown: &CancellationToken) {
+        for entry in lock(&self.entries)
+            .values_mut()
+            .filter(|e| e.running.is_none())
+        {
+            // A child token per informer: `shutdown` stops it, and so does the factory,
+            // with no task in between.
+            let stop = shutdown.child_token();
+            let task = tokio::spawn(entry.informer.run(stop.clone()));
+            entry.running = Some((stop, task));
+        }
+    }
+
+    /// Waits for every started informer's first list, for at most the cache-sync
+    /// timeout: `true` per resource that synced, `false` for one that did not (it
+    /// stopped, or the time ran out). Keyed by `plural.version.group`.
+    pub async fn wait_for_cache_sync(&self) -> BTreeMap<String, bool> {
+        let outcome = self.sync_outcome().await;
+        outcome
+            .into_iter()
+            .map(|(resource, unsynced)| (resource, unsynced.is_none()))
+            .collect()
+    }
+
+    /// [`Self::wait_for_cache_sync`], as an error naming every resource that did not
+    /// sync and its last watch error (a missing CRD, a missing RBAC grant): what an
+    /// operator exits on.
+    pub async fn ensure_cache_sync(&self) -> Result<(), CacheSyncError> {
+        let unsynced: Vec<Unsynced> = self.sync_outcome().await.into_values().flatten().collect();
+        match unsynced.is_empty() {
+            true => Ok(()),
+            false => Err(CacheSyncError {
+                timeout: self.options.cache_sync_timeout,
+                unsynced,
+            }),
+        }
+    }
+
+    /// Each started resource, with what kept it from syncing (`None` once synced).
+    async fn sync_outcome(&self) -> BTreeMap<String, Option<Unsynced>> {
+        let started: Vec<Arc<dyn Started>> = lock(&self.entries)
+            .values()
+            .filter(|e| e.running.is_some())
+            .map(|e| e.informer.clone())
+            .collect();
+        let deadline = tokio::time::Instant::now() + self.options.cache_sync_timeout;
+        let mut out = BTreeMap::new();
+        for informer in started {
+            let synced = tokio::time::timeout_at(deadline, informer.wait())
+                .await
+                .unwrap_or(false);
+            let unsynced = (!synced).then(|| Unsynced {
+                resource: informer.resource(),
+                last_error: informer.last_error(),
+            });
+            out.insert(informer.resource(), unsynced);
+        }
+        out
+    }
+
+    /// Stops every informer and waits for it to end, its handlers included.
+    pub async fn shutdown(&self) {
+        let running: Vec<(CancellationToken, JoinHandle<()>)> = lock(&self.entries)
+            .values_mut()
+            .filter_map(|e| e.running.take())
+            .collect();
+        for (stop, _) in &running {
+            stop.cancel();
+        }
+        for (_, task) in running {
+            let _ = task.await;
+        }
+    }
+}
+
+/// Caches that did not sync in time, each with its last watch error.
+#[derive(Debug)]
+pub struct CacheSyncError {
+    pub timeout: Duration,
+    pub unsynced: Vec<Unsynced>,
+}
+
+/// A resource whose cache did not sync.
+#[derive(Debug)]
+pub struct Unsynced {
+    /// `plural.version.group`.
+    pub resource: String,
+    pub last_error: Option<WatchError>,
+}
+
+impl fmt::Display for CacheSyncError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "caches did not sync within {}s:",
+            self.timeout.as_secs_f64()
+        )?;
+        for unsynced in &self.unsynced {
+            write!(f, "\n  {}: ", unsynced.resource)?;
+            match &unsynced.last_error {
+                Some(error) => write!(f, "{error}")?,
+                None => write!(f, "no watch error; the first list did not complete")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CacheSyncError {}
