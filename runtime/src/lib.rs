@@ -8,6 +8,7 @@
 //! - [`informer`] and [`cache`]: shared informers on kube-runtime's watcher, an indexed
 //!   cache, and the factory generated informers wrap.
 //! - [`workqueue`] and [`ratelimit`]: client-go's rate-limited work queue.
+//! - [`leaderelection`]: client-go's leader election on a Lease.
 //! - [`controller`]: the seed's controller (N workers, error classes, graceful
 //!   shutdown) around a `sync(key)`, and event handlers that feed it.
 
@@ -15,6 +16,7 @@ pub mod cache;
 pub mod client;
 pub mod controller;
 pub mod informer;
+pub mod leaderelection;
 pub mod ratelimit;
 mod sync;
 pub mod testing;
