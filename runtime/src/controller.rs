@@ -9,6 +9,13 @@
 //! - any other error: logged and rate-limited requeue;
 //! - a panic: caught, logged and requeued; the worker lives on;
 //! - always `done`; the queue never hands one key to two workers.
+//!
+//! Each sync is measured with controller-runtime's metric names, labelled by
+//! controller: `controller_runtime_reconcile_total` (by `result`: success, error,
+//! requeue, requeue_after), `controller_runtime_reconcile_errors_total`,
+//! `controller_runtime_terminal_reconcile_errors_total` (ignored errors),
+//! `controller_runtime_reconcile_panics_total`, `controller_runtime_reconcile_time_seconds`,
+//! `controller_runtime_active_workers` and `controller_runtime_max_concurrent_reconciles`.
 
 use std::collections::BTreeMap;
 use std::error::Error as StdError;
@@ -158,31 +165,62 @@ async fn process_next_work_item<S: SyncHandler>(
     let Some(key) = queue.get().await else {
         return false;
     };
+    let controller = [("controller", name.to_owned())];
+    metrics::gauge!("controller_runtime_active_workers", &controller).increment(1.0);
+    let started = tokio::time::Instant::now();
     let outcome = AssertUnwindSafe(handler.sync(&key)).catch_unwind().await;
-    match outcome {
-        Ok(Ok(())) => queue.forget(&key),
+    metrics::histogram!("controller_runtime_reconcile_time_seconds", &controller)
+        .record(started.elapsed().as_secs_f64());
+    metrics::gauge!("controller_runtime_active_workers", &controller).decrement(1.0);
+    let result = match outcome {
+        Ok(Ok(())) => {
+            queue.forget(&key);
+            "success"
+        }
         Ok(Err(SyncError::Requeue(e))) => {
             tracing::debug!(controller = name, key, error = %e, "requeue");
             queue.add_rate_limited(key.clone());
+            "requeue"
         }
         // A chosen delay is not a failure: the backoff starts over, as in
         // controller-runtime (`Forget`, then `AddAfter`).
         Ok(Err(SyncError::RequeueAfter(delay))) => {
             queue.forget(&key);
             queue.add_after(key.clone(), delay);
+            "requeue_after"
         }
+        // controller-runtime's terminal error: counted as an error, not retried.
         Ok(Err(SyncError::Ignore(e))) => {
             tracing::debug!(controller = name, key, error = %e, "ignored error");
             queue.forget(&key);
+            metrics::counter!(
+                "controller_runtime_terminal_reconcile_errors_total",
+                &controller
+            )
+            .increment(1);
+            "error"
         }
         Ok(Err(SyncError::Other(e))) => {
             tracing::error!(controller = name, key, error = %e, "sync failed, requeuing");
             queue.add_rate_limited(key.clone());
+            "error"
         }
         Err(_) => {
             tracing::error!(controller = name, key, "sync panicked, requeuing");
             queue.add_rate_limited(key.clone());
+            metrics::counter!("controller_runtime_reconcile_panics_total", &controller)
+                .increment(1);
+            "error"
         }
+    };
+    metrics::counter!(
+        "controller_runtime_reconcile_total",
+        "controller" => name.to_owned(),
+        "result" => result,
+    )
+    .increment(1);
+    if result == "error" {
+        metrics::counter!("controller_runtime_reconcile_errors_total", &controller).increment(1);
     }
     queue.done(&key);
     true
@@ -193,6 +231,8 @@ impl<S: SyncHandler> Controller for QueueController<S> {
     /// lets in-flight syncs finish, for at most the drain deadline.
     async fn run(&self, workers: usize, shutdown: CancellationToken) {
         tracing::info!(controller = %self.name, workers, "starting controller");
+        metrics::gauge!("controller_runtime_max_concurrent_reconciles", "controller" => self.name.clone())
+            .set(workers.max(1) as f64);
         let mut tasks = Vec::new();
         for _ in 0..workers.max(1) {
             let (name, queue, handler) =

@@ -9,6 +9,8 @@
 //!   cache, and the factory generated informers wrap.
 //! - [`workqueue`] and [`ratelimit`]: client-go's rate-limited work queue.
 //! - [`leaderelection`]: client-go's leader election on a Lease.
+//! - `manager` (the `manager` feature): the Prometheus endpoint and health probes an
+//!   operator serves.
 //! - [`controller`]: the seed's controller (N workers, error classes, graceful
 //!   shutdown) around a `sync(key)`, and event handlers that feed it.
 
@@ -17,7 +19,11 @@ pub mod client;
 pub mod controller;
 pub mod informer;
 pub mod leaderelection;
+#[cfg(feature = "manager")]
+pub mod manager;
 pub mod ratelimit;
+#[cfg(feature = "serve")]
+mod serve;
 mod sync;
 pub mod testing;
 #[cfg(feature = "webhook")]

@@ -62,14 +62,13 @@ use bytes::Bytes;
 use futures_util::FutureExt;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, Response};
 use kube::core::admission::{AdmissionResponse, AdmissionReview};
 use kube::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
 use kube::core::{DynamicObject, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpListener;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 /// The largest request body read by default: an AdmissionReview holds the object and
@@ -77,8 +76,6 @@ use tokio_util::sync::CancellationToken;
 pub const DEFAULT_MAX_BODY_BYTES: usize = 7 << 20;
 /// How often the certificate files are looked at.
 pub const CERT_RELOAD_PERIOD: Duration = Duration::from_secs(5);
-/// How long connections in flight get to finish after shutdown.
-const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
 /// How long a client gets for its TLS handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -265,62 +262,28 @@ impl Server {
     pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
         let acceptor = tokio_rustls::TlsAcceptor::from(self.tls.server_config());
         let watcher = tokio::spawn(self.tls.clone().watch(self.reload_every, shutdown.clone()));
-        let mut connections = JoinSet::new();
-        loop {
-            let accepted = tokio::select! {
-                () = shutdown.cancelled() => break,
-                accepted = self.listener.accept() => accepted,
-            };
-            while connections.try_join_next().is_some() {}
-            let stream = match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    tracing::warn!("webhook server: accept failed: {e}");
-                    continue;
-                }
-            };
-            let (acceptor, webhooks, stop) =
-                (acceptor.clone(), self.webhooks.clone(), shutdown.clone());
-            connections.spawn(async move {
+        let handshake = move |stream| {
+            let acceptor = acceptor.clone();
+            async move {
                 let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
-                let Ok(Ok(tls)) = tls else {
-                    return;
-                };
-                serve_connection(tls, webhooks, stop).await;
-            });
-        }
-        let drained = tokio::time::timeout(DRAIN_DEADLINE, async {
-            while connections.join_next().await.is_some() {}
-        })
+                tls.ok().and_then(Result::ok)
+            }
+        };
+        let webhooks = self.webhooks;
+        let respond = move |request| {
+            let webhooks = webhooks.clone();
+            async move { respond(&webhooks, request).await }
+        };
+        crate::serve::serve(
+            "webhook server",
+            self.listener,
+            shutdown,
+            handshake,
+            respond,
+        )
         .await;
-        if drained.is_err() {
-            connections.abort_all();
-        }
         let _ = watcher.await;
         Ok(())
-    }
-}
-
-async fn serve_connection<S>(stream: S, webhooks: Arc<Webhooks>, stop: CancellationToken)
-where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-        let webhooks = webhooks.clone();
-        async move { Ok::<_, std::convert::Infallible>(respond(&webhooks, request).await) }
-    });
-    let connection = hyper::server::conn::http1::Builder::new()
-        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-    tokio::pin!(connection);
-    let served = tokio::select! {
-        served = connection.as_mut() => served,
-        () = stop.cancelled() => {
-            connection.as_mut().graceful_shutdown();
-            connection.await
-        }
-    };
-    if let Err(e) = served {
-        tracing::debug!("webhook connection ended: {e}");
     }
 }
 
@@ -348,13 +311,7 @@ async fn respond(webhooks: &Webhooks, request: Request<Incoming>) -> Response<Fu
             },
         }
     };
-    let mut response = Response::new(Full::new(Bytes::from(reply.body)));
-    *response.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/json"),
-    );
-    response
+    crate::serve::response(reply.status, "application/json", reply.body)
 }
 
 fn ok(review: &AdmissionReview<DynamicObject>) -> Reply {

@@ -1,0 +1,129 @@
+//! What an operator binary serves beside its controllers, as controller-runtime's
+//! manager does: a Prometheus endpoint (`/metrics`) with everything the runtime records
+//! (work queues, reconciles, informer lag, leadership), and the container probes
+//! `/healthz` (alive while it serves) and `/readyz` (once the caches synced; not
+//! tied to leading, so that replicas waiting for the lease are ready too and a rolling
+//! update can proceed).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use hyper::Request;
+use hyper::body::Incoming;
+use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::serve::{response, serve};
+
+/// Histogram buckets for every `*_seconds` metric: controller-runtime's reconcile-time
+/// buckets, which also cover client-go's queue and work durations.
+const SECONDS_BUCKETS: &[f64] = &[
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9,
+    1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 15.0, 20.0,
+    25.0, 30.0, 40.0, 50.0, 60.0,
+];
+
+/// How often histogram data past its window is dropped.
+const UPKEEP_PERIOD: Duration = Duration::from_secs(5);
+
+/// Installs the process-wide Prometheus recorder; what it records is rendered by the
+/// returned handle (served by [`serve_metrics`]). Call it once, first thing in `main`.
+pub fn install_prometheus() -> Result<PrometheusHandle, BuildError> {
+    PrometheusBuilder::new()
+        .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)?
+        .install_recorder()
+}
+
+/// Whether the operator is ready, shared by whoever decides it and the `/readyz` probe.
+#[derive(Clone, Default)]
+pub struct Readiness {
+    ready: Arc<AtomicBool>,
+}
+
+impl Readiness {
+    pub fn new() -> Self {
+        Readiness::default()
+    }
+
+    /// Marks the operator ready: its caches synced.
+    pub fn set_ready(&self) {
+        self.ready.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::SeqCst)
+    }
+}
+
+/// Binds `addr` and serves `/healthz` and `/readyz` from `readiness` until `shutdown`.
+/// Returns the bound address (port 0 picks one) and the server's future.
+pub async fn serve_probes(
+    addr: SocketAddr,
+    readiness: Readiness,
+    shutdown: CancellationToken,
+) -> std::io::Result<(SocketAddr, impl Future<Output = ()> + Send + 'static)> {
+    let listener = TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    let respond = move |request: Request<Incoming>| {
+        let ready = readiness.is_ready();
+        async move {
+            match (request.uri().path(), ready) {
+                ("/healthz", _) | ("/readyz", true) => response(200, TEXT, "ok"),
+                ("/readyz", false) => response(503, TEXT, "caches not synced yet"),
+                _ => response(404, TEXT, "not found: /healthz, /readyz"),
+            }
+        }
+    };
+    Ok((
+        bound,
+        serve("probe server", listener, shutdown, plain, respond),
+    ))
+}
+
+/// Binds `addr` and serves `/metrics` from `metrics` until `shutdown`, keeping its
+/// histograms within their window. Returns the bound address and the server's future.
+pub async fn serve_metrics(
+    addr: SocketAddr,
+    metrics: PrometheusHandle,
+    shutdown: CancellationToken,
+) -> std::io::Result<(SocketAddr, impl Future<Output = ()> + Send + 'static)> {
+    let listener = TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    let upkeep = {
+        let (metrics, shutdown) = (metrics.clone(), shutdown.clone());
+        async move {
+            let mut ticks = tokio::time::interval(UPKEEP_PERIOD);
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    _ = ticks.tick() => metrics.run_upkeep(),
+                }
+            }
+        }
+    };
+    let respond = move |request: Request<Incoming>| {
+        let rendered = (request.uri().path() == "/metrics").then(|| metrics.render());
+        async move {
+            match rendered {
+                Some(text) => response(200, PROMETHEUS_TEXT, text),
+                None => response(404, TEXT, "not found: /metrics"),
+            }
+        }
+    };
+    let server = serve("metrics server", listener, shutdown, plain, respond);
+    Ok((bound, async move {
+        tokio::join!(server, upkeep);
+    }))
+}
+
+const TEXT: &str = "text/plain; charset=utf-8";
+/// The Prometheus text exposition format.
+const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// No handshake: plain HTTP, as the probes and (in-cluster) metrics are scraped.
+async fn plain(stream: tokio::net::TcpStream) -> Option<tokio::net::TcpStream> {
+    Some(stream)
+}

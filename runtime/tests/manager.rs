@@ -1,0 +1,113 @@
+//! What an operator serves beside its controllers: `/metrics` in the Prometheus text
+//! format with the work-queue and reconcile metrics of a running controller, and the
+//! `/healthz` and `/readyz` probes.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crdgen_runtime::CancellationToken;
+use crdgen_runtime::controller::{Controller, QueueController, SyncError, SyncHandler};
+use crdgen_runtime::manager::{Readiness, install_prometheus, serve_metrics, serve_probes};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// `GET path` over HTTP/1.0: the status code and the body.
+async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    let status = answer[9..12].parse().unwrap();
+    let body = answer.split_once("\r\n\r\n").unwrap().1.to_owned();
+    (status, body)
+}
+
+/// Succeeds for `good`, fails once then succeeds for `flaky`, panics on `bad` once.
+struct Sync {
+    calls: AtomicUsize,
+}
+
+impl SyncHandler for Sync {
+    async fn sync(&self, key: &str) -> Result<(), SyncError> {
+        let call = self.calls.fetch_add(1, Ordering::SeqCst);
+        match key {
+            "flaky" if call < 3 => Err("not yet".into()),
+            "bad" if call < 3 => panic!("a bug"),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[tokio::test]
+async fn metrics_and_probes_are_served() {
+    let metrics = install_prometheus().unwrap();
+    let shutdown = CancellationToken::new();
+    let readiness = Readiness::new();
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    let (probes, probe_server) = serve_probes(any, readiness.clone(), shutdown.clone())
+        .await
+        .unwrap();
+    let (scrape, metrics_server) = serve_metrics(any, metrics, shutdown.clone()).await.unwrap();
+    let servers = tokio::spawn(async move { tokio::join!(probe_server, metrics_server) });
+
+    assert_eq!(get(probes, "/healthz").await, (200, "ok".to_owned()));
+    assert_eq!(
+        get(probes, "/readyz").await.0,
+        503,
+        "not ready before the caches sync"
+    );
+    readiness.set_ready();
+    assert_eq!(get(probes, "/readyz").await, (200, "ok".to_owned()));
+    assert_eq!(get(probes, "/metrics").await.0, 404);
+
+    let controller = QueueController::new(
+        "served",
+        Sync {
+            calls: AtomicUsize::new(0),
+        },
+    );
+    for key in ["good", "flaky", "bad"] {
+        controller.queue().add(key.to_owned());
+    }
+    let stop = CancellationToken::new();
+    let run = controller.run(2, stop.clone());
+    let watch = async {
+        // Two failures (one error, one panic), retried after 5 ms backoff: five syncs.
+        while controller.handler().calls.load(Ordering::SeqCst) < 5 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        stop.cancel();
+    };
+    tokio::join!(run, watch);
+
+    let (status, text) = get(scrape, "/metrics").await;
+    assert_eq!(status, 200);
+    let sample = |line: &str| text.lines().any(|l| l == line);
+    for line in [
+        r#"controller_runtime_reconcile_total{controller="served",result="success"} 3"#,
+        r#"controller_runtime_reconcile_total{controller="served",result="error"} 2"#,
+        r#"controller_runtime_reconcile_errors_total{controller="served"} 2"#,
+        r#"controller_runtime_reconcile_panics_total{controller="served"} 1"#,
+        r#"controller_runtime_reconcile_time_seconds_count{controller="served"} 5"#,
+        r#"controller_runtime_max_concurrent_reconciles{controller="served"} 2"#,
+        r#"controller_runtime_active_workers{controller="served"} 0"#,
+        r#"workqueue_adds_total{name="served"} 5"#,
+        r#"workqueue_retries_total{name="served"} 2"#,
+        r#"workqueue_depth{name="served"} 0"#,
+    ] {
+        assert!(sample(line), "{line} in\n{text}");
+    }
+    assert!(
+        text.contains(
+            r#"controller_runtime_reconcile_time_seconds_bucket{controller="served",le="0.005"}"#
+        ),
+        "histograms with buckets:\n{text}"
+    );
+    assert!(text.contains("workqueue_work_duration_seconds_bucket{name=\"served\""));
+
+    shutdown.cancel();
+    servers.await.unwrap();
+}
