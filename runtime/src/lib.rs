@@ -11,16 +11,22 @@
 //! - [`leaderelection`]: client-go's leader election on a Lease.
 //! - `manager` (the `manager` feature): the Prometheus endpoint and health probes an
 //!   operator serves.
+//! - [`finalizer`], [`conditions`], [`owner`], [`events`]: what a sync needs besides
+//!   its client (kube-runtime's finalizer and event recorder where it has them).
 //! - [`controller`]: the seed's controller (N workers, error classes, graceful
 //!   shutdown) around a `sync(key)`, and event handlers that feed it.
 
 pub mod cache;
 pub mod client;
+pub mod conditions;
 pub mod controller;
+pub mod events;
+pub mod finalizer;
 pub mod informer;
 pub mod leaderelection;
 #[cfg(feature = "manager")]
 pub mod manager;
+pub mod owner;
 pub mod ratelimit;
 #[cfg(feature = "serve")]
 mod serve;
