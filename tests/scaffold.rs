@@ -10,23 +10,27 @@ use std::process::{Command, Output};
 use crdgen_runtime::testing::cluster;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::Deserialize;
 
 /// A YAML file of two documents, as the two types.
-fn two_documents<A: for<'de> Deserialize<'de>, B: for<'de> Deserialize<'de>>(
-    path: &Path,
-) -> (A, B) {
+/// The documents of a multi-document YAML file, as values.
+fn documents(path: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(path).unwrap();
-    let mut documents = serde_yaml_ng::Deserializer::from_str(&text);
-    let first = A::deserialize(documents.next().unwrap()).unwrap();
-    let second = B::deserialize(documents.next().unwrap()).unwrap();
-    assert!(
-        documents.next().is_none(),
-        "{} has two documents",
-        path.display()
-    );
-    (first, second)
+    serde_yaml_ng::Deserializer::from_str(&text)
+        .map(|doc| serde_json::Value::deserialize(doc).unwrap())
+        .collect()
+}
+
+/// The one document of `kind` in `path`, typed.
+fn document<T: for<'de> Deserialize<'de>>(path: &Path, kind: &str) -> T {
+    let mut found = documents(path).into_iter().filter(|d| d["kind"] == kind);
+    let one = found
+        .next()
+        .unwrap_or_else(|| panic!("no {kind} in {}", path.display()));
+    assert!(found.next().is_none(), "one {kind} in {}", path.display());
+    serde_json::from_value(one).unwrap()
 }
 
 use common::crdgen;
@@ -196,33 +200,62 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         text(&again)
     );
 
-    // The role grants what each kind's controller does: watch it, write its status.
-    let role: ClusterRole = serde_yaml_ng::from_str(
-        &std::fs::read_to_string(project.join("config/rbac/role.yaml")).unwrap(),
-    )
-    .unwrap();
-    let granted = |resource: &str, verb: &str| {
-        role.rules.iter().flatten().any(|rule| {
-            rule.api_groups
-                .iter()
-                .flatten()
-                .any(|g| g == "bcrds.example.com")
+    // The role grants what each kind's controller does: watch it, write its status;
+    // and what main.rs does: record events, and (in its namespace) hold the leader Lease.
+    let roles = project.join("config/rbac/role.yaml");
+    let role: ClusterRole = document(&roles, "ClusterRole");
+    let lease_role: Role = document(&roles, "Role");
+    let grants = |rules: &Option<Vec<PolicyRule>>, group: &str, resource: &str, verb: &str| {
+        rules.iter().flatten().any(|rule| {
+            rule.api_groups.iter().flatten().any(|g| g == group)
                 && rule.resources.iter().flatten().any(|r| r == resource)
                 && rule.verbs.iter().any(|v| v == verb)
         })
     };
+    let granted =
+        |resource: &str, verb: &str| grants(&role.rules, "bcrds.example.com", resource, verb);
     for resource in ["examples", "widgets"] {
         for verb in ["list", "watch", "get"] {
             assert!(granted(resource, verb), "{verb} {resource} in {role:?}");
         }
         assert!(granted(&format!("{resource}/status"), "patch"), "{role:?}");
     }
-    // The deployment runs as the service account the role is bound to, in one namespace.
-    let (account, binding): (ServiceAccount, ClusterRoleBinding) =
-        two_documents(&project.join("config/rbac/service_account.yaml"));
-    let (namespace, deployment): (Namespace, Deployment) =
-        two_documents(&project.join("config/manager/manager.yaml"));
+    assert!(
+        grants(&role.rules, "events.k8s.io", "events", "create"),
+        "{role:?}"
+    );
+    assert_eq!(
+        lease_role.metadata.namespace.as_deref(),
+        Some("my-operator-system")
+    );
+    for verb in ["get", "create", "update"] {
+        assert!(
+            grants(&lease_role.rules, "coordination.k8s.io", "leases", verb),
+            "{lease_role:?}"
+        );
+    }
+    // The deployment runs as the service account both roles are bound to, in one
+    // namespace, electing a leader there, with its probes and metrics port.
+    let accounts = project.join("config/rbac/service_account.yaml");
+    let account: ServiceAccount = document(&accounts, "ServiceAccount");
+    let binding: ClusterRoleBinding = document(&accounts, "ClusterRoleBinding");
+    let lease_binding: RoleBinding = document(&accounts, "RoleBinding");
+    let manager = project.join("config/manager/manager.yaml");
+    let namespace: Namespace = document(&manager, "Namespace");
+    let deployment: Deployment = document(&manager, "Deployment");
     assert_eq!(binding.role_ref.name, role.metadata.name.clone().unwrap());
+    assert_eq!(
+        (
+            &lease_binding.role_ref.kind,
+            Some(&lease_binding.role_ref.name)
+        ),
+        (&"Role".to_owned(), lease_role.metadata.name.as_ref())
+    );
+    assert_eq!(
+        lease_binding.metadata.namespace,
+        lease_role.metadata.namespace
+    );
+    assert_eq!(lease_binding.subjects, binding.subjects);
     let subject = &binding.subjects.unwrap()[0];
     assert_eq!(
         (Some(&subject.name), subject.namespace.as_ref()),
@@ -235,6 +268,40 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     assert_eq!(deployment.metadata.namespace, namespace.metadata.name);
     let pod = deployment.spec.template.spec.unwrap();
     assert_eq!(pod.service_account_name, account.metadata.name);
+    let container = &pod.containers[0];
+    let args = container.args.clone().unwrap_or_default();
+    assert!(args.contains(&"--leader-elect=true".to_owned()), "{args:?}");
+    let port = |name: &str| {
+        container
+            .ports
+            .iter()
+            .flatten()
+            .find(|p| p.name.as_deref() == Some(name))
+            .map(|p| p.container_port)
+    };
+    assert_eq!((port("metrics"), port("health")), (Some(8080), Some(8081)));
+    assert!(args.contains(&"--metrics-bind-address=0.0.0.0:8080".to_owned()));
+    assert!(args.contains(&"--health-probe-bind-address=0.0.0.0:8081".to_owned()));
+    for (probe, path) in [
+        (&container.liveness_probe, "/healthz"),
+        (&container.readiness_probe, "/readyz"),
+    ] {
+        let get = probe.as_ref().and_then(|p| p.http_get.as_ref()).unwrap();
+        assert_eq!(get.path.as_deref(), Some(path));
+        assert_eq!(get.port, IntOrString::String("health".into()));
+    }
+    let lease_namespace = container
+        .env
+        .iter()
+        .flatten()
+        .find(|e| e.name == "POD_NAMESPACE");
+    assert_eq!(
+        lease_namespace
+            .and_then(|e| e.value_from.as_ref())
+            .and_then(|v| v.field_ref.as_ref())
+            .map(|f| f.field_path.as_str()),
+        Some("metadata.namespace")
+    );
     let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
     assert!(
         main.contains("let widget = controller::widget::new(&clientset, &factory);"),
@@ -261,17 +328,36 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let report = text(&out);
     assert_eq!(
-        report.matches("test result: ok. 5 passed").count(),
+        report.matches("test result: ok. 6 passed").count(),
         2,
-        "five tests per kind:\n{report}"
+        "six tests per kind:\n{report}"
     );
     let real = std::env::var_os(cluster::KUBECONFIG_VARIABLE).is_some()
         || crdgen_runtime::testing::envtest::Binaries::find().is_ok();
     assert_eq!(
         report.matches("real-cluster suite ran against").count(),
-        if real { 2 } else { 0 },
-        "each kind's controller on the real control plane:\n{report}"
+        if real { 3 } else { 0 },
+        "each kind's controller, and the operator binary, on the real control plane:\n{report}"
     );
+    // The in-memory server is for tests: a release build leaves it out.
+    let tree = Command::new(env!("CARGO"))
+        .current_dir(&project)
+        .args([
+            "tree",
+            "--offline",
+            "-e",
+            "normal,features",
+            "-i",
+            "crdgen-runtime",
+        ])
+        .output()
+        .unwrap();
+    let tree = text(&tree);
+    assert!(
+        tree.contains(r#"crdgen-runtime feature "manager""#),
+        "{tree}"
+    );
+    assert!(!tree.contains(r#"feature "testing""#), "{tree}");
 
     // Its drift check, with this crdgen.
     let verify = Command::new(project.join("hack/verify-codegen.sh"))
@@ -305,7 +391,7 @@ fn init_takes_the_runtime_of_crdgens_checkout_by_default() {
     let manifest = std::fs::read_to_string(dir.path().join("plain/Cargo.toml")).unwrap();
     assert!(
         manifest.contains(&format!(
-            "crdgen-runtime = {{ path = {:?} }}",
+            "crdgen-runtime = {{ path = {:?}, features = [\"manager\"] }}",
             runtime.display().to_string()
         )),
         "{manifest}"
@@ -347,105 +433,6 @@ fn init_refuses_a_directory_that_is_not_empty() {
     );
 }
 
-/// With CRDGEN_E2E_KUBECONFIG: a freshly scaffolded operator, built and started against
-/// the real cluster, marks a created object Ready for its generation.
-#[tokio::test]
-async fn the_scaffolded_operator_reconciles_in_a_real_cluster() {
-    use crdgen_runtime::testing::cluster;
-    use k8s_openapi::api::core::v1::Namespace;
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-    use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
-
-    /// The operator process, stopped when the test ends, however it ends.
-    struct Operator(std::process::Child);
-    impl Drop for Operator {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-
-    let Some(cluster::Connection { client, kubeconfig }) =
-        cluster::connect("scaffold e2e (operator)").await
-    else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let project = init_probe_project(dir.path(), "e2e-operator");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock"),
-        project.join("Cargo.lock"),
-    )
-    .unwrap();
-    let build = Command::new(env!("CARGO"))
-        .current_dir(&project)
-        .args(["build", "--quiet"])
-        .env("CARGO_TARGET_DIR", target_dir())
-        .output()
-        .unwrap();
-    assert_eq!(build.status.code(), Some(0), "{}", text(&build));
-
-    let crd: CustomResourceDefinition = serde_yaml_ng::from_str(
-        &std::fs::read_to_string(project.join("config/crd/bases/e2e.crdgen.dev_probes.yaml"))
-            .unwrap(),
-    )
-    .unwrap();
-    let crd_name = "probes.e2e.crdgen.dev";
-    if let Err(e) = cluster::install_crds(&client, &[crd], "crdgen-e2e").await {
-        let _ = cluster::uninstall_crds(&client, [crd_name]).await;
-        panic!("installing the scaffolded CRD: {e}");
-    }
-    let namespace = format!("crdgen-operator-{}", std::process::id());
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    namespaces
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(serde_json::json!({"metadata": {"name": namespace}})).unwrap(),
-        )
-        .await
-        .unwrap();
-
-    let operator = Operator(
-        Command::new(target_dir().join("debug/e2e-operator"))
-            .env("KUBECONFIG", &kubeconfig)
-            .spawn()
-            .unwrap(),
-    );
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("e2e.crdgen.dev", "v1alpha1", "Probe"),
-        "probes",
-    );
-    let probes: Api<DynamicObject> = Api::namespaced_with(client.clone(), &namespace, &resource);
-    // The project's own sample, as `kubectl apply -f config/samples/` would create it.
-    let sample = project.join("config/samples/e2e_v1alpha1_probe.yaml");
-    let probe: DynamicObject =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(sample).unwrap()).unwrap();
-    probes.create(&PostParams::default(), &probe).await.unwrap();
-    let mut ready = false;
-    for _ in 0..120 {
-        let status = probes.get("probe-sample").await.unwrap().data["status"].clone();
-        let is_ready = status["conditions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|c| c["type"] == "Ready" && c["status"] == "True");
-        if status["observedGeneration"] == 1 && is_ready {
-            ready = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    }
-    drop(operator);
-    let _ = namespaces
-        .delete(&namespace, &DeleteParams::default())
-        .await;
-    let _ = cluster::uninstall_crds(&client, [crd_name]).await;
-    assert!(
-        ready,
-        "the operator did not mark the Probe Ready within 60 s"
-    );
-}
-
 /// `crdgen init NAME` in `dir` for a namespaced `e2e.crdgen.dev/v1alpha1` Probe.
 fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
     let args = [
@@ -477,16 +464,22 @@ async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
     };
     let dir = tempfile::tempdir().unwrap();
     let project = init_probe_project(dir.path(), "manifests");
-    let role: ClusterRole = serde_yaml_ng::from_str(
-        &std::fs::read_to_string(project.join("config/rbac/role.yaml")).unwrap(),
-    )
-    .unwrap();
-    let (mut account, binding): (ServiceAccount, ClusterRoleBinding) =
-        two_documents(&project.join("config/rbac/service_account.yaml"));
-    let (namespace, mut deployment): (Namespace, Deployment) =
-        two_documents(&project.join("config/manager/manager.yaml"));
+    let (roles, accounts, manager) = (
+        project.join("config/rbac/role.yaml"),
+        project.join("config/rbac/service_account.yaml"),
+        project.join("config/manager/manager.yaml"),
+    );
+    let role: ClusterRole = document(&roles, "ClusterRole");
+    let mut lease_role: Role = document(&roles, "Role");
+    let mut account: ServiceAccount = document(&accounts, "ServiceAccount");
+    let binding: ClusterRoleBinding = document(&accounts, "ClusterRoleBinding");
+    let mut lease_binding: RoleBinding = document(&accounts, "RoleBinding");
+    let namespace: Namespace = document(&manager, "Namespace");
+    let mut deployment: Deployment = document(&manager, "Deployment");
     account.metadata.namespace = Some("default".into());
     deployment.metadata.namespace = Some("default".into());
+    lease_role.metadata.namespace = Some("default".into());
+    lease_binding.metadata.namespace = Some("default".into());
 
     let dry_run = PostParams {
         dry_run: true,
@@ -512,6 +505,20 @@ async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
             "ClusterRoleBinding",
             Api::<ClusterRoleBinding>::all(c.clone())
                 .create(&dry_run, &binding)
+                .await
+                .map(drop),
+        ),
+        (
+            "Role",
+            Api::<Role>::namespaced(c.clone(), "default")
+                .create(&dry_run, &lease_role)
+                .await
+                .map(drop),
+        ),
+        (
+            "RoleBinding",
+            Api::<RoleBinding>::namespaced(c.clone(), "default")
+                .create(&dry_run, &lease_binding)
                 .await
                 .map(drop),
         ),

@@ -1,7 +1,7 @@
 //! The runtime that crdgen-generated code stands on, the way client-go backs
 //! code-generator's output.
 //!
-//! - [`testing`]: an in-memory Kubernetes API server behind `kube::Client`, for testing
+//! - `testing` (the `testing` feature, for tests only): an in-memory Kubernetes API server behind `kube::Client`, for testing
 //!   generated clientsets and your own controllers without a cluster; and, for
 //!   end-to-end tests against a real one, installing and removing CRDs.
 //! - [`client`]: what generated clientsets share.
@@ -31,6 +31,7 @@ pub mod ratelimit;
 #[cfg(feature = "serve")]
 mod serve;
 mod sync;
+#[cfg(feature = "testing")]
 pub mod testing;
 #[cfg(feature = "webhook")]
 pub mod webhook;

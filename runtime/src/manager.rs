@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use hyper::Request;
 use hyper::body::Incoming;
-use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder, PrometheusHandle};
+pub use metrics_exporter_prometheus::PrometheusHandle;
+use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 

@@ -126,6 +126,9 @@ impl {clientset_ty} {{
     }}
     /// A clientset over an in-memory API server serving every kind it knows
     /// (with the `/status` and `/scale` subresources where the kind declares them).
+    /// For tests: with this crate's `testing` feature, declared as
+    /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
+    #[cfg(feature = "testing")]
     pub fn in_memory(server: &::{runtime}::testing::ApiServer) -> Self {{
 {registrations}        Self::new(server.client())
     }}

@@ -35,6 +35,7 @@ mod templates {
         include_str!("../../templates/project/src/apis/version_mod.rs.tmpl");
     pub const TYPES: &str = include_str!("../../templates/project/src/apis/kind_types.rs.tmpl");
     pub const TEST: &str = include_str!("../../templates/project/tests/kind_controller.rs.tmpl");
+    pub const OPERATOR_TEST: &str = include_str!("../../templates/project/tests/operator.rs.tmpl");
     pub const SAMPLE: &str =
         include_str!("../../templates/project/config/samples/sample.yaml.tmpl");
     pub const SERVICE_ACCOUNT: &str =
@@ -251,7 +252,11 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     values.insert("name", name.to_owned());
     values.insert("role", naming::scaffold::role_name(name));
     values.insert("crate", crate_name);
-    values.insert("runtime", runtime_dependency(runtime, &[]).map_err(usage)?);
+    // `manager`: the metrics endpoint and probes main.rs serves.
+    values.insert(
+        "runtime",
+        runtime_dependency(runtime, &["manager"]).map_err(usage)?,
+    );
     // The tests run on a real control plane when one is found, as kubebuilder's do.
     values.insert(
         "runtime_envtest",
@@ -314,6 +319,7 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
             templates::TEST,
             false,
         ),
+        ("tests/operator.rs".into(), templates::OPERATOR_TEST, false),
         (
             format!("config/samples/{}", values["sample"]),
             templates::SAMPLE,
@@ -623,6 +629,7 @@ mod tests {
             templates::VERSION_MOD,
             templates::TYPES,
             templates::TEST,
+            templates::OPERATOR_TEST,
             templates::SAMPLE,
             templates::SERVICE_ACCOUNT,
             templates::MANAGER,

@@ -293,8 +293,8 @@ fn with_server(main: &str, crate_name: &str) -> String {
     /// Directory of the webhook server's certificate (`tls.crt`, `tls.key`).
     #[arg(long, default_value = "/tmp/k8s-webhook-server/serving-certs")]
     cert_dir: std::path::PathBuf,
-    /// Run without the webhook server (kubebuilder's `ENABLE_WEBHOOKS=false`), e.g. on a
-    /// workstation without its certificate.
+    /// Run without the webhook server, e.g. on a workstation without its certificate
+    /// (or set kubebuilder's `ENABLE_WEBHOOKS=false`).
     #[arg(long)]
     no_webhooks: bool,
     // crdgen:args"#,
@@ -304,7 +304,7 @@ fn with_server(main: &str, crate_name: &str) -> String {
         &format!(
             r#"    // The webhook server, beside the controllers until shutdown.
     let mut webhooks = None;
-    if !args.no_webhooks {{
+    if !args.no_webhooks && std::env::var("ENABLE_WEBHOOKS").as_deref() != Ok("false") {{
         let address = std::net::SocketAddr::from(([0, 0, 0, 0], args.webhook_port));
         match {crate_name}::webhook::webhooks().bind(address, &args.cert_dir).await {{
             Ok(server) => webhooks = Some(tokio::spawn(server.run(shutdown.clone()))),

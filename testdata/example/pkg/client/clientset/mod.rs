@@ -32,6 +32,9 @@ impl Clientset {
     }
     /// A clientset over an in-memory API server serving every kind it knows
     /// (with the `/status` and `/scale` subresources where the kind declares them).
+    /// For tests: with this crate's `testing` feature, declared as
+    /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
+    #[cfg(feature = "testing")]
     pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
         server.register::<crate::pkg::apis::bcrds::v1alpha1::Example>(true);
         Self::new(server.client())
