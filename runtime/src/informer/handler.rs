@@ -271,6 +271,14 @@ impl<K> Receiver<K> {
     }
 }
 
+/// What was never taken leaves the gauge with the channel.
+impl<K> Drop for Receiver<K> {
+    fn drop(&mut self) {
+        let untaken = self.lag.pending.swap(0, Ordering::Relaxed);
+        self.lag.gauge.decrement(untaken as f64);
+    }
+}
+
 /// Runs `handler` on what arrives, on a task of `tasks`; a panic in it is logged and
 /// the handler keeps receiving. The task ends once the channel is closed and drained.
 pub(super) fn deliver<K: Send + Sync + 'static>(
