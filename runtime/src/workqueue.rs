@@ -10,10 +10,11 @@
 //! `workqueue_depth`, `workqueue_adds_total`, `workqueue_queue_duration_seconds`,
 //! `workqueue_work_duration_seconds`, `workqueue_retries_total`,
 //! `workqueue_unfinished_work_seconds`, `workqueue_longest_running_processor_seconds`
-//! (these two refreshed every 500 ms while items are processed).
+//! (these two refreshed every 500 ms while items are processed). Metric handles are
+//! resolved once, when the queue is made: install the recorder before making queues.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -24,22 +25,39 @@ use tokio::time::Instant;
 
 use crate::ratelimit::{RateLimiter, default_controller_rate_limiter};
 
+/// How many times `get` looks at an empty queue again before it parks.
+const GET_SPINS: u32 = 16;
+
 /// How often the unfinished-work gauges are refreshed (client-go's period).
 const UNFINISHED_WORK_REFRESH: Duration = Duration::from_millis(500);
 
+/// Hash maps with foldhash: keys are object keys, hashed on every operation, where
+/// SipHash's cost showed in profiles; foldhash is seeded per map, so keys chosen to
+/// collide are no cheaper to find than with SipHash's random keys.
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// What the queue knows of an item that is queued, being processed, or both (client-go
+/// keeps a dirty set and a processing set; one entry costs one hash lookup per step).
+struct Entry {
+    /// Waiting to be handed out: queued, or added again while being processed.
+    dirty: bool,
+    /// When it was added, while dirty: for the queue-duration metric.
+    added: Instant,
+    /// When a worker took it, while it is being processed.
+    processing: Option<Instant>,
+}
+
 struct State<T> {
     queue: VecDeque<T>,
-    /// Items waiting to be handed out (queued, or re-added while processing).
-    dirty: HashSet<T>,
-    processing: HashMap<T, Instant>,
-    /// When each dirty item was added, for the queue-duration metric.
-    added: HashMap<T, Instant>,
+    items: Map<T, Entry>,
+    /// How many items are being processed.
+    processing: usize,
     /// The ready time of each delayed item: a later add_after waits for the earlier one.
-    waiting: HashMap<T, Instant>,
+    waiting: Map<T, Instant>,
     /// Delayed adds by ready time (and a sequence number, which names the item in
     /// `delayed`): what the one delay loop of the queue waits on.
     delays: BinaryHeap<Reverse<(Instant, u64)>>,
-    delayed: HashMap<u64, T>,
+    delayed: Map<u64, T>,
     next_delay: u64,
     /// Whether the delay loop runs (it ends when no delay is left).
     delay_loop: bool,
@@ -49,8 +67,36 @@ struct State<T> {
     shutting_down: bool,
 }
 
+/// The queue's metrics, resolved once: a lookup by name and labels per operation cost
+/// more than the operation. As in client-go, a queue records to the recorder installed
+/// when it was made (install it first).
+struct Metrics {
+    adds: metrics::Counter,
+    depth: metrics::Gauge,
+    queue_duration: metrics::Histogram,
+    work_duration: metrics::Histogram,
+    retries: metrics::Counter,
+    unfinished: metrics::Gauge,
+    longest: metrics::Gauge,
+}
+
+impl Metrics {
+    fn new(name: &str) -> Self {
+        let labels = [("name", name.to_owned())];
+        Metrics {
+            adds: metrics::counter!("workqueue_adds_total", &labels),
+            depth: metrics::gauge!("workqueue_depth", &labels),
+            queue_duration: metrics::histogram!("workqueue_queue_duration_seconds", &labels),
+            work_duration: metrics::histogram!("workqueue_work_duration_seconds", &labels),
+            retries: metrics::counter!("workqueue_retries_total", &labels),
+            unfinished: metrics::gauge!("workqueue_unfinished_work_seconds", &labels),
+            longest: metrics::gauge!("workqueue_longest_running_processor_seconds", &labels),
+        }
+    }
+}
+
 struct Inner<T> {
-    name: String,
+    metrics: Metrics,
     state: Mutex<State<T>>,
     /// Wakes getters when an item is queued or the queue shuts down.
     ready: Notify,
@@ -87,15 +133,14 @@ where
     pub fn with_rate_limiter(name: &str, rate_limiter: impl RateLimiter<T> + 'static) -> Self {
         WorkQueue {
             inner: Arc::new(Inner {
-                name: name.to_owned(),
+                metrics: Metrics::new(name),
                 state: Mutex::new(State {
                     queue: VecDeque::new(),
-                    dirty: HashSet::new(),
-                    processing: HashMap::new(),
-                    added: HashMap::new(),
-                    waiting: HashMap::new(),
+                    items: Map::default(),
+                    processing: 0,
+                    waiting: Map::default(),
                     delays: BinaryHeap::new(),
-                    delayed: HashMap::new(),
+                    delayed: Map::default(),
                     next_delay: 0,
                     delay_loop: false,
                     unfinished_loop: false,
@@ -113,26 +158,39 @@ where
         crate::sync::lock(&self.inner.state)
     }
 
-    fn label(&self) -> [(&'static str, String); 1] {
-        [("name", self.inner.name.clone())]
-    }
-
     /// Queues `item` unless it is queued already (or the queue is shutting down).
     pub fn add(&self, item: T) {
+        let now = Instant::now();
         let mut state = self.state();
-        if state.shutting_down || !state.dirty.insert(item.clone()) {
+        if state.shutting_down {
             return;
         }
-        metrics::counter!("workqueue_adds_total", &self.label()).increment(1);
-        state.added.insert(item.clone(), Instant::now());
-        if state.processing.contains_key(&item) {
-            // Handed out again when the worker holding it calls `done`.
-            return;
-        }
-        state.queue.push_back(item);
-        metrics::gauge!("workqueue_depth", &self.label()).set(state.queue.len() as f64);
+        let depth = match state.items.get_mut(&item) {
+            Some(entry) if entry.dirty => return,
+            Some(entry) => {
+                // Being processed: handed out again when its worker calls `done`.
+                entry.dirty = true;
+                entry.added = now;
+                None
+            }
+            None => {
+                let entry = Entry {
+                    dirty: true,
+                    added: now,
+                    processing: None,
+                };
+                state.items.insert(item.clone(), entry);
+                state.queue.push_back(item);
+                Some(state.queue.len())
+            }
+        };
         drop(state);
-        self.inner.ready.notify_one();
+        // Recorded outside the lock, which workers and other adders wait on.
+        self.inner.metrics.adds.increment(1);
+        if let Some(depth) = depth {
+            self.inner.metrics.depth.set(depth as f64);
+            self.inner.ready.notify_one();
+        }
     }
 
     /// Queues `item` after `delay`; an earlier pending delay for it wins.
@@ -210,7 +268,7 @@ where
 
     /// Queues `item` after its rate limiter's wait: a retry.
     pub fn add_rate_limited(&self, item: T) {
-        metrics::counter!("workqueue_retries_total", &self.label()).increment(1);
+        self.inner.metrics.retries.increment(1);
         let delay = self.inner.rate_limiter.when(&item);
         self.add_after(item, delay);
     }
@@ -227,48 +285,79 @@ where
     /// The next item, once one is queued; `None` once the queue is shut down and empty.
     /// The caller must call `done` with it.
     pub async fn get(&self) -> Option<T> {
+        let mut spins = 0;
         loop {
             let notified = self.inner.ready.notified();
-            {
-                let mut state = self.state();
-                if let Some(item) = state.queue.pop_front() {
-                    state.dirty.remove(&item);
-                    let now = Instant::now();
-                    if let Some(added) = state.added.remove(&item) {
-                        metrics::histogram!("workqueue_queue_duration_seconds", &self.label())
-                            .record(now.duration_since(added).as_secs_f64());
+            let now = Instant::now();
+            let taken = {
+                let mut guard = self.state();
+                let state = &mut *guard;
+                match state.queue.pop_front() {
+                    Some(item) => {
+                        let mut waited = Duration::ZERO;
+                        if let Some(entry) = state.items.get_mut(&item) {
+                            entry.dirty = false;
+                            entry.processing = Some(now);
+                            waited = now.saturating_duration_since(entry.added);
+                        }
+                        state.processing += 1;
+                        if !std::mem::replace(&mut state.unfinished_loop, true) {
+                            tokio::spawn(self.unfinished_loop());
+                        }
+                        Some((item, waited, state.queue.len()))
                     }
-                    state.processing.insert(item.clone(), now);
-                    metrics::gauge!("workqueue_depth", &self.label()).set(state.queue.len() as f64);
-                    self.record_unfinished(&state);
-                    if !std::mem::replace(&mut state.unfinished_loop, true) {
-                        tokio::spawn(self.unfinished_loop());
-                    }
-                    return Some(item);
+                    None if state.shutting_down => return None,
+                    None => None,
                 }
-                if state.shutting_down {
-                    return None;
+            };
+            let Some((item, waited, depth)) = taken else {
+                // A worker that just finished an item looks again a few times before it
+                // parks: under a stream of adds, waking a parked worker costs more than
+                // the item.
+                if spins < GET_SPINS {
+                    spins += 1;
+                    tokio::task::yield_now().await;
+                } else {
+                    notified.await;
                 }
-            }
-            notified.await;
+                continue;
+            };
+            // Recorded outside the lock, which the other workers and adders wait on.
+            let metrics = &self.inner.metrics;
+            metrics.queue_duration.record(waited.as_secs_f64());
+            metrics.depth.set(depth as f64);
+            return Some(item);
         }
     }
 
     /// Marks `item` processed; if it was added meanwhile, it is queued again.
     pub fn done(&self, item: &T) {
-        let mut state = self.state();
-        if let Some(started) = state.processing.remove(item) {
-            metrics::histogram!("workqueue_work_duration_seconds", &self.label())
-                .record(started.elapsed().as_secs_f64());
-        }
-        self.record_unfinished(&state);
-        if state.dirty.contains(item) {
+        let now = Instant::now();
+        let mut guard = self.state();
+        let state = &mut *guard;
+        let Some(entry) = state.items.get_mut(item) else {
+            return;
+        };
+        let Some(started) = entry.processing.take() else {
+            return;
+        };
+        state.processing -= 1;
+        let requeued = entry.dirty;
+        if requeued {
             state.queue.push_back(item.clone());
-            metrics::gauge!("workqueue_depth", &self.label()).set(state.queue.len() as f64);
-            drop(state);
+        } else {
+            state.items.remove(item);
+        }
+        let (depth, drained) = (state.queue.len(), state.processing == 0);
+        drop(guard);
+        let metrics = &self.inner.metrics;
+        metrics
+            .work_duration
+            .record(now.saturating_duration_since(started).as_secs_f64());
+        if requeued {
+            metrics.depth.set(depth as f64);
             self.inner.ready.notify_one();
-        } else if state.processing.is_empty() {
-            drop(state);
+        } else if drained {
             self.inner.drained.notify_waiters();
         }
     }
@@ -288,7 +377,7 @@ where
                 let queue = WorkQueue { inner };
                 let mut state = queue.state();
                 queue.record_unfinished(&state);
-                if state.processing.is_empty() {
+                if state.processing == 0 {
                     state.unfinished_loop = false;
                     return;
                 }
@@ -299,12 +388,13 @@ where
     fn record_unfinished(&self, state: &State<T>) {
         let now = Instant::now();
         let running = state
-            .processing
+            .items
             .values()
-            .map(|s| now.duration_since(*s).as_secs_f64());
+            .filter_map(|e| e.processing)
+            .map(|started| now.duration_since(started).as_secs_f64());
         let (total, longest) = running.fold((0.0, 0.0_f64), |(t, l), d| (t + d, l.max(d)));
-        metrics::gauge!("workqueue_unfinished_work_seconds", &self.label()).set(total);
-        metrics::gauge!("workqueue_longest_running_processor_seconds", &self.label()).set(longest);
+        self.inner.metrics.unfinished.set(total);
+        self.inner.metrics.longest.set(longest);
     }
 
     /// Items queued and not yet handed out.
@@ -332,7 +422,7 @@ where
         self.shut_down();
         loop {
             let drained = self.inner.drained.notified();
-            if self.state().processing.is_empty() {
+            if self.state().processing == 0 {
                 return;
             }
             drained.await;
