@@ -37,15 +37,19 @@ pub fn select<K: Resource>(objects: Vec<Arc<K>>, selector: &kube::core::Selector
         .collect()
 }
 
+/// Hash maps with foldhash: every get hashes its key, where SipHash cost as much as
+/// the lookup; foldhash is seeded per map, so colliding keys are as hard to find.
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 struct Index<K> {
     func: IndexFn<K>,
     /// Index value → the objects under it by key, sorted so that lookups come out in
     /// key order and cost one step per object.
-    values: HashMap<String, BTreeMap<String, Arc<K>>>,
+    values: Map<String, BTreeMap<String, Arc<K>>>,
 }
 
 struct Inner<K> {
-    items: HashMap<String, Arc<K>>,
+    items: Map<String, Arc<K>>,
     indexes: BTreeMap<String, Index<K>>,
 }
 
@@ -76,12 +80,12 @@ impl<K: Resource + 'static> Store<K> {
             NAMESPACE_INDEX.to_owned(),
             Index {
                 func: namespace,
-                values: HashMap::new(),
+                values: Map::default(),
             },
         )]);
         Store {
             inner: Arc::new(RwLock::new(Inner {
-                items: HashMap::new(),
+                items: Map::default(),
                 indexes,
             })),
         }
@@ -100,7 +104,7 @@ impl<K: Resource + 'static> Store<K> {
         let mut inner = self.write();
         let mut index = Index {
             func: Arc::new(func),
-            values: HashMap::new(),
+            values: Map::default(),
         };
         for (key, object) in &inner.items {
             for value in (index.func)(object) {
