@@ -63,16 +63,23 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::di
             for kind in version.kinds.values().filter(|k| k.has_client()) {
                 let kind_mod = naming::client::kind_module(&kind.name);
                 let informer = naming::ident(&names::kind_informer(&kind.name)).to_string();
-                let kind_accessor =
-                    naming::ident(&naming::client::kind_accessor(&kind.name, &kind.plural));
+                let accessor = naming::client::kind_accessor(&kind.name, &kind.plural);
+                let kind_accessor = naming::ident(&accessor);
+                let metadata_accessor = naming::ident(&names::metadata_accessor(&accessor));
                 let _ = write!(
                     kind_accessors,
-                    r#"    /// The shared `{}` informer.
+                    r#"    /// The shared `{plural}` informer.
     pub fn {kind_accessor}(&self) -> {informer} {{
         {informer}::new(self.factory)
     }}
+    /// The shared metadata-only `{plural}` informer (client-go's metadata informers):
+    /// it caches names, labels, annotations and owners, not spec or status.
+    pub fn {metadata_accessor}(&self) -> {metadata} {{
+        {informer}::metadata(self.factory)
+    }}
 "#,
-                    kind.plural
+                    plural = kind.plural,
+                    metadata = metadata_informer(&ctx.type_path(&kind.root, &kind.path)),
                 );
                 let _ = writeln!(
                     reexports,
@@ -172,6 +179,14 @@ impl<'a> {name}<'a> {{
     )
 }
 
+/// The type of a metadata-only informer of `object`.
+fn metadata_informer(object: &str) -> String {
+    format!(
+        "::{}::informer::SharedInformer<::kube::core::PartialObjectMeta<{object}>>",
+        naming::RUNTIME_CRATE
+    )
+}
+
 /// The kind's shared informer, as text (see `client::kind_clients`).
 fn kind_informer(
     ctx: &Context<'_>,
@@ -192,6 +207,7 @@ fn kind_informer(
         .join(version)
         .item_text(&names::kind_lister(&kind.name));
     let shared = format!("::{runtime}::informer::SharedInformer<{object}>");
+    let metadata = metadata_informer(object);
     let api = if kind.namespaced {
         "|client, namespace| match namespace {
                 ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
@@ -221,6 +237,11 @@ impl {informer} {{
     }}
     pub fn informer(&self) -> &{shared} {{
         &self.informer
+    }}
+    /// The metadata-only informer of the same resource: the apiserver sends only each
+    /// object's metadata, and that is what it caches.
+    pub fn metadata(factory: &::{runtime}::informer::InformerFactory) -> {metadata} {{
+        factory.informer_for::<::kube::core::PartialObjectMeta<{object}>>({api})
     }}
 }}
 impl ::std::ops::Deref for {informer} {{

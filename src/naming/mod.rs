@@ -79,6 +79,11 @@ pub mod informer {
         )
     }
 
+    /// `examples_metadata`: the metadata-only informer beside `examples`.
+    pub fn metadata_accessor(kind_accessor: &str) -> String {
+        format!("{kind_accessor}_metadata")
+    }
+
     /// `ExampleInformer`.
     pub fn kind_informer(kind: &str) -> String {
         format!("{kind}Informer")

@@ -123,10 +123,19 @@ impl ApiServer {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("application/json")
             .to_owned();
+        // `Accept: …;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1`: kube's
+        // `Api<PartialObjectMeta<K>>`, whose reads the apiserver answers with metadata only.
+        let metadata_only = parts.method == Method::GET
+            && parts
+                .headers
+                .get(http::header::ACCEPT)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|accept| accept.contains("as=PartialObjectMetadata"));
         if parts.method == Method::GET && route.name.is_none() && params.flag("watch") {
-            return self.watch(route, &params);
+            return self.watch(route, &params, metadata_only);
         }
         match self.serve(&parts.method, route, &params, &content_type, &bytes) {
+            Ok((status, value)) if metadata_only => json(status, &partial_metadata(value)),
             Ok((status, value)) => json(status, &value),
             Err(e) => error(&e),
         }
@@ -210,7 +219,7 @@ impl ApiServer {
         }
     }
 
-    fn watch(&self, route: Route, params: &Params) -> Response<Body> {
+    fn watch(&self, route: Route, params: &Params, metadata_only: bool) -> Response<Body> {
         let receiver = params.query(route.namespace.clone()).and_then(|query| {
             self.store().watch(
                 &route.key,
@@ -230,7 +239,11 @@ impl ApiServer {
             .map_or(Duration::MAX, Duration::from_secs);
         let events = tokio_stream::wrappers::UnboundedReceiverStream::new(receiver)
             .take_until(tokio::time::sleep(timeout))
-            .map(|event| {
+            .map(move |event| {
+                let mut event = serde_json::to_value(&event).unwrap_or_default();
+                if metadata_only && event["type"] != "ERROR" {
+                    event["object"] = partial_metadata(event["object"].take());
+                }
                 let mut line = serde_json::to_vec(&event).unwrap_or_default();
                 line.push(b'\n');
                 Ok::<_, Infallible>(http_body::Frame::data(Bytes::from(line)))
@@ -241,6 +254,27 @@ impl ApiServer {
             http::HeaderValue::from_static("application/json"),
         );
         response
+    }
+}
+
+/// An object, or a list, as the apiserver answers a metadata-only read: each object
+/// reduced to a `PartialObjectMetadata` of its metadata.
+fn partial_metadata(mut value: Value) -> Value {
+    let object = |metadata: Value| {
+        serde_json::json!({
+            "apiVersion": "meta.k8s.io/v1",
+            "kind": "PartialObjectMetadata",
+            "metadata": metadata,
+        })
+    };
+    match value.get_mut("items").map(Value::take) {
+        Some(Value::Array(items)) => serde_json::json!({
+            "apiVersion": "meta.k8s.io/v1",
+            "kind": "PartialObjectMetadataList",
+            "metadata": value["metadata"].take(),
+            "items": items.into_iter().map(|mut i| object(i["metadata"].take())).collect::<Vec<_>>(),
+        }),
+        _ => object(value["metadata"].take()),
     }
 }
 

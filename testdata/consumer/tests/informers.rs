@@ -200,6 +200,55 @@ pub async fn namespace_restriction_and_selector_tweaks(env: &Env) {
     factory.shutdown().await;
 }
 
+/// A metadata-only informer caches what the apiserver sends for such a read: each
+/// object's metadata (labels, resourceVersion, …) as `PartialObjectMetadata`, and shares
+/// no watch with the full informer of the same resource.
+pub async fn metadata_only_informers(env: &Env) {
+    seed(env, &[("m1", "web"), ("m2", "db")]).await;
+    let factory = SharedInformerFactory::with_options(
+        env.cs.client().clone(),
+        FactoryOptions::default().namespace(&env.ns),
+    );
+    let metadata = factory.bcrds().v1alpha1().examples_metadata();
+    let full = factory.bcrds().v1alpha1().examples();
+    let token = CancellationToken::new();
+    factory.start(&token);
+    factory.ensure_cache_sync().await.unwrap();
+    let key = format!("{}/m1", env.ns);
+    let cached = metadata.store().get(&key).expect("cached");
+    assert_eq!(cached.metadata.labels.as_ref().unwrap()["tier"], "web");
+    let types = cached.types.as_ref().expect("apiVersion and kind");
+    assert_eq!(
+        (types.api_version.as_str(), types.kind.as_str()),
+        ("meta.k8s.io/v1", "PartialObjectMetadata")
+    );
+    assert_eq!(
+        cached.metadata.resource_version,
+        full.store().get(&key).unwrap().metadata.resource_version
+    );
+    assert_eq!(metadata.store().len(), 2);
+
+    // It follows changes as the full one does.
+    let log: Log = Arc::default();
+    let deletes = log.clone();
+    metadata.add_event_handler(HandlerFns::new().on_delete(
+        move |o: &Arc<kube::core::PartialObjectMeta<Example>>| {
+            deletes
+                .lock()
+                .unwrap()
+                .push(format!("delete {}", o.name_any()))
+        },
+    ));
+    env.cs
+        .bcrds_v1alpha1()
+        .examples(&env.ns)
+        .delete("m2", &DeleteParams::default())
+        .await
+        .unwrap();
+    assert_eq!(wait_for(&log, 1).await, ["delete m2"]);
+    factory.shutdown().await;
+}
+
 pub async fn custom_indexers(env: &Env) {
     let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
     for (name, image) in [("i1", "nginx"), ("i2", "redis"), ("i3", "nginx")] {
@@ -236,6 +285,7 @@ mod in_memory_server {
         late_handlers_and_subscribers_get_synthetic_adds,
         namespace_restriction_and_selector_tweaks,
         custom_indexers,
+        metadata_only_informers,
         group_go_name_and_multi_word_kind,
     );
 
@@ -513,5 +563,6 @@ real_cluster_checks!(
     late_handlers_and_subscribers_get_synthetic_adds,
     namespace_restriction_and_selector_tweaks,
     custom_indexers,
+    metadata_only_informers,
     group_go_name_and_multi_word_kind
 );

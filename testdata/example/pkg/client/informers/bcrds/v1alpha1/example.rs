@@ -37,6 +37,14 @@ impl ExampleInformer {
     pub fn informer(&self) -> &::crdgen_runtime::informer::SharedInformer<Object> {
         &self.informer
     }
+    /// The metadata-only informer of the same resource: the apiserver sends only each
+    /// object's metadata, and that is what it caches.
+    pub fn metadata(factory: &::crdgen_runtime::informer::InformerFactory) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<Object>> {
+        factory.informer_for::<::kube::core::PartialObjectMeta<Object>>(|client, namespace| match namespace {
+                ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
+                ::std::option::Option::None => ::kube::Api::all(client),
+            })
+    }
 }
 impl ::std::ops::Deref for ExampleInformer {
     type Target = ::crdgen_runtime::informer::SharedInformer<Object>;

@@ -29,4 +29,9 @@ impl<'a> BcrdsV1alpha1Informers<'a> {
     pub fn examples(&self) -> ExampleInformer {
         ExampleInformer::new(self.factory)
     }
+    /// The shared metadata-only `examples` informer (client-go's metadata informers):
+    /// it caches names, labels, annotations and owners, not spec or status.
+    pub fn examples_metadata(&self) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<crate::pkg::apis::bcrds::v1alpha1::Example>> {
+        ExampleInformer::metadata(self.factory)
+    }
 }
