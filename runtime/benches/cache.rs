@@ -213,6 +213,20 @@ fn main() {
         "  get                                  {:>9.0} ns per call",
         start.elapsed().as_nanos() as f64 / 1e6
     );
+    let refs: Vec<reflector::ObjectRef<Pod>> = (0..100_000)
+        .map(|i| {
+            reflector::ObjectRef::new(&format!("app-7d9f8c6b5-{i:05}"))
+                .within(&format!("ns-{:03}", i % 100))
+        })
+        .collect();
+    let start = Instant::now();
+    for object in refs.iter().cycle().take(1_000_000) {
+        black_box(reader.get(object));
+    }
+    println!(
+        "  kube reflector Store, get            {:>9.0} ns per call",
+        start.elapsed().as_nanos() as f64 / 1e6
+    );
     let start = Instant::now();
     for n in 0..1_000 {
         let objects = store

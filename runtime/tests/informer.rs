@@ -12,8 +12,7 @@ use crdgen_runtime::CancellationToken;
 use crdgen_runtime::informer::{
     EventHandler, FactoryOptions, HandlerFns, InformerFactory, SharedInformer,
 };
-use crdgen_runtime::testing::ApiServer;
-use crdgen_runtime::testing::cluster;
+use crdgen_runtime::testing::{ApiServer, cluster, eventually};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::runtime::watcher;
@@ -56,12 +55,7 @@ fn recorder() -> (HandlerFns<ConfigMap>, Log) {
 }
 
 async fn wait_for(log: &Log, n: usize) -> Vec<String> {
-    for _ in 0..3000 {
-        if log.lock().unwrap().len() >= n {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually(Duration::from_secs(30), || log.lock().unwrap().len() >= n).await;
     log.lock().unwrap().clone()
 }
 
@@ -154,13 +148,8 @@ async fn a_slow_handlers_lag_is_measured() {
     assert_eq!(informer.handler_lag(), [49, 0]);
 
     drop(release);
-    for _ in 0..500 {
-        if informer.handler_lag() == [0, 0] {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert_eq!(informer.handler_lag(), [0, 0]);
+    let drained = || informer.handler_lag() == [0, 0];
+    assert!(eventually(Duration::from_secs(5), drained).await);
     assert_eq!(taken.load(Ordering::SeqCst), 50);
     stop.cancel();
     task.await.unwrap();
@@ -222,18 +211,12 @@ async fn shutdown_waits_for_handlers_and_late_handlers_end() {
         taken: late_taken.clone(),
         _alive: late_alive.clone(),
     });
-    for _ in 0..500 {
-        if Arc::strong_count(&late_alive) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let ended = eventually(Duration::from_secs(5), || {
+        Arc::strong_count(&late_alive) == 1
+    })
+    .await;
     assert_eq!(late_taken.load(Ordering::SeqCst), 10, "the cached objects");
-    assert_eq!(
-        Arc::strong_count(&late_alive),
-        1,
-        "a handler added after the stop ends"
-    );
+    assert!(ended, "a handler added after the stop ends");
     drop(api);
 }
 

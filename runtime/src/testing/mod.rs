@@ -92,6 +92,22 @@ use scale::ScalePaths;
 pub use status::ApiError;
 use store::{ResourceInfo, Storage};
 
+/// Polls `done` every 10 ms of the Tokio clock (which a paused test clock advances)
+/// until it holds, for at most `limit`; whether it held. For what tests wait on: a
+/// handler's log, a cache, a condition on the server.
+pub async fn eventually(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        if done() {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
 /// The in-memory API server. Cheap to clone: clones share one store.
 #[derive(Clone, Default)]
 pub struct ApiServer {

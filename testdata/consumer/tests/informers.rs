@@ -14,6 +14,7 @@ use crdgen_consumer::apis::hyphens::v1::{ClusterTestType, ClusterTestTypeSpec};
 use crdgen_consumer::client::informers::SharedInformerFactory;
 use crdgen_runtime::CancellationToken;
 use crdgen_runtime::informer::{FactoryOptions, HandlerFns, Notification};
+use crdgen_runtime::testing::eventually;
 use futures_util::StreamExt;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, PostParams};
@@ -46,12 +47,7 @@ fn recorder_of(namespace: &str, wanted: fn(&str) -> bool) -> (HandlerFns<Example
 
 /// Waits (up to 30 s) until the log holds `n` entries, and returns them.
 async fn wait_for(log: &Log, n: usize) -> Vec<String> {
-    for _ in 0..3000 {
-        if log.lock().unwrap().len() >= n {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually(Duration::from_secs(30), || log.lock().unwrap().len() >= n).await;
     log.lock().unwrap().clone()
 }
 
