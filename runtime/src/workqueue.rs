@@ -16,7 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt::Debug;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -48,8 +48,11 @@ struct Entry {
 }
 
 struct State<T> {
-    queue: VecDeque<T>,
-    items: Map<T, Entry>,
+    /// Queued items with their hashes (computed once, outside the lock).
+    queue: VecDeque<(u64, T)>,
+    /// Each item with what the queue knows of it, found by a hash computed before the
+    /// lock is taken: the lock covers the table probe, not the hashing.
+    items: hashbrown::HashTable<(T, Entry)>,
     /// How many items are being processed.
     processing: usize,
     /// The ready time of each delayed item: a later add_after waits for the earlier one.
@@ -97,6 +100,7 @@ impl Metrics {
 
 struct Inner<T> {
     metrics: Metrics,
+    hasher: foldhash::fast::RandomState,
     state: Mutex<State<T>>,
     /// Wakes getters when an item is queued or the queue shuts down.
     ready: Notify,
@@ -134,9 +138,10 @@ where
         WorkQueue {
             inner: Arc::new(Inner {
                 metrics: Metrics::new(name),
+                hasher: foldhash::fast::RandomState::default(),
                 state: Mutex::new(State {
                     queue: VecDeque::new(),
-                    items: Map::default(),
+                    items: hashbrown::HashTable::new(),
                     processing: 0,
                     waiting: Map::default(),
                     delays: BinaryHeap::new(),
@@ -158,33 +163,46 @@ where
         crate::sync::lock(&self.inner.state)
     }
 
+    fn hash(&self, item: &T) -> u64 {
+        self.inner.hasher.hash_one(item)
+    }
+
     /// Queues `item` unless it is queued already (or the queue is shutting down).
     pub fn add(&self, item: T) {
         let now = Instant::now();
-        let mut state = self.state();
+        let hash = self.hash(&item);
+        // The table's copy, made before the lock (and dropped after it when not needed).
+        let mut copy = Some(item.clone());
+        let mut guard = self.state();
+        let state = &mut *guard;
         if state.shutting_down {
             return;
         }
-        let depth = match state.items.get_mut(&item) {
-            Some(entry) if entry.dirty => return,
-            Some(entry) => {
+        let hasher = |(item, _): &(T, Entry)| self.hash(item);
+        let depth = match state.items.entry(hash, |(known, _)| *known == item, hasher) {
+            hashbrown::hash_table::Entry::Occupied(entry) => {
+                let entry = &mut entry.into_mut().1;
+                if entry.dirty {
+                    return;
+                }
                 // Being processed: handed out again when its worker calls `done`.
                 entry.dirty = true;
                 entry.added = now;
                 None
             }
-            None => {
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
                 let entry = Entry {
                     dirty: true,
                     added: now,
                     processing: None,
                 };
-                state.items.insert(item.clone(), entry);
-                state.queue.push_back(item);
+                vacant.insert((copy.take().unwrap_or_else(|| item.clone()), entry));
+                state.queue.push_back((hash, item));
                 Some(state.queue.len())
             }
         };
-        drop(state);
+        drop(guard);
+        drop(copy);
         // Recorded outside the lock, which workers and other adders wait on.
         self.inner.metrics.adds.increment(1);
         if let Some(depth) = depth {
@@ -293,9 +311,9 @@ where
                 let mut guard = self.state();
                 let state = &mut *guard;
                 match state.queue.pop_front() {
-                    Some(item) => {
+                    Some((hash, item)) => {
                         let mut waited = Duration::ZERO;
-                        if let Some(entry) = state.items.get_mut(&item) {
+                        if let Some((_, entry)) = state.items.find_mut(hash, |(k, _)| *k == item) {
                             entry.dirty = false;
                             entry.processing = Some(now);
                             waited = now.saturating_duration_since(entry.added);
@@ -333,23 +351,29 @@ where
     /// Marks `item` processed; if it was added meanwhile, it is queued again.
     pub fn done(&self, item: &T) {
         let now = Instant::now();
+        let hash = self.hash(item);
         let mut guard = self.state();
         let state = &mut *guard;
-        let Some(entry) = state.items.get_mut(item) else {
+        let Ok(mut found) = state.items.find_entry(hash, |(k, _)| k == item) else {
             return;
         };
+        let entry = &mut found.get_mut().1;
         let Some(started) = entry.processing.take() else {
             return;
         };
-        state.processing -= 1;
         let requeued = entry.dirty;
-        if requeued {
-            state.queue.push_back(item.clone());
-        } else {
-            state.items.remove(item);
-        }
+        // The table's copy goes back in the queue, or is dropped after the lock.
+        let removed = match requeued {
+            true => {
+                state.queue.push_back((hash, item.clone()));
+                None
+            }
+            false => Some(found.remove().0),
+        };
+        state.processing -= 1;
         let (depth, drained) = (state.queue.len(), state.processing == 0);
         drop(guard);
+        drop(removed);
         let metrics = &self.inner.metrics;
         metrics
             .work_duration
@@ -389,8 +413,8 @@ where
         let now = Instant::now();
         let running = state
             .items
-            .values()
-            .filter_map(|e| e.processing)
+            .iter()
+            .filter_map(|(_, e)| e.processing)
             .map(|started| now.duration_since(started).as_secs_f64());
         let (total, longest) = running.fold((0.0, 0.0_f64), |(t, l), d| (t + d, l.max(d)));
         self.inner.metrics.unfinished.set(total);
