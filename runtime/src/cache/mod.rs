@@ -7,10 +7,14 @@
 //! costs in proportion to that namespace's objects. Objects are handed out as
 //! `Arc`s: readers share them, nobody copies them.
 
+mod key;
+
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::Resource;
+
+use key::Key;
 
 /// The index every cache has: namespace → objects.
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -49,7 +53,7 @@ struct Index<K> {
 }
 
 struct Inner<K> {
-    items: Map<String, Arc<K>>,
+    items: Map<Key, Arc<K>>,
     indexes: BTreeMap<String, Index<K>>,
 }
 
@@ -106,7 +110,8 @@ impl<K: Resource + 'static> Store<K> {
             func: Arc::new(func),
             values: Map::default(),
         };
-        for (key, object) in &inner.items {
+        for object in inner.items.values() {
+            let key = key_of(object.as_ref());
             for value in (index.func)(object) {
                 index
                     .values
@@ -120,15 +125,18 @@ impl<K: Resource + 'static> Store<K> {
 
     /// The object with `key`, in O(1).
     pub fn get(&self, key: &str) -> Option<Arc<K>> {
-        self.read().items.get(key).cloned()
+        self.read().items.get(key.as_bytes()).cloned()
     }
 
     /// Every cached object, in key order.
     pub fn list(&self) -> Vec<Arc<K>> {
         let inner = self.read();
-        let mut keys: Vec<&String> = inner.items.keys().collect();
-        keys.sort();
-        keys.into_iter().map(|k| inner.items[k].clone()).collect()
+        let mut items: Vec<(&Key, &Arc<K>)> = inner.items.iter().collect();
+        items.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        items
+            .into_iter()
+            .map(|(_, object)| object.clone())
+            .collect()
     }
 
     /// The objects an index maps `value` to, in key order; costs in proportion to them.
@@ -161,7 +169,7 @@ impl<K: Resource + 'static> Store<K> {
     pub fn insert(&self, object: Arc<K>) -> Option<Arc<K>> {
         let key = key_of(object.as_ref());
         let mut inner = self.write();
-        let old = inner.items.insert(key.clone(), object.clone());
+        let old = inner.items.insert(Key::new(&key), object.clone());
         let Inner { indexes, .. } = &mut *inner;
         for index in indexes.values_mut() {
             if let Some(old) = &old {
@@ -181,7 +189,7 @@ impl<K: Resource + 'static> Store<K> {
     /// Removes the object with `key`, returning it.
     pub fn remove(&self, key: &str) -> Option<Arc<K>> {
         let mut inner = self.write();
-        let old = inner.items.remove(key)?;
+        let old = inner.items.remove(key.as_bytes())?;
         for index in inner.indexes.values_mut() {
             unindex(index, key, &old);
         }
