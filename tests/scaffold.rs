@@ -433,6 +433,18 @@ fn init_refuses_a_directory_that_is_not_empty() {
     );
 }
 
+/// Creates `object` as a server-side dry run: what the apiserver's validation says of it.
+async fn dry_run<K>(api: kube::Api<K>, object: &K) -> Result<(), kube::Error>
+where
+    K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let dry_run = kube::api::PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    api.create(&dry_run, object).await.map(drop)
+}
+
 /// `crdgen init NAME` in `dir` for a namespaced `e2e.crdgen.dev/v1alpha1` Probe.
 fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
     let args = [
@@ -455,7 +467,7 @@ fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
 /// validation, as server-side dry runs (the namespaced ones in `default`).
 #[tokio::test]
 async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
-    use kube::api::{Api, PostParams};
+    use kube::api::Api;
 
     let Some(cluster::Connection { client, .. }) =
         cluster::connect("scaffold e2e (manifests)").await
@@ -481,60 +493,29 @@ async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
     lease_role.metadata.namespace = Some("default".into());
     lease_binding.metadata.namespace = Some("default".into());
 
-    let dry_run = PostParams {
-        dry_run: true,
-        ..Default::default()
-    };
     let c = &client;
     let outcomes = [
-        (
-            "Namespace",
-            Api::<Namespace>::all(c.clone())
-                .create(&dry_run, &namespace)
-                .await
-                .map(drop),
-        ),
-        (
-            "ClusterRole",
-            Api::<ClusterRole>::all(c.clone())
-                .create(&dry_run, &role)
-                .await
-                .map(drop),
-        ),
+        ("Namespace", dry_run(Api::all(c.clone()), &namespace).await),
+        ("ClusterRole", dry_run(Api::all(c.clone()), &role).await),
         (
             "ClusterRoleBinding",
-            Api::<ClusterRoleBinding>::all(c.clone())
-                .create(&dry_run, &binding)
-                .await
-                .map(drop),
+            dry_run(Api::all(c.clone()), &binding).await,
         ),
         (
             "Role",
-            Api::<Role>::namespaced(c.clone(), "default")
-                .create(&dry_run, &lease_role)
-                .await
-                .map(drop),
+            dry_run(Api::namespaced(c.clone(), "default"), &lease_role).await,
         ),
         (
             "RoleBinding",
-            Api::<RoleBinding>::namespaced(c.clone(), "default")
-                .create(&dry_run, &lease_binding)
-                .await
-                .map(drop),
+            dry_run(Api::namespaced(c.clone(), "default"), &lease_binding).await,
         ),
         (
             "ServiceAccount",
-            Api::<ServiceAccount>::namespaced(c.clone(), "default")
-                .create(&dry_run, &account)
-                .await
-                .map(drop),
+            dry_run(Api::namespaced(c.clone(), "default"), &account).await,
         ),
         (
             "Deployment",
-            Api::<Deployment>::namespaced(c.clone(), "default")
-                .create(&dry_run, &deployment)
-                .await
-                .map(drop),
+            dry_run(Api::namespaced(c.clone(), "default"), &deployment).await,
         ),
     ];
     let refused: Vec<_> = outcomes

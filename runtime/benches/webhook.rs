@@ -5,52 +5,28 @@
 //! `hack/bench-webhook.sh` (or `cargo bench -p crdgen-runtime --features envtest,webhook
 //! --bench webhook`).
 
-use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use crdgen_runtime::testing::envtest;
 use crdgen_runtime::webhook::{Denial, Validator, Warnings, Webhooks};
 use http_body_util::{BodyExt, Full};
-use kube::api::ObjectMeta;
-use kube::core::NamespaceResourceScope;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Widget {
-    metadata: ObjectMeta,
-    spec: WidgetSpec,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// The kind the bench's webhook validates.
+#[derive(kube::CustomResource, Clone, Debug, Serialize, Deserialize)]
+#[kube(
+    group = "bench.crdgen.dev",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    schema = "disabled"
+)]
 struct WidgetSpec {
     replicas: i64,
     image: String,
-}
-
-impl kube::Resource for Widget {
-    type DynamicType = ();
-    type Scope = NamespaceResourceScope;
-    fn kind(_: &()) -> Cow<'_, str> {
-        "Widget".into()
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        "bench.crdgen.dev".into()
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        "v1".into()
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        "widgets".into()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
 }
 
 struct Rules;

@@ -15,7 +15,8 @@
 //! requeue, requeue_after), `controller_runtime_reconcile_errors_total`,
 //! `controller_runtime_terminal_reconcile_errors_total` (ignored errors),
 //! `controller_runtime_reconcile_panics_total`, `controller_runtime_reconcile_time_seconds`,
-//! `controller_runtime_active_workers` and `controller_runtime_max_concurrent_reconciles`.
+//! `controller_runtime_active_workers` and `controller_runtime_max_concurrent_reconciles`,
+//! each resolved once when the controller is made: install the recorder first.
 
 use std::collections::BTreeMap;
 use std::error::Error as StdError;
@@ -112,11 +113,63 @@ impl StartInformers for crate::informer::InformerFactory {
     }
 }
 
-/// A controller around a [`SyncHandler`], with client-go's default rate limiter.
-pub struct QueueController<S> {
+/// A controller's reconcile metrics, resolved once: a lookup by name and labels per
+/// sync would cost more than the counting (as in the work queue).
+struct ReconcileMetrics {
+    success: metrics::Counter,
+    error: metrics::Counter,
+    requeue: metrics::Counter,
+    requeue_after: metrics::Counter,
+    errors: metrics::Counter,
+    terminal_errors: metrics::Counter,
+    panics: metrics::Counter,
+    time: metrics::Histogram,
+    active_workers: metrics::Gauge,
+    max_concurrent: metrics::Gauge,
+}
+
+impl ReconcileMetrics {
+    fn new(controller: &str) -> Self {
+        let labels = [("controller", controller.to_owned())];
+        let total = |result: &'static str| {
+            metrics::counter!(
+                "controller_runtime_reconcile_total",
+                "controller" => controller.to_owned(),
+                "result" => result,
+            )
+        };
+        ReconcileMetrics {
+            success: total("success"),
+            error: total("error"),
+            requeue: total("requeue"),
+            requeue_after: total("requeue_after"),
+            errors: metrics::counter!("controller_runtime_reconcile_errors_total", &labels),
+            terminal_errors: metrics::counter!(
+                "controller_runtime_terminal_reconcile_errors_total",
+                &labels
+            ),
+            panics: metrics::counter!("controller_runtime_reconcile_panics_total", &labels),
+            time: metrics::histogram!("controller_runtime_reconcile_time_seconds", &labels),
+            active_workers: metrics::gauge!("controller_runtime_active_workers", &labels),
+            max_concurrent: metrics::gauge!(
+                "controller_runtime_max_concurrent_reconciles",
+                &labels
+            ),
+        }
+    }
+}
+
+/// What a worker needs, shared by the controller's workers.
+struct Worker<S> {
     name: String,
     queue: WorkQueue<String>,
     handler: Arc<S>,
+    metrics: ReconcileMetrics,
+}
+
+/// A controller around a [`SyncHandler`], with client-go's default rate limiter.
+pub struct QueueController<S> {
+    worker: Arc<Worker<S>>,
     /// How long in-flight syncs may run after shutdown before `run` returns anyway.
     drain_deadline: Duration,
 }
@@ -128,9 +181,12 @@ impl<S: SyncHandler> QueueController<S> {
 
     pub fn with_queue(name: &str, queue: WorkQueue<String>, handler: S) -> Self {
         QueueController {
-            name: name.to_owned(),
-            queue,
-            handler: Arc::new(handler),
+            worker: Arc::new(Worker {
+                name: name.to_owned(),
+                queue,
+                handler: Arc::new(handler),
+                metrics: ReconcileMetrics::new(name),
+            }),
             drain_deadline: Duration::from_secs(30),
         }
     }
@@ -143,106 +199,95 @@ impl<S: SyncHandler> QueueController<S> {
 
     /// The queue informer handlers add keys to.
     pub fn queue(&self) -> &WorkQueue<String> {
-        &self.queue
+        &self.worker.queue
     }
 
     /// The sync it runs, e.g. to wrap it in tests.
     pub fn handler(&self) -> &Arc<S> {
-        &self.handler
+        &self.worker.handler
     }
 
     /// Takes one key and syncs it; `false` once the queue has shut down.
     pub async fn process_next_work_item(&self) -> bool {
-        process_next_work_item(&self.name, &self.queue, &*self.handler).await
+        self.worker.process_next_work_item().await
     }
 }
 
-async fn process_next_work_item<S: SyncHandler>(
-    name: &str,
-    queue: &WorkQueue<String>,
-    handler: &S,
-) -> bool {
-    let Some(key) = queue.get().await else {
-        return false;
-    };
-    let controller = [("controller", name.to_owned())];
-    metrics::gauge!("controller_runtime_active_workers", &controller).increment(1.0);
-    let started = tokio::time::Instant::now();
-    let outcome = AssertUnwindSafe(handler.sync(&key)).catch_unwind().await;
-    metrics::histogram!("controller_runtime_reconcile_time_seconds", &controller)
-        .record(started.elapsed().as_secs_f64());
-    metrics::gauge!("controller_runtime_active_workers", &controller).decrement(1.0);
-    let result = match outcome {
-        Ok(Ok(())) => {
-            queue.forget(&key);
-            "success"
+impl<S: SyncHandler> Worker<S> {
+    async fn process_next_work_item(&self) -> bool {
+        let (name, queue, metrics) = (self.name.as_str(), &self.queue, &self.metrics);
+        let Some(key) = queue.get().await else {
+            return false;
+        };
+        metrics.active_workers.increment(1.0);
+        let started = tokio::time::Instant::now();
+        let outcome = AssertUnwindSafe(self.handler.sync(&key))
+            .catch_unwind()
+            .await;
+        metrics.time.record(started.elapsed().as_secs_f64());
+        metrics.active_workers.decrement(1.0);
+        // The `result` counter, and whether it counts as an error too.
+        let (result, failed) = match outcome {
+            Ok(Ok(())) => {
+                queue.forget(&key);
+                (&metrics.success, false)
+            }
+            Ok(Err(SyncError::Requeue(e))) => {
+                tracing::debug!(controller = name, key, error = %e, "requeue");
+                queue.add_rate_limited(key.clone());
+                (&metrics.requeue, false)
+            }
+            // A chosen delay is not a failure: the backoff starts over, as in
+            // controller-runtime (`Forget`, then `AddAfter`).
+            Ok(Err(SyncError::RequeueAfter(delay))) => {
+                queue.forget(&key);
+                queue.add_after(key.clone(), delay);
+                (&metrics.requeue_after, false)
+            }
+            // controller-runtime's terminal error: counted as an error, not retried.
+            Ok(Err(SyncError::Ignore(e))) => {
+                tracing::debug!(controller = name, key, error = %e, "ignored error");
+                queue.forget(&key);
+                metrics.terminal_errors.increment(1);
+                (&metrics.error, true)
+            }
+            Ok(Err(SyncError::Other(e))) => {
+                tracing::error!(controller = name, key, error = %e, "sync failed, requeuing");
+                queue.add_rate_limited(key.clone());
+                (&metrics.error, true)
+            }
+            Err(_) => {
+                tracing::error!(controller = name, key, "sync panicked, requeuing");
+                queue.add_rate_limited(key.clone());
+                metrics.panics.increment(1);
+                (&metrics.error, true)
+            }
+        };
+        result.increment(1);
+        if failed {
+            metrics.errors.increment(1);
         }
-        Ok(Err(SyncError::Requeue(e))) => {
-            tracing::debug!(controller = name, key, error = %e, "requeue");
-            queue.add_rate_limited(key.clone());
-            "requeue"
-        }
-        // A chosen delay is not a failure: the backoff starts over, as in
-        // controller-runtime (`Forget`, then `AddAfter`).
-        Ok(Err(SyncError::RequeueAfter(delay))) => {
-            queue.forget(&key);
-            queue.add_after(key.clone(), delay);
-            "requeue_after"
-        }
-        // controller-runtime's terminal error: counted as an error, not retried.
-        Ok(Err(SyncError::Ignore(e))) => {
-            tracing::debug!(controller = name, key, error = %e, "ignored error");
-            queue.forget(&key);
-            metrics::counter!(
-                "controller_runtime_terminal_reconcile_errors_total",
-                &controller
-            )
-            .increment(1);
-            "error"
-        }
-        Ok(Err(SyncError::Other(e))) => {
-            tracing::error!(controller = name, key, error = %e, "sync failed, requeuing");
-            queue.add_rate_limited(key.clone());
-            "error"
-        }
-        Err(_) => {
-            tracing::error!(controller = name, key, "sync panicked, requeuing");
-            queue.add_rate_limited(key.clone());
-            metrics::counter!("controller_runtime_reconcile_panics_total", &controller)
-                .increment(1);
-            "error"
-        }
-    };
-    metrics::counter!(
-        "controller_runtime_reconcile_total",
-        "controller" => name.to_owned(),
-        "result" => result,
-    )
-    .increment(1);
-    if result == "error" {
-        metrics::counter!("controller_runtime_reconcile_errors_total", &controller).increment(1);
+        queue.done(&key);
+        true
     }
-    queue.done(&key);
-    true
 }
 
 impl<S: SyncHandler> Controller for QueueController<S> {
     /// Starts `workers` workers and blocks until `shutdown`; then stops taking keys and
     /// lets in-flight syncs finish, for at most the drain deadline.
     async fn run(&self, workers: usize, shutdown: CancellationToken) {
-        tracing::info!(controller = %self.name, workers, "starting controller");
-        metrics::gauge!("controller_runtime_max_concurrent_reconciles", "controller" => self.name.clone())
-            .set(workers.max(1) as f64);
-        let mut tasks = Vec::new();
-        for _ in 0..workers.max(1) {
-            let (name, queue, handler) =
-                (self.name.clone(), self.queue.clone(), self.handler.clone());
-            tasks.push(tokio::spawn(async move {
-                while process_next_work_item(&name, &queue, &*handler).await {}
-            }));
-        }
+        let name = &self.worker.name;
+        tracing::info!(controller = %name, workers, "starting controller");
+        let workers = workers.max(1);
+        self.worker.metrics.max_concurrent.set(workers as f64);
+        let tasks: Vec<_> = (0..workers)
+            .map(|_| {
+                let worker = self.worker.clone();
+                tokio::spawn(async move { while worker.process_next_work_item().await {} })
+            })
+            .collect();
         shutdown.cancelled().await;
-        self.queue.shut_down();
+        self.worker.queue.shut_down();
         let aborts: Vec<_> = tasks
             .iter()
             .map(tokio::task::JoinHandle::abort_handle)
@@ -254,12 +299,12 @@ impl<S: SyncHandler> Controller for QueueController<S> {
         {
             // Past the deadline the syncs are cancelled (dropped at their next await),
             // so that none runs on after `run` has returned.
-            tracing::warn!(controller = %self.name, "in-flight syncs did not finish before the deadline: cancelled");
+            tracing::warn!(controller = %name, "in-flight syncs did not finish before the deadline: cancelled");
             for abort in aborts {
                 abort.abort();
             }
         }
-        tracing::info!(controller = %self.name, "shut down controller");
+        tracing::info!(controller = %name, "shut down controller");
     }
 }
 
@@ -286,19 +331,13 @@ where
         == std::any::TypeId::of::<kube::core::NamespaceResourceScope>();
     // Group and kind, not the version, as controller-runtime matches owners: a reference
     // written by a v1alpha1 client names the same owner as one written by v1beta1's.
-    let group_of = |api_version: &str| {
-        api_version
-            .rsplit_once('/')
-            .map_or("", |(g, _)| g)
-            .to_owned()
-    };
     let owners = move |object: &K| -> Vec<String> {
         let (kind, group) = (Owner::kind(&()), Owner::group(&()));
         let meta = object.meta();
         meta.owner_references
             .iter()
             .flatten()
-            .filter(|r| r.kind == kind && group_of(&r.api_version) == group)
+            .filter(|r| r.kind == kind && crate::owner::group_of(&r.api_version) == group)
             .map(|r| match (&meta.namespace, namespaced) {
                 (Some(ns), true) => format!("{ns}/{}", r.name),
                 _ => r.name.clone(),

@@ -159,8 +159,9 @@ impl LeaderElector {
             return Ok(());
         }
         tracing::info!(lease = %self.lease(), identity = %self.config.identity, "acquired the lease: leading");
-        metrics::gauge!("leader_election_master_status", "name" => self.config.name.clone())
-            .set(1.0);
+        let leading_status =
+            metrics::gauge!("leader_election_master_status", "name" => self.config.name.clone());
+        leading_status.set(1.0);
         let leading = shutdown.child_token();
         let renewing = async {
             let term = self.renew(&leading).await;
@@ -168,8 +169,7 @@ impl LeaderElector {
             term
         };
         let ((), term) = tokio::join!(lead(leading.clone()), renewing);
-        metrics::gauge!("leader_election_master_status", "name" => self.config.name.clone())
-            .set(0.0);
+        leading_status.set(0.0);
         match term {
             Term::Shutdown => {
                 self.release().await;

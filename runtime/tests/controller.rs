@@ -134,6 +134,19 @@ async fn each_error_class_is_handled_as_the_seed_lays_out() {
     assert!(controller.queue().is_shutting_down());
 }
 
+/// Runs `controller` with one worker, shuts it down after `running`, and waits for
+/// `run` to return.
+async fn shut_down_after<S: SyncHandler>(controller: &Arc<QueueController<S>>, running: Duration) {
+    let shutdown = CancellationToken::new();
+    let task = tokio::spawn({
+        let (controller, shutdown) = (controller.clone(), shutdown.clone());
+        async move { controller.run(1, shutdown).await }
+    });
+    tokio::time::sleep(running).await;
+    shutdown.cancel();
+    task.await.unwrap();
+}
+
 #[tokio::test(start_paused = true)]
 async fn shutdown_lets_in_flight_syncs_finish_within_the_deadline() {
     struct Slow(Arc<Mutex<Vec<&'static str>>>);
@@ -151,14 +164,7 @@ async fn shutdown_lets_in_flight_syncs_finish_within_the_deadline() {
     );
     controller.queue().add("a".into());
     controller.queue().add("b".into());
-    let shutdown = CancellationToken::new();
-    let running = tokio::spawn({
-        let (controller, shutdown) = (controller.clone(), shutdown.clone());
-        async move { controller.run(1, shutdown).await }
-    });
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    shutdown.cancel();
-    running.await.unwrap();
+    shut_down_after(&controller, Duration::from_secs(1)).await;
     // "a" was in flight and finished; "b" was still queued: handed out while draining
     // (client-go's shut down hands out what is queued) and finished too, within 10 s.
     assert_eq!(
@@ -190,14 +196,7 @@ async fn past_the_drain_deadline_in_flight_syncs_are_cancelled_not_left_running(
             .drain_deadline(Duration::from_secs(2)),
     );
     controller.queue().add("a".into());
-    let shutdown = CancellationToken::new();
-    let running = tokio::spawn({
-        let (controller, shutdown) = (controller.clone(), shutdown.clone());
-        async move { controller.run(1, shutdown).await }
-    });
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    shutdown.cancel();
-    running.await.unwrap();
+    shut_down_after(&controller, Duration::from_secs(1)).await;
     // The abort lands at the worker's next poll.
     tokio::time::sleep(Duration::from_millis(10)).await;
     assert!(

@@ -13,7 +13,7 @@ use crdgen_runtime::informer::{
     EventHandler, FactoryOptions, HandlerFns, InformerFactory, SharedInformer,
 };
 use crdgen_runtime::testing::{ApiServer, cluster, eventually};
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::runtime::watcher;
 
@@ -121,8 +121,31 @@ async fn an_informer_runs_without_a_factory_and_only_once() {
 /// while the cache and the other handlers keep up, and drains once it is released.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_handlers_lag_is_measured() {
-    let (_server, api) = server();
-    let informer = informer(api.clone(), None);
+    // The gauge goes to the process's recorder (this test binary's only one).
+    let debugging = metrics_util::debugging::DebuggingRecorder::new();
+    let snapshotter = debugging.snapshotter();
+    debugging.install().expect("the only global recorder");
+    let pending = |handler: &str| {
+        snapshotter
+            .snapshot()
+            .into_vec()
+            .into_iter()
+            .find_map(|(key, _, _, value)| {
+                let labels: Vec<_> = key
+                    .key()
+                    .labels()
+                    .map(|l| (l.key().to_owned(), l.value().to_owned()))
+                    .collect();
+                (key.key().name() == "informer_handler_pending"
+                    && labels.contains(&("handler".to_owned(), handler.to_owned())))
+                .then_some(value)
+            })
+    };
+    // Secrets, a resource no other test here watches: its gauges are this test's alone.
+    let server = ApiServer::new();
+    server.register::<Secret>(false);
+    let api = Api::<Secret>::namespaced(server.client(), "ns");
+    let informer = SharedInformer::new(api.clone(), watcher::Config::default(), None, None);
     let (release, blocked) = std::sync::mpsc::channel::<()>();
     let blocked = Mutex::new(blocked);
     let taken = Arc::new(AtomicUsize::new(0));
@@ -131,21 +154,35 @@ async fn a_slow_handlers_lag_is_measured() {
         counted.fetch_add(1, Ordering::SeqCst);
         let _ = blocked.lock().unwrap().recv();
     }));
-    let (fast, fast_log) = recorder();
-    informer.add_event_handler(fast);
+    let fast = Arc::new(AtomicUsize::new(0));
+    let fast_count = fast.clone();
+    informer.add_event_handler(HandlerFns::new().on_add(move |_| {
+        fast_count.fetch_add(1, Ordering::SeqCst);
+    }));
     let stop = CancellationToken::new();
     let task = tokio::spawn(informer.clone().run(stop.clone()));
     assert!(informer.wait_for_sync().await);
 
     for i in 0..50 {
-        api.create(&PostParams::default(), &config_map(&format!("c{i}")))
-            .await
-            .unwrap();
+        let secret = Secret {
+            metadata: kube::api::ObjectMeta {
+                name: Some(format!("s{i}")),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        api.create(&PostParams::default(), &secret).await.unwrap();
     }
-    assert_eq!(wait_for(&fast_log, 50).await.len(), 50);
+    let kept_up = || fast.load(Ordering::SeqCst) == 50;
+    assert!(eventually(Duration::from_secs(30), kept_up).await);
     assert_eq!(informer.store().list().len(), 50);
     assert_eq!(taken.load(Ordering::SeqCst), 1, "the slow handler took one");
     assert_eq!(informer.handler_lag(), [49, 0]);
+    assert_eq!(
+        format!("{:?}", pending("0")),
+        "Some(Gauge(49.0))",
+        "and exported"
+    );
 
     drop(release);
     let drained = || informer.handler_lag() == [0, 0];
@@ -295,33 +332,16 @@ async fn a_cache_that_cannot_sync_fails_within_the_timeout_naming_it() {
 }
 
 /// A kind no CRD installs.
-#[derive(Clone, Debug, serde::Deserialize)]
-struct Uninstalled {
-    metadata: kube::api::ObjectMeta,
-}
-
-impl kube::Resource for Uninstalled {
-    type DynamicType = ();
-    type Scope = kube::core::NamespaceResourceScope;
-    fn kind(_: &()) -> std::borrow::Cow<'_, str> {
-        "Uninstalled".into()
-    }
-    fn group(_: &()) -> std::borrow::Cow<'_, str> {
-        "missing.crdgen.dev".into()
-    }
-    fn version(_: &()) -> std::borrow::Cow<'_, str> {
-        "v1".into()
-    }
-    fn plural(_: &()) -> std::borrow::Cow<'_, str> {
-        "uninstalled".into()
-    }
-    fn meta(&self) -> &kube::api::ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut kube::api::ObjectMeta {
-        &mut self.metadata
-    }
-}
+#[derive(kube::CustomResource, Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[kube(
+    group = "missing.crdgen.dev",
+    version = "v1",
+    kind = "Uninstalled",
+    plural = "uninstalled",
+    namespaced,
+    schema = "disabled"
+)]
+struct UninstalledSpec {}
 
 /// On a real apiserver, the two usual reasons an operator's caches never sync are named:
 /// its CRD is not installed (404), its RBAC role does not grant the watch (403).

@@ -2,7 +2,6 @@
 //! HTTP answers over TLS, certificate rotation, and a real apiserver (envtest) calling
 //! the defaulter and the validator on loopback, with `failurePolicy` when it is down.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
 use crdgen_runtime::testing::{cluster, envtest};
@@ -11,53 +10,29 @@ use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, ObjectMeta, PostParams};
-use kube::core::NamespaceResourceScope;
+use kube::api::{Api, DeleteParams, PostParams};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
+/// `Widget`'s group (the derive below names it too).
 const GROUP: &str = "webhook.crdgen.dev";
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-struct Widget {
-    #[serde(flatten)]
-    types: kube::core::TypeMeta,
-    metadata: ObjectMeta,
-    #[serde(default)]
-    spec: WidgetSpec,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// The kind the webhooks serve (no schema: the tests install their own CRD).
+#[derive(kube::CustomResource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[kube(
+    group = "webhook.crdgen.dev",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    schema = "disabled"
+)]
 struct WidgetSpec {
     #[serde(default)]
     replicas: i64,
     #[serde(default)]
     size: String,
-}
-
-impl kube::Resource for Widget {
-    type DynamicType = ();
-    type Scope = NamespaceResourceScope;
-    fn kind(_: &()) -> Cow<'_, str> {
-        "Widget".into()
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        GROUP.into()
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        "v1".into()
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        "widgets".into()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
 }
 
 /// Replicas default to 3 and the size to `m`; a label says the defaulter ran.
@@ -398,16 +373,14 @@ async fn a_real_apiserver_calls_the_defaulter_and_the_validator() {
         .unwrap();
 
     let widgets: Api<Widget> = Api::namespaced(client.clone(), "default");
-    let named = |name: &str, replicas: i64| Widget {
-        types: kube::core::TypeMeta::resource::<Widget>(),
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            ..Default::default()
-        },
-        spec: WidgetSpec {
-            replicas,
-            size: String::new(),
-        },
+    let named = |name: &str, replicas: i64| {
+        Widget::new(
+            name,
+            WidgetSpec {
+                replicas,
+                size: String::new(),
+            },
+        )
     };
     // The apiserver may take a moment to see new webhook configurations.
     let mut created = None;

@@ -232,11 +232,12 @@ impl InformerFactory {
             let synced = tokio::time::timeout_at(deadline, informer.wait())
                 .await
                 .unwrap_or(false);
+            let resource = informer.resource();
             let unsynced = (!synced).then(|| Unsynced {
-                resource: informer.resource(),
+                resource: resource.clone(),
                 last_error: informer.last_error(),
             });
-            out.insert(informer.resource(), unsynced);
+            out.insert(resource, unsynced);
         }
         out
     }
