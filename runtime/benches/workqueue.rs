@@ -1,5 +1,6 @@
 //! Work-queue throughput: keys per second through add → get → done, with 1, 2 and 8
-//! workers over 10,000 distinct keys; and through add_after(1 ms) → get → done (the path
+//! workers over 10,000 distinct keys (the workers loop as the controller's do, with
+//! `done_then_get`); and through add_after(1 ms) → get → done (the path
 //! of every retry), which the queue's one delay loop serves. Metrics are on: the
 //! Prometheus recorder an operator's manager installs records every queue metric. Run
 //! with `hack/bench-controller.sh`.
@@ -51,11 +52,13 @@ async fn run(keys: &[String], workers: usize, delayed: bool) -> f64 {
             let (queue, processed, all) = (queue.clone(), processed.clone(), all_processed.clone());
             let total = keys.len();
             tokio::spawn(async move {
-                while let Some(key) = queue.get().await {
-                    queue.done(&key);
+                // The controller's worker loop: done and the next get in one step.
+                let mut next = queue.get().await;
+                while let Some(key) = next {
                     if processed.fetch_add(1, Ordering::Relaxed) + 1 == total {
                         all.notify_one();
                     }
+                    next = queue.done_then_get(&key).await;
                 }
             })
         })

@@ -215,13 +215,30 @@ impl<S: SyncHandler> QueueController<S> {
 
 impl<S: SyncHandler> Worker<S> {
     async fn process_next_work_item(&self) -> bool {
-        let (name, queue, metrics) = (self.name.as_str(), &self.queue, &self.metrics);
-        let Some(key) = queue.get().await else {
+        let Some(key) = self.queue.get().await else {
             return false;
         };
+        self.sync(&key).await;
+        self.queue.done(&key);
+        true
+    }
+
+    /// Takes keys until the queue shuts down, marking each done and taking the next
+    /// in one step of the queue.
+    async fn run(&self) {
+        let mut next = self.queue.get().await;
+        while let Some(key) = next {
+            self.sync(&key).await;
+            next = self.queue.done_then_get(&key).await;
+        }
+    }
+
+    /// Syncs `key` and queues it again as the outcome asks; the caller marks it done.
+    async fn sync(&self, key: &String) {
+        let (name, queue, metrics) = (self.name.as_str(), &self.queue, &self.metrics);
         metrics.active_workers.increment(1.0);
         let started = tokio::time::Instant::now();
-        let outcome = AssertUnwindSafe(self.handler.sync(&key))
+        let outcome = AssertUnwindSafe(self.handler.sync(key))
             .catch_unwind()
             .await;
         metrics.time.record(started.elapsed().as_secs_f64());
@@ -229,7 +246,7 @@ impl<S: SyncHandler> Worker<S> {
         // The `result` counter, and whether it counts as an error too.
         let (result, failed) = match outcome {
             Ok(Ok(())) => {
-                queue.forget(&key);
+                queue.forget(key);
                 (&metrics.success, false)
             }
             Ok(Err(SyncError::Requeue(e))) => {
@@ -240,14 +257,14 @@ impl<S: SyncHandler> Worker<S> {
             // A chosen delay is not a failure: the backoff starts over, as in
             // controller-runtime (`Forget`, then `AddAfter`).
             Ok(Err(SyncError::RequeueAfter(delay))) => {
-                queue.forget(&key);
+                queue.forget(key);
                 queue.add_after(key.clone(), delay);
                 (&metrics.requeue_after, false)
             }
             // controller-runtime's terminal error: counted as an error, not retried.
             Ok(Err(SyncError::Ignore(e))) => {
                 tracing::debug!(controller = name, key, error = %e, "ignored error");
-                queue.forget(&key);
+                queue.forget(key);
                 metrics.terminal_errors.increment(1);
                 (&metrics.error, true)
             }
@@ -267,8 +284,6 @@ impl<S: SyncHandler> Worker<S> {
         if failed {
             metrics.errors.increment(1);
         }
-        queue.done(&key);
-        true
     }
 }
 
@@ -283,7 +298,7 @@ impl<S: SyncHandler> Controller for QueueController<S> {
         let tasks: Vec<_> = (0..workers)
             .map(|_| {
                 let worker = self.worker.clone();
-                tokio::spawn(async move { while worker.process_next_work_item().await {} })
+                tokio::spawn(async move { worker.run().await })
             })
             .collect();
         shutdown.cancelled().await;

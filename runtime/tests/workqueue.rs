@@ -1,7 +1,7 @@
 //! The work queue's client-go semantics, alone and under many concurrent workers.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,6 +28,99 @@ async fn duplicates_collapse_and_a_key_in_processing_waits_for_done() {
     queue.done(&"a");
     queue.done(&"b");
     assert!(queue.is_empty());
+}
+
+/// `done_then_get` is `done` then `get`: a key added while processed goes to the back
+/// of the queue, an empty queue is waited on, a shut-down one answers `None`.
+#[tokio::test]
+async fn done_then_get_is_done_then_get() {
+    let queue = WorkQueue::<&str>::new("fused");
+    queue.add("a");
+    queue.add("b");
+    let a = queue.get().await.unwrap();
+    queue.add("a");
+    assert_eq!(queue.done_then_get(&a).await, Some("b"));
+    assert_eq!(queue.done_then_get(&"b").await, Some("a"));
+    let waiting = tokio::spawn({
+        let queue = queue.clone();
+        async move { queue.done_then_get(&"a").await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!waiting.is_finished(), "an empty queue is waited on");
+    queue.add("c");
+    let c = waiting.await.unwrap().unwrap();
+    assert_eq!(c, "c");
+    queue.add("d");
+    queue.shut_down();
+    assert_eq!(
+        queue.done_then_get(&c).await,
+        Some("d"),
+        "queued items are still handed out"
+    );
+    assert_eq!(queue.done_then_get(&"d").await, None);
+    tokio::time::timeout(Duration::from_secs(5), queue.shut_down_with_drain())
+        .await
+        .expect("nothing is left being processed");
+}
+
+/// Eight workers looping on `done_then_get` (as the controllers' do) under four
+/// producers: no key is handed to two workers at once, and every key's last add is seen
+/// by a processing after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn workers_on_done_then_get_keep_the_guarantees() {
+    const KEYS: usize = 50;
+    let queue = WorkQueue::<usize>::new("fused-concurrency");
+    let per_key = || Arc::new((0..KEYS).map(|_| AtomicU64::new(0)).collect::<Vec<_>>());
+    let (added, seen) = (per_key(), per_key());
+    let busy: Arc<Vec<AtomicBool>> = Arc::new((0..KEYS).map(|_| AtomicBool::new(false)).collect());
+    let workers: Vec<_> = (0..8)
+        .map(|_| {
+            let (queue, added, seen, busy) =
+                (queue.clone(), added.clone(), seen.clone(), busy.clone());
+            tokio::spawn(async move {
+                let mut next = queue.get().await;
+                while let Some(key) = next {
+                    assert!(
+                        !busy[key].swap(true, Ordering::SeqCst),
+                        "key {key} handed to two workers"
+                    );
+                    seen[key].fetch_max(added[key].load(Ordering::SeqCst), Ordering::SeqCst);
+                    tokio::task::yield_now().await;
+                    busy[key].store(false, Ordering::SeqCst);
+                    next = queue.done_then_get(&key).await;
+                }
+            })
+        })
+        .collect();
+    let producers: Vec<_> = (0..4)
+        .map(|p| {
+            let (queue, added) = (queue.clone(), added.clone());
+            tokio::spawn(async move {
+                for i in 0..5_000 {
+                    let key = (i * 7 + p * 13) % KEYS;
+                    added[key].fetch_add(1, Ordering::SeqCst);
+                    queue.add(key);
+                    if i % 64 == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+            })
+        })
+        .collect();
+    for task in producers {
+        task.await.unwrap();
+    }
+    queue.shut_down_with_drain().await;
+    for task in workers {
+        task.await.unwrap();
+    }
+    for key in 0..KEYS {
+        let (added, seen) = (
+            added[key].load(Ordering::SeqCst),
+            seen[key].load(Ordering::SeqCst),
+        );
+        assert_eq!(seen, added, "key {key}: an add was never processed");
+    }
 }
 
 #[tokio::test(start_paused = true)]
