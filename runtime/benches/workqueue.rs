@@ -33,10 +33,13 @@ fn main() {
                 .collect();
             runs.sort_by(f64::total_cmp);
             let median = runs[RUNS / 2];
+            // The range shows how much this machine's load moved the runs.
             println!(
-                "{path:>15}, {workers} worker(s): {:>10.0} keys/s  ({KEYS} keys, median of {RUNS}: {:.1} ms)",
+                "{path:>15}, {workers} worker(s): {:>10.0} keys/s  ({KEYS} keys, median of {RUNS}: {:.1} ms, range {:.1}-{:.1} ms)",
                 KEYS as f64 / median,
-                median * 1e3
+                median * 1e3,
+                runs[0] * 1e3,
+                runs[RUNS - 1] * 1e3
             );
         }
     }
