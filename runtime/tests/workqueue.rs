@@ -95,14 +95,14 @@ async fn workers_on_done_then_get_keep_the_guarantees() {
     let producers: Vec<_> = (0..4)
         .map(|p| {
             let (queue, added) = (queue.clone(), added.clone());
+            let keys: Vec<usize> = (0..5_000).map(|i| (i * 7 + p * 13) % KEYS).collect();
             tokio::spawn(async move {
-                for i in 0..5_000 {
-                    let key = (i * 7 + p * 13) % KEYS;
-                    added[key].fetch_add(1, Ordering::SeqCst);
-                    queue.add(key);
-                    if i % 64 == 0 {
-                        tokio::task::yield_now().await;
+                for chunk in keys.chunks(64) {
+                    for &key in chunk {
+                        added[key].fetch_add(1, Ordering::SeqCst);
+                        queue.add(key);
                     }
+                    tokio::task::yield_now().await;
                 }
             })
         })
