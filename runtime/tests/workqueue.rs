@@ -32,7 +32,7 @@ async fn duplicates_collapse_and_a_key_in_processing_waits_for_done() {
 
 /// `done_then_get` is `done` then `get`: a key added while processed goes to the back
 /// of the queue, an empty queue is waited on, a shut-down one answers `None`.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn done_then_get_is_done_then_get() {
     let queue = WorkQueue::<&str>::new("fused");
     queue.add("a");

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::StreamExt;
+use futures_util::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event, watcher};
@@ -176,7 +176,8 @@ where
     }
 
     /// Sets a transform applied to every object before it is cached (after the
-    /// factory's metadata transform). Set it before the informer starts.
+    /// factory's metadata transform). Set it before the informer starts: `run` reads it
+    /// once.
     pub fn set_transform(&self, transform: impl Fn(&mut K) + Send + Sync + 'static) {
         *lock(&self.shared.transform) = Some(Arc::new(transform));
     }
@@ -286,7 +287,23 @@ where
             return;
         }
         let shared = self.shared;
-        let stream = watcher(self.api, self.config).default_backoff();
+        // Read once: the transforms are set before the informer starts, and an event
+        // should not take a lock for them.
+        let (meta, typed) = (
+            shared.meta_transform.clone(),
+            lock(&shared.transform).clone(),
+        );
+        let transform = move |object: &mut K| {
+            if let Some(t) = &meta {
+                t(object.meta_mut());
+            }
+            if let Some(t) = &typed {
+                t(object);
+            }
+        };
+        let stream = watcher(self.api, self.config)
+            .default_backoff()
+            .map_ok(move |event| event.modify(&transform));
         let mut stream = std::pin::pin!(stream);
         let mut relist: Option<HashMap<String, Arc<K>>> = None;
         let mut resync = self
@@ -328,20 +345,10 @@ impl<K> Shared<K>
 where
     K: Resource + Clone + Send + Sync + 'static,
 {
-    fn transformed(&self, mut object: K) -> Arc<K> {
-        if let Some(t) = &self.meta_transform {
-            t(object.meta_mut());
-        }
-        if let Some(t) = lock(&self.transform).clone() {
-            t(&mut object);
-        }
-        Arc::new(object)
-    }
-
     fn apply(&self, event: Event<K>, relist: &mut Option<HashMap<String, Arc<K>>>) {
         match event {
             Event::Apply(object) => {
-                let object = self.transformed(object);
+                let object = Arc::new(object);
                 let mut subscribers = lock(&self.subscribers);
                 let notification = match self.store.insert(object.clone()) {
                     Some(old) => Notification::Update { old, new: object },
@@ -353,13 +360,13 @@ where
                 let mut subscribers = lock(&self.subscribers);
                 let last = match self.store.remove(&key_of(&object)) {
                     Some(cached) => cached,
-                    None => self.transformed(object),
+                    None => Arc::new(object),
                 };
                 notify(&mut subscribers, Notification::Delete(last));
             }
             Event::Init => *relist = Some(HashMap::new()),
             Event::InitApply(object) => {
-                let object = self.transformed(object);
+                let object = Arc::new(object);
                 relist
                     .get_or_insert_default()
                     .insert(key_of(object.as_ref()), object);
