@@ -1,13 +1,12 @@
 //! What an operator binary serves beside its controllers, as controller-runtime's
 //! manager does: a Prometheus endpoint (`/metrics`) with everything the runtime records
 //! (work queues, reconciles, informer lag, leadership), and the container probes
-//! `/healthz` (alive while it serves) and `/readyz` (once the caches synced; not
-//! tied to leading, so that replicas waiting for the lease are ready too and a rolling
-//! update can proceed).
+//! `/healthz` (alive while it serves) and `/readyz` (once the caches synced, until an
+//! informer fails; not tied to leading, so that replicas waiting for the lease are
+//! ready too and a rolling update can proceed).
 
 use std::net::SocketAddr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hyper::Request;
@@ -17,7 +16,9 @@ use metrics_exporter_prometheus::{BuildError, Matcher, PrometheusBuilder};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use crate::informer::{InformerFactory, InformerFailure};
 use crate::serve::{response, serve};
+use crate::sync::lock;
 
 /// Histogram buckets for every `*_seconds` metric: controller-runtime's reconcile-time
 /// buckets, which also cover client-go's queue and work durations.
@@ -41,7 +42,16 @@ pub fn install_prometheus() -> Result<PrometheusHandle, BuildError> {
 /// Whether the operator is ready, shared by whoever decides it and the `/readyz` probe.
 #[derive(Clone, Default)]
 pub struct Readiness {
-    ready: Arc<AtomicBool>,
+    state: Arc<Mutex<Ready>>,
+}
+
+#[derive(Clone, Default)]
+enum Ready {
+    #[default]
+    NotYet,
+    Ready,
+    /// For good: why the operator cannot serve any more.
+    Failed(String),
 }
 
 impl Readiness {
@@ -49,14 +59,49 @@ impl Readiness {
         Readiness::default()
     }
 
-    /// Marks the operator ready: its caches synced.
+    /// Marks the operator ready: its caches synced. A failure stays.
     pub fn set_ready(&self) {
-        self.ready.store(true, Ordering::SeqCst);
+        let mut state = lock(&self.state);
+        if matches!(*state, Ready::NotYet) {
+            *state = Ready::Ready;
+        }
+    }
+
+    /// Marks the operator not ready for good, with why (what `/readyz` answers).
+    pub fn set_failed(&self, reason: impl Into<String>) {
+        *lock(&self.state) = Ready::Failed(reason.into());
     }
 
     pub fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::SeqCst)
+        matches!(*lock(&self.state), Ready::Ready)
     }
+
+    /// What `/readyz` answers: 200 once ready, 503 with why not.
+    fn probe(&self) -> (u16, String) {
+        match &*lock(&self.state) {
+            Ready::Ready => (200, "ok".to_owned()),
+            Ready::NotYet => (503, "caches not synced yet".to_owned()),
+            Ready::Failed(reason) => (503, reason.clone()),
+        }
+    }
+}
+
+/// Stops the operator when one of `factory`'s informers fails (its cache would stay
+/// frozen while `/readyz` said ready): fails readiness with the reason, cancels
+/// `shutdown` and answers the failure, on which an operator exits non-zero. `None`
+/// when `shutdown` comes first.
+pub async fn stop_on_informer_failure(
+    factory: &InformerFactory,
+    readiness: &Readiness,
+    shutdown: &CancellationToken,
+) -> Option<InformerFailure> {
+    let failure = tokio::select! {
+        () = shutdown.cancelled() => return None,
+        failure = factory.failed() => failure,
+    };
+    readiness.set_failed(failure.to_string());
+    shutdown.cancel();
+    Some(failure)
 }
 
 /// Binds `addr` and serves `/healthz` and `/readyz` from `readiness` until `shutdown`.
@@ -69,14 +114,12 @@ pub async fn serve_probes(
     let listener = TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     let respond = move |request: Request<Incoming>| {
-        let ready = readiness.is_ready();
-        async move {
-            match (request.uri().path(), ready) {
-                ("/healthz", _) | ("/readyz", true) => response(200, TEXT, "ok"),
-                ("/readyz", false) => response(503, TEXT, "caches not synced yet"),
-                _ => response(404, TEXT, "not found: /healthz, /readyz"),
-            }
-        }
+        let answer = match request.uri().path() {
+            "/healthz" => (200, "ok".to_owned()),
+            "/readyz" => readiness.probe(),
+            _ => (404, "not found: /healthz, /readyz".to_owned()),
+        };
+        async move { response(answer.0, TEXT, answer.1) }
     };
     Ok((
         bound,

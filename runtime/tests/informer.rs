@@ -390,3 +390,49 @@ async fn a_real_apiserver_says_why_a_cache_does_not_sync() {
         "{error}"
     );
 }
+
+/// An informer survives 100 starts on 300 objects in a debug build (overflow checks
+/// on), with a subscriber that takes each notification the moment it lands, on a thread
+/// of its own: one counted as taken before its sender counted it sent made the pending
+/// count wrap and the informer task panic (issue 31: 4 of 24 operator starts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_informer_survives_a_hundred_starts_with_an_eager_subscriber() {
+    let (_server, api) = server();
+    for i in 0..300 {
+        api.create(&PostParams::default(), &config_map(&format!("c{i}")))
+            .await
+            .unwrap();
+    }
+    for start in 0..100 {
+        let informer = informer(api.clone(), None);
+        let mut notifications = Box::pin(informer.subscribe());
+        let give_up = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let given_up = give_up.clone();
+        // Polls without ever parking, so that it races the sender for each notification.
+        let eager = std::thread::spawn(move || {
+            let mut taken = 0;
+            while taken < 300 && !given_up.load(Ordering::Relaxed) {
+                use futures_util::{FutureExt, StreamExt};
+                if let Some(Some(_)) = notifications.next().now_or_never() {
+                    taken += 1;
+                }
+            }
+            (taken, notifications)
+        });
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(informer.clone().run(stop.clone()));
+        let synced = tokio::time::timeout(Duration::from_secs(30), informer.wait_for_sync()).await;
+        give_up.store(synced.is_err(), Ordering::Relaxed);
+        let (taken, notifications) = tokio::task::spawn_blocking(move || eager.join().unwrap())
+            .await
+            .unwrap();
+        let lag = informer.handler_lag();
+        stop.cancel();
+        let ended = task.await;
+        assert!(ended.is_ok(), "start {start}: the informer task panicked");
+        assert_eq!(synced.ok(), Some(true), "start {start} synced");
+        assert_eq!(taken, 300, "start {start}");
+        assert_eq!(lag, [0], "start {start}: nothing counted pending");
+        drop(notifications);
+    }
+}

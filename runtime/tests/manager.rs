@@ -1,6 +1,7 @@
 //! What an operator serves beside its controllers: `/metrics` in the Prometheus text
 //! format with the work-queue and reconcile metrics of a running controller, and the
-//! `/healthz` and `/readyz` probes.
+//! `/healthz` and `/readyz` probes, and readiness that fails for good when an informer
+//! dies.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -8,7 +9,14 @@ use std::time::Duration;
 
 use crdgen_runtime::CancellationToken;
 use crdgen_runtime::controller::{Controller, QueueController, SyncError, SyncHandler};
-use crdgen_runtime::manager::{Readiness, install_prometheus, serve_metrics, serve_probes};
+use crdgen_runtime::informer::{FactoryOptions, InformerFactory};
+use crdgen_runtime::manager::{
+    Readiness, install_prometheus, serve_metrics, serve_probes, stop_on_informer_failure,
+};
+use crdgen_runtime::testing::ApiServer;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::Api;
+use kube::api::PostParams;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// `GET path` over HTTP/1.0: the status code and the body.
@@ -110,4 +118,86 @@ async fn metrics_and_probes_are_served() {
 
     shutdown.cancel();
     servers.await.unwrap();
+}
+
+/// An informer task that panics after the caches synced (here in a transform) leaves a
+/// frozen cache: `/readyz` turns 503 naming it, for good, and the manager's shutdown is
+/// cancelled with the failure as the reason to exit non-zero (issue 31). A clean
+/// shutdown is no failure.
+#[tokio::test]
+async fn a_dead_informer_fails_readiness_and_stops_the_manager() {
+    let server = ApiServer::new();
+    server.register::<ConfigMap>(false);
+    let factory = InformerFactory::new(server.client(), FactoryOptions::default());
+    let informer = factory.informer_for::<ConfigMap>(|client, _| Api::all(client));
+    informer.set_transform(|object: &mut ConfigMap| {
+        if object.metadata.name.as_deref() == Some("poison") {
+            panic!("a transform bug");
+        }
+    });
+    let shutdown = CancellationToken::new();
+    let readiness = Readiness::new();
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    let (probes, probe_server) = serve_probes(any, readiness.clone(), shutdown.clone())
+        .await
+        .unwrap();
+    let probe_server = tokio::spawn(probe_server);
+    factory.start(&shutdown);
+    factory.ensure_cache_sync().await.unwrap();
+    readiness.set_ready();
+    assert_eq!(get(probes, "/readyz").await, (200, "ok".to_owned()));
+
+    let watchdog = stop_on_informer_failure(&factory, &readiness, &shutdown);
+    let poison = async {
+        let api: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+        let mut object = ConfigMap::default();
+        object.metadata.name = Some("poison".into());
+        api.create(&PostParams::default(), &object).await.unwrap();
+    };
+    let (failure, ()) = tokio::join!(watchdog, poison);
+    let failure = failure.expect("the informer's death is reported");
+    assert_eq!(failure.resource, "configmaps.v1");
+    assert!(failure.reason.contains("a transform bug"), "{failure}");
+    assert!(shutdown.is_cancelled(), "the manager stops");
+    assert!(!readiness.is_ready());
+    readiness.set_ready();
+    assert!(!readiness.is_ready(), "a failure stays");
+    probe_server.await.unwrap();
+    factory.shutdown().await;
+
+    // A clean stop is no failure.
+    let (server, shutdown) = (ApiServer::new(), CancellationToken::new());
+    server.register::<ConfigMap>(false);
+    let factory = InformerFactory::new(server.client(), FactoryOptions::default());
+    factory.informer_for::<ConfigMap>(|client, _| Api::all(client));
+    factory.start(&shutdown);
+    factory.ensure_cache_sync().await.unwrap();
+    let (readiness, stopper) = (Readiness::new(), async { shutdown.cancel() });
+    let (failure, ()) = tokio::join!(
+        stop_on_informer_failure(&factory, &readiness, &shutdown),
+        stopper
+    );
+    assert!(failure.is_none());
+    factory.shutdown().await;
+}
+
+/// `/readyz` says why it fails.
+#[tokio::test]
+async fn readyz_names_the_failure() {
+    let shutdown = CancellationToken::new();
+    let readiness = Readiness::new();
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    let (probes, server) = serve_probes(any, readiness.clone(), shutdown.clone())
+        .await
+        .unwrap();
+    let server = tokio::spawn(server);
+    readiness.set_ready();
+    readiness.set_failed("the configmaps.v1 informer stopped");
+    assert_eq!(
+        get(probes, "/readyz").await,
+        (503, "the configmaps.v1 informer stopped".to_owned())
+    );
+    assert_eq!(get(probes, "/healthz").await.0, 200);
+    shutdown.cancel();
+    server.await.unwrap();
 }

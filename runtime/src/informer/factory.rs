@@ -5,19 +5,22 @@ use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 use std::fmt::{self, Debug};
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::runtime::watcher;
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{MetaTransform, SharedInformer, Tweak, WatchError};
-use crate::sync::lock;
+use crate::sync::{lock, panic_message};
 
 /// controller-runtime's default `CacheSyncTimeout`.
 pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);
@@ -129,6 +132,8 @@ pub struct InformerFactory {
     client: kube::Client,
     options: FactoryOptions,
     entries: Mutex<BTreeMap<(String, TypeId), Entry>>,
+    /// The first informer that ended while it should have run on.
+    failed: watch::Sender<Option<InformerFailure>>,
 }
 
 impl InformerFactory {
@@ -137,6 +142,7 @@ impl InformerFactory {
             client,
             options,
             entries: Mutex::new(BTreeMap::new()),
+            failed: watch::channel(None).0,
         }
     }
 
@@ -189,9 +195,44 @@ impl InformerFactory {
             // A child token per informer: `shutdown` stops it, and so does the factory,
             // with no task in between.
             let stop = shutdown.child_token();
-            let task = tokio::spawn(entry.informer.run(stop.clone()));
+            let run = entry.informer.run(stop.clone());
+            let (resource, failed, stopped) =
+                (entry.informer.resource(), self.failed.clone(), stop.clone());
+            let task = tokio::spawn(async move {
+                let ended = AssertUnwindSafe(run).catch_unwind().await;
+                let reason = match ended {
+                    Err(panic) => format!("its task panicked: {}", panic_message(&*panic)),
+                    Ok(()) if !stopped.is_cancelled() => "its watch ended".to_owned(),
+                    Ok(()) => return,
+                };
+                tracing::error!(%resource, "informer failed: {reason}");
+                failed.send_if_modified(|first| {
+                    let none_yet = first.is_none();
+                    if none_yet {
+                        *first = Some(InformerFailure { resource, reason });
+                    }
+                    none_yet
+                });
+            });
             entry.running = Some((stop, task));
         }
+    }
+
+    /// Waits until a started informer ends before it is stopped (its task panicked:
+    /// in a transform, say) and answers the first such failure. Its cache no longer
+    /// follows the apiserver, so an operator should stop rather than reconcile from it
+    /// (`manager::stop_on_informer_failure` does).
+    pub async fn failed(&self) -> InformerFailure {
+        let mut failed = self.failed.subscribe();
+        let first = failed.wait_for(Option::is_some).await;
+        // The factory holds the sender, so the channel cannot close while `self` lives.
+        first
+            .ok()
+            .and_then(|first| first.clone())
+            .unwrap_or_else(|| InformerFailure {
+                resource: String::new(),
+                reason: "the factory is gone".to_owned(),
+            })
     }
 
     /// Waits for every started informer's first list, for at most the cache-sync
@@ -256,6 +297,26 @@ impl InformerFactory {
         }
     }
 }
+
+/// An informer that ended while it should have run on: its cache is frozen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InformerFailure {
+    /// `plural.version.group`.
+    pub resource: String,
+    pub reason: String,
+}
+
+impl fmt::Display for InformerFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the {} informer stopped: {}; its cache no longer follows the apiserver",
+            self.resource, self.reason
+        )
+    }
+}
+
+impl std::error::Error for InformerFailure {}
 
 /// Caches that did not sync in time, each with its last watch error.
 #[derive(Debug)]

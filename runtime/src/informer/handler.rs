@@ -187,9 +187,15 @@ impl Lag {
         self.pending.load(Ordering::Relaxed)
     }
 
-    fn received(&self) {
-        self.pending.fetch_sub(1, Ordering::Relaxed);
-        self.gauge.decrement(1.0);
+    /// Counts one notification as taken. Saturating: a receiver dropped while a send
+    /// was counted zeroes the count under the sender, which then takes its own back.
+    fn taken(&self, count: usize) {
+        let _ = self
+            .pending
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |pending| {
+                Some(pending.saturating_sub(count))
+            });
+        self.gauge.decrement(count as f64);
     }
 }
 
@@ -230,14 +236,17 @@ impl<K> Subscriber<K> {
         &self.lag
     }
 
-    /// Sends `notification`; `false` once the receiving end is gone.
+    /// Sends `notification`; `false` once the receiving end is gone. Counted before it
+    /// is sent: the handler's task may take it (and count it taken) before `send`
+    /// returns.
     pub(super) fn send(&self, notification: Notification<K>) -> bool {
-        if self.tx.send(notification).is_err() {
-            return false;
-        }
         let lag = &self.lag;
         let pending = lag.pending.fetch_add(1, Ordering::Relaxed) + 1;
         lag.gauge.increment(1.0);
+        if self.tx.send(notification).is_err() {
+            lag.taken(1);
+            return false;
+        }
         if pending >= LAG_WARNING && pending.is_power_of_two() {
             tracing::warn!(
                 resource = %lag.resource,
@@ -259,7 +268,7 @@ pub(super) struct Receiver<K> {
 impl<K> Receiver<K> {
     pub(super) async fn recv(&mut self) -> Option<Notification<K>> {
         let notification = self.rx.recv().await?;
-        self.lag.received();
+        self.lag.taken(1);
         Some(notification)
     }
 
@@ -274,8 +283,8 @@ impl<K> Receiver<K> {
 /// What was never taken leaves the gauge with the channel.
 impl<K> Drop for Receiver<K> {
     fn drop(&mut self) {
-        let untaken = self.lag.pending.swap(0, Ordering::Relaxed);
-        self.lag.gauge.decrement(untaken as f64);
+        let untaken = self.lag.pending.load(Ordering::Relaxed);
+        self.lag.taken(untaken);
     }
 }
 

@@ -27,7 +27,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use factory::{
-    CacheSyncError, DEFAULT_CACHE_SYNC_TIMEOUT, FactoryOptions, InformerFactory, Unsynced,
+    CacheSyncError, DEFAULT_CACHE_SYNC_TIMEOUT, FactoryOptions, InformerFactory, InformerFailure,
+    Unsynced,
 };
 pub use handler::{EventHandler, HandlerFns, Notification};
 use handler::{Receiver, Subscriber, deliver, notify};

@@ -214,11 +214,7 @@ impl Webhooks {
         match answer.await {
             Ok(reply) => reply,
             Err(panic) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
+                let what = crate::sync::panic_message(&*panic);
                 tracing::error!(path, "webhook handler panicked: {what}");
                 ok(&panicked(&body))
             }
