@@ -304,11 +304,13 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     );
     let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
     assert!(
-        main.contains("let widget = controller::widget::new(&clientset, &factory);"),
+        main.contains(
+            "let widget = controller::widget::new(&clientset, &factory).drain_deadline(drain);"
+        ),
         "{main}"
     );
     assert!(
-        main.contains("widget.run(workers, shutdown.clone()),"),
+        main.contains("widget.run_leading(workers, &term),"),
         "{main}"
     );
 

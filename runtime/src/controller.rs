@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cache::key_of;
 use crate::informer::HandlerFns;
+use crate::leaderelection::Term;
 use crate::workqueue::WorkQueue;
 
 type BoxError = Box<dyn StdError + Send + Sync>;
@@ -224,10 +225,14 @@ impl<S: SyncHandler> Worker<S> {
     }
 
     /// Takes keys until the queue shuts down, marking each done and taking the next
-    /// in one step of the queue.
-    async fn run(&self) {
+    /// in one step of the queue. Under a `term`, no sync starts once it no longer
+    /// leads: the key is left to the next leader, whose informers list it again.
+    async fn run(&self, term: Option<&Term>) {
         let mut next = self.queue.get().await;
         while let Some(key) = next {
+            if term.is_some_and(|term| !term.is_leading()) {
+                return;
+            }
             self.sync(&key).await;
             next = self.queue.done_then_get(&key).await;
         }
@@ -287,39 +292,70 @@ impl<S: SyncHandler> Worker<S> {
     }
 }
 
-impl<S: SyncHandler> Controller for QueueController<S> {
-    /// Starts `workers` workers and blocks until `shutdown`; then stops taking keys and
-    /// lets in-flight syncs finish, for at most the drain deadline.
-    async fn run(&self, workers: usize, shutdown: CancellationToken) {
+impl<S: SyncHandler> QueueController<S> {
+    /// Runs `workers` workers for one term of leadership (see [`Term`]): until it
+    /// stops on shutdown, draining as [`Controller::run`] does; when the lease is lost,
+    /// at once: no sync starts past the term's renew deadline, in-flight ones are
+    /// cancelled, and it returns.
+    pub async fn run_leading(&self, workers: usize, term: &Term) {
+        self.run_until(workers, term.stopping(), Some(term)).await;
+    }
+
+    async fn run_until(&self, workers: usize, stopping: &CancellationToken, term: Option<&Term>) {
         let name = &self.worker.name;
         tracing::info!(controller = %name, workers, "starting controller");
         let workers = workers.max(1);
         self.worker.metrics.max_concurrent.set(workers as f64);
-        let tasks: Vec<_> = (0..workers)
-            .map(|_| {
-                let worker = self.worker.clone();
-                tokio::spawn(async move { worker.run().await })
-            })
-            .collect();
-        shutdown.cancelled().await;
-        self.worker.queue.shut_down();
-        let aborts: Vec<_> = tasks
-            .iter()
-            .map(tokio::task::JoinHandle::abort_handle)
-            .collect();
-        let all = futures_util::future::join_all(tasks);
-        if tokio::time::timeout(self.drain_deadline, all)
-            .await
-            .is_err()
-        {
-            // Past the deadline the syncs are cancelled (dropped at their next await),
-            // so that none runs on after `run` has returned.
-            tracing::warn!(controller = %name, "in-flight syncs did not finish before the deadline: cancelled");
-            for abort in aborts {
-                abort.abort();
+        // Dropping the set (this future dropped) aborts the workers too.
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..workers {
+            let (worker, term) = (self.worker.clone(), term.cloned());
+            tasks.spawn(async move { worker.run(term.as_ref()).await });
+        }
+        let lost = async {
+            match term {
+                Some(term) => term.lost().cancelled().await,
+                None => std::future::pending().await,
             }
+        };
+        tokio::pin!(lost);
+        let drained = tokio::select! {
+            biased;
+            () = &mut lost => false,
+            () = stopping.cancelled() => {
+                self.worker.queue.shut_down();
+                let all = async { while tasks.join_next().await.is_some() {} };
+                tokio::select! {
+                    biased;
+                    () = &mut lost => false,
+                    finished = tokio::time::timeout(self.drain_deadline, all) => finished.is_ok(),
+                }
+            }
+        };
+        if !drained {
+            // Past the deadline, or the lease is gone: the syncs are cancelled (dropped
+            // at their next await), so that none runs on after `run` has returned.
+            match term.is_some_and(|t| t.lost().is_cancelled()) {
+                true => {
+                    tracing::warn!(controller = %name, "the leader lease was lost: in-flight syncs cancelled")
+                }
+                false => {
+                    tracing::warn!(controller = %name, "in-flight syncs did not finish before the deadline: cancelled")
+                }
+            }
+            self.worker.queue.shut_down();
+            tasks.abort_all();
+            while tasks.join_next().await.is_some() {}
         }
         tracing::info!(controller = %name, "shut down controller");
+    }
+}
+
+impl<S: SyncHandler> Controller for QueueController<S> {
+    /// Starts `workers` workers and blocks until `shutdown`; then stops taking keys and
+    /// lets in-flight syncs finish, for at most the drain deadline.
+    async fn run(&self, workers: usize, shutdown: CancellationToken) {
+        self.run_until(workers, &shutdown, None).await;
     }
 }
 

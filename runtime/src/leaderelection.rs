@@ -5,12 +5,21 @@
 //!   it is free (no holder) or when its holder has not renewed it for `lease_duration`,
 //!   measured on the candidate's own clock from when it last saw the record change (so
 //!   clock skew between nodes does not matter).
-//! - The leader renews every `retry_period`; when no renewal succeeds within
-//!   `renew_deadline`, it has lost the lease: its work is cancelled and
-//!   [`LeaderElector::run`] answers [`LeaderElectionError::Lost`], on which an operator
-//!   exits, as client-go's `OnStoppedLeading` and controller-runtime do.
-//! - On shutdown the leader releases the lease (no holder, a one-second duration), so
-//!   that another replica takes over at its next try instead of a lease duration later.
+//! - The leader renews every `retry_period`. Its term lasts until `renew_deadline` after
+//!   the start of its last successful renewal, on its own monotonic clock, whatever
+//!   the apiserver does: every attempt is cut off at that deadline (kube's client has
+//!   no read timeout of its own), and a renewal that finds another holder ends it at
+//!   once. Since the deadline is shorter than the lease duration, which the others
+//!   measure from a later moment (when they see the renewal), the old leader has
+//!   stopped before another may take over.
+//! - The work gets the [`Term`]: on a lost lease it is told to stop at once
+//!   ([`Term::lost`]), no sync may start past the deadline ([`Term::is_leading`]), and
+//!   [`LeaderElector::run`] drops the work and answers [`LeaderElectionError::Lost`] at
+//!   that moment, on which an operator exits, as controller-runtime's manager does.
+//! - On shutdown the work is told to stop ([`Term::stopping`]) and the lease is still
+//!   renewed while it drains; once it has returned, the lease is released (no holder,
+//!   a one-second duration, within the renew deadline), so that another replica takes
+//!   over at its next try instead of a lease duration later.
 //!
 //! Writes carry the resourceVersion read, so two candidates never both take the lease:
 //! the apiserver answers the second 409.
@@ -22,7 +31,7 @@
 use std::fmt;
 use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
@@ -63,6 +72,27 @@ impl LeaderElectionConfig {
         }
     }
 
+    /// client-go's checks: a lease longer than the renew deadline (or the old leader
+    /// could still work when another takes over), a renew deadline longer than the
+    /// jittered retry period (or no retry fits in it), none of them zero.
+    fn check(&self) -> Result<(), String> {
+        let (lease, renew, retry) = (self.lease_duration, self.renew_deadline, self.retry_period);
+        if retry.is_zero() {
+            return Err("the retry period must be above zero".to_owned());
+        }
+        if renew <= retry.mul_f64(JITTER) {
+            return Err(format!(
+                "the renew deadline ({renew:?}) must be longer than {JITTER} times the retry period ({retry:?})"
+            ));
+        }
+        if lease <= renew {
+            return Err(format!(
+                "the lease duration ({lease:?}) must be longer than the renew deadline ({renew:?})"
+            ));
+        }
+        Ok(())
+    }
+
     pub fn timings(
         mut self,
         lease_duration: Duration,
@@ -91,22 +121,114 @@ pub fn default_identity() -> String {
 /// Why [`LeaderElector::run`] returned without its work completing normally.
 #[derive(Debug)]
 pub enum LeaderElectionError {
-    /// The lease was not renewed within the renew deadline: another replica may lead.
-    Lost { identity: String, lease: String },
+    /// The term ended without a shutdown: another replica may lead now.
+    Lost {
+        identity: String,
+        lease: String,
+        reason: LossReason,
+    },
+    /// The timings cannot keep one leader (client-go refuses them too).
+    InvalidTimings(String),
+}
+
+/// Why a term ended before shutdown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LossReason {
+    /// No renewal succeeded within the renew deadline.
+    RenewDeadlinePassed,
+    /// A renewal found this other holder in the lease.
+    TakenBy(String),
 }
 
 impl fmt::Display for LeaderElectionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LeaderElectionError::Lost { identity, lease } => write!(
+            LeaderElectionError::Lost {
+                identity,
+                lease,
+                reason: LossReason::RenewDeadlinePassed,
+            } => write!(
                 f,
                 "leader election lost: {identity} could not renew lease {lease} within the renew deadline"
             ),
+            LeaderElectionError::Lost {
+                identity,
+                lease,
+                reason: LossReason::TakenBy(holder),
+            } => write!(
+                f,
+                "leader election lost: lease {lease} is held by {holder}, not {identity}"
+            ),
+            LeaderElectionError::InvalidTimings(why) => {
+                write!(f, "leader election timings: {why}")
+            }
         }
     }
 }
 
 impl std::error::Error for LeaderElectionError {}
+
+/// One term of leadership, as the work run while leading sees it. Clones share it.
+#[derive(Clone, Debug)]
+pub struct Term {
+    stopping: CancellationToken,
+    lost: CancellationToken,
+    /// Until when the lease is surely held: the start of the last successful renewal
+    /// plus the renew deadline, on the monotonic clock.
+    valid_until: Arc<Mutex<Instant>>,
+}
+
+impl Term {
+    fn new(shutdown: &CancellationToken, valid_until: Instant) -> Self {
+        Term {
+            stopping: shutdown.child_token(),
+            lost: CancellationToken::new(),
+            valid_until: Arc::new(Mutex::new(valid_until)),
+        }
+    }
+
+    /// A term that only `shutdown` ends: the work of a replica that runs without
+    /// leader election (`--leader-elect=false`).
+    pub fn unelected(shutdown: &CancellationToken) -> Self {
+        // A century: a term no process outlives.
+        Term::new(
+            shutdown,
+            Instant::now() + Duration::from_secs(100 * 365 * 86_400),
+        )
+    }
+
+    /// Cancelled on shutdown and when the lease is lost: take no new work, let what
+    /// runs finish (a controller drains its queue).
+    pub fn stopping(&self) -> &CancellationToken {
+        &self.stopping
+    }
+
+    /// Cancelled when the lease is lost: stop at once, another replica may lead.
+    pub fn lost(&self) -> &CancellationToken {
+        &self.lost
+    }
+
+    /// Whether the lease is still held, read on the monotonic clock: `false` from the
+    /// renew deadline after the last successful renewal on, even before the renewal
+    /// loop has noticed. Check it before each unit of work (a controller does, before
+    /// each sync).
+    pub fn is_leading(&self) -> bool {
+        !self.lost.is_cancelled() && Instant::now() < self.valid_until()
+    }
+
+    fn valid_until(&self) -> Instant {
+        *lock(&self.valid_until)
+    }
+
+    fn extend(&self, until: Instant) {
+        *lock(&self.valid_until) = until;
+    }
+
+    fn lose(&self) {
+        self.lost.cancel();
+        self.stopping.cancel();
+    }
+}
 
 /// What this candidate last saw in the lease, and when (on its own clock).
 struct Observed {
@@ -121,11 +243,14 @@ pub struct LeaderElector {
     observed: Mutex<Option<Observed>>,
 }
 
-/// How a leading term ended.
-enum Term {
-    /// Shutdown: the work was stopped; the lease is released.
-    Shutdown,
-    Lost,
+/// What one try to acquire or renew found.
+enum Attempt {
+    /// The lease is ours, written by this try.
+    Held,
+    /// Another holder's lease is still valid.
+    HeldBy(String),
+    /// The read or the write failed (or raced another's write: 409).
+    Failed,
 }
 
 impl LeaderElector {
@@ -141,46 +266,55 @@ impl LeaderElector {
         &self.config.identity
     }
 
-    /// Waits to acquire the lease (or `shutdown`), then runs `lead` while leading. `lead`
-    /// gets a token cancelled on shutdown and when the lease is lost, and should return
-    /// soon after; then the lease is released (on shutdown) or
-    /// [`LeaderElectionError::Lost`] is answered. Returns `Ok` at once when `shutdown`
-    /// comes before the lease.
+    /// Waits to acquire the lease (or `shutdown`), then runs `lead` while leading.
+    ///
+    /// On shutdown, `lead`'s [`Term::stopping`] is cancelled and the lease is renewed
+    /// until `lead` returns; then it is released and `Ok` answered. When the lease is
+    /// lost (the renew deadline passed, or another holder was found), the term's
+    /// tokens are cancelled, `lead` is dropped where it stands (cancelled at its next
+    /// await) and [`LeaderElectionError::Lost`] is answered at once. Returns `Ok` at
+    /// once when `shutdown` comes before the lease.
     pub async fn run<F, Fut>(
         &self,
         shutdown: &CancellationToken,
         lead: F,
     ) -> Result<(), LeaderElectionError>
     where
-        F: FnOnce(CancellationToken) -> Fut,
+        F: FnOnce(Term) -> Fut,
         Fut: Future<Output = ()>,
     {
-        if !self.acquire(shutdown).await {
+        self.config
+            .check()
+            .map_err(LeaderElectionError::InvalidTimings)?;
+        let Some(acquired) = self.acquire(shutdown).await else {
             return Ok(());
-        }
+        };
         tracing::info!(lease = %self.lease(), identity = %self.config.identity, "acquired the lease: leading");
         let leading_status =
             metrics::gauge!("leader_election_master_status", "name" => self.config.name.clone());
         leading_status.set(1.0);
-        let leading = shutdown.child_token();
-        let renewing = async {
-            let term = self.renew(&leading).await;
-            leading.cancel();
-            term
+        let term = Term::new(shutdown, acquired + self.config.renew_deadline);
+        let work = lead(term.clone());
+        // Renewing goes on while the work drains after shutdown; only a loss ends it.
+        let lost = tokio::select! {
+            () = work => None,
+            reason = self.renew(&term) => Some(reason),
         };
-        let ((), term) = tokio::join!(lead(leading.clone()), renewing);
         leading_status.set(0.0);
-        match term {
-            Term::Shutdown => {
+        match lost {
+            None => {
                 self.release().await;
                 Ok(())
             }
-            Term::Lost => {
-                tracing::error!(lease = %self.lease(), identity = %self.config.identity, "lost the lease");
-                Err(LeaderElectionError::Lost {
+            Some(reason) => {
+                term.lose();
+                let error = LeaderElectionError::Lost {
                     identity: self.config.identity.clone(),
                     lease: self.lease(),
-                })
+                    reason,
+                };
+                tracing::error!(lease = %self.lease(), "{error}: stopped leading");
+                Err(error)
             }
         }
     }
@@ -189,49 +323,51 @@ impl LeaderElector {
         format!("{}/{}", self.config.namespace, self.config.name)
     }
 
-    /// Tries every retry period until the lease is ours (`true`) or `shutdown` (`false`).
-    async fn acquire(&self, shutdown: &CancellationToken) -> bool {
+    /// Tries every retry period until the lease is ours (answering when the successful
+    /// try started) or `shutdown` (`None`).
+    async fn acquire(&self, shutdown: &CancellationToken) -> Option<Instant> {
         loop {
             if shutdown.is_cancelled() {
-                return false;
+                return None;
             }
-            if self.try_acquire_or_renew().await {
-                return true;
+            let started = Instant::now();
+            let deadline = started + self.config.renew_deadline;
+            let attempt = tokio::select! {
+                _ = shutdown.cancelled() => return None,
+                attempt = tokio::time::timeout_at(deadline, self.try_acquire_or_renew()) => attempt,
+            };
+            if let Ok(Attempt::Held) = attempt {
+                return Some(started);
             }
             tokio::select! {
-                _ = shutdown.cancelled() => return false,
+                _ = shutdown.cancelled() => return None,
                 _ = tokio::time::sleep(jittered(self.config.retry_period)) => {}
             }
         }
     }
 
-    /// Renews every retry period while `leading` is not cancelled; a renewal that does
-    /// not succeed within the renew deadline (retried every retry period) loses it.
-    async fn renew(&self, leading: &CancellationToken) -> Term {
+    /// Renews every retry period, extending `term` after each success, until the term
+    /// is lost: no renewal succeeded before its deadline (each try is cut off there),
+    /// or a renewal found another holder.
+    async fn renew(&self, term: &Term) -> LossReason {
         loop {
+            let deadline = term.valid_until();
             tokio::select! {
-                _ = leading.cancelled() => return Term::Shutdown,
                 _ = tokio::time::sleep(self.config.retry_period) => {}
+                _ = tokio::time::sleep_until(deadline) => return LossReason::RenewDeadlinePassed,
             }
-            let deadline = Instant::now() + self.config.renew_deadline;
-            loop {
-                let renewed = tokio::select! {
-                    _ = leading.cancelled() => return Term::Shutdown,
-                    renewed = tokio::time::timeout_at(deadline, self.try_acquire_or_renew()) => renewed,
-                };
-                match renewed {
-                    Ok(true) => break,
-                    Ok(false) if Instant::now() + self.config.retry_period < deadline => {
-                        tokio::time::sleep(self.config.retry_period).await;
-                    }
-                    _ => return Term::Lost,
-                }
+            let started = Instant::now();
+            match tokio::time::timeout_at(deadline, self.try_acquire_or_renew()).await {
+                Ok(Attempt::Held) => term.extend(started + self.config.renew_deadline),
+                Ok(Attempt::HeldBy(holder)) => return LossReason::TakenBy(holder),
+                Ok(Attempt::Failed) => {}
+                Err(_) => return LossReason::RenewDeadlinePassed,
             }
         }
     }
 
     /// client-go's `tryAcquireOrRenew`: one read and one conditional write.
-    async fn try_acquire_or_renew(&self) -> bool {
+    async fn try_acquire_or_renew(&self) -> Attempt {
         let now = Instant::now();
         let stamp = MicroTime(k8s_openapi::jiff::Timestamp::now());
         let mut ours = LeaseSpec {
@@ -246,7 +382,7 @@ impl LeaderElector {
             Ok(existing) => existing,
             Err(error) => {
                 tracing::debug!(lease = %self.lease(), %error, "cannot read the lease");
-                return false;
+                return Attempt::Failed;
             }
         };
         let Some(mut lease) = existing else {
@@ -262,7 +398,7 @@ impl LeaderElector {
                 Ok(_) => self.observe(ours, now),
                 Err(error) => {
                     tracing::debug!(lease = %self.lease(), %error, "cannot create the lease");
-                    false
+                    Attempt::Failed
                 }
             };
         };
@@ -286,7 +422,7 @@ impl LeaderElector {
             ours.acquire_time = theirs.acquire_time.clone();
             ours.lease_transitions = theirs.lease_transitions;
         } else if !holder.is_empty() && theirs_valid {
-            return false;
+            return Attempt::HeldBy(holder.to_owned());
         } else {
             ours.lease_transitions = Some(theirs.lease_transitions.unwrap_or(0) + 1);
         }
@@ -300,25 +436,43 @@ impl LeaderElector {
             Ok(_) => self.observe(ours, now),
             Err(error) => {
                 tracing::debug!(lease = %self.lease(), %error, "cannot update the lease");
-                false
+                Attempt::Failed
             }
         }
     }
 
-    fn observe(&self, spec: LeaseSpec, at: Instant) -> bool {
+    fn observe(&self, spec: LeaseSpec, at: Instant) -> Attempt {
         *lock(&self.observed) = Some(Observed { spec, at });
-        true
+        Attempt::Held
     }
 
     /// Gives the lease up: no holder and a one-second duration, as client-go's
-    /// `ReleaseOnCancel`, so the next candidate need not wait out the lease.
+    /// `ReleaseOnCancel`, so the next candidate need not wait out the lease. Bounded by
+    /// the renew deadline, so that a stopped apiserver cannot hold up a shutdown (past
+    /// it, the lease simply expires).
     async fn release(&self) {
-        let Ok(Some(mut lease)) = self.api.get_opt(&self.config.name).await else {
-            return;
+        let released = tokio::time::timeout(self.config.renew_deadline, self.try_release());
+        match released.await {
+            Ok(Ok(true)) => tracing::info!(lease = %self.lease(), "released the lease"),
+            Ok(Ok(false)) => {}
+            Ok(Err(error)) => {
+                tracing::warn!(lease = %self.lease(), %error, "cannot release the lease")
+            }
+            Err(_) => tracing::warn!(
+                lease = %self.lease(),
+                "cannot release the lease within the renew deadline: it will expire"
+            ),
+        }
+    }
+
+    /// Writes the released lease when it is still ours: whether it was.
+    async fn try_release(&self) -> Result<bool, kube::Error> {
+        let Some(mut lease) = self.api.get_opt(&self.config.name).await? else {
+            return Ok(false);
         };
         let mut spec = lease.spec.clone().unwrap_or_default();
         if spec.holder_identity.as_deref() != Some(self.config.identity.as_str()) {
-            return;
+            return Ok(false);
         }
         let stamp = MicroTime(k8s_openapi::jiff::Timestamp::now());
         spec.holder_identity = None;
@@ -326,14 +480,10 @@ impl LeaderElector {
         spec.acquire_time = Some(stamp.clone());
         spec.renew_time = Some(stamp);
         lease.spec = Some(spec);
-        match self
-            .api
+        self.api
             .replace(&self.config.name, &PostParams::default(), &lease)
-            .await
-        {
-            Ok(_) => tracing::info!(lease = %self.lease(), "released the lease"),
-            Err(error) => tracing::warn!(lease = %self.lease(), %error, "cannot release the lease"),
-        }
+            .await?;
+        Ok(true)
     }
 }
 
@@ -351,6 +501,9 @@ fn lease_duration(spec: &LeaseSpec) -> Duration {
     )
 }
 
+/// client-go's `JitterFactor`.
+const JITTER: f64 = 1.2;
+
 /// client-go's `wait.Jitter(retryPeriod, 1.2)`: the period plus up to 1.2 times it, so
 /// that candidates started together do not try in lockstep.
 fn jittered(period: Duration) -> Duration {
@@ -358,5 +511,5 @@ fn jittered(period: Duration) -> Duration {
         .build_hasher()
         .finish();
     let fraction = (random % 1000) as f64 / 1000.0;
-    period.mul_f64(1.0 + 1.2 * fraction)
+    period.mul_f64(1.0 + JITTER * fraction)
 }

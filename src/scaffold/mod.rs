@@ -507,8 +507,8 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
             .extend(appended(project, &rel, &line, template)?);
     }
     let new_main = main_text
-        .replace("    // crdgen:build-controllers", &format!("    let {kind_snake} = controller::{kind_snake}::new(&clientset, &factory);\n    // crdgen:build-controllers"))
-        .replace("        // crdgen:run-controllers", &format!("        {kind_snake}.run(workers, shutdown.clone()),\n        // crdgen:run-controllers"));
+        .replace("    // crdgen:build-controllers", &format!("    let {kind_snake} = controller::{kind_snake}::new(&clientset, &factory).drain_deadline(drain);\n    // crdgen:build-controllers"))
+        .replace("        // crdgen:run-controllers", &format!("        {kind_snake}.run_leading(workers, &term),\n        // crdgen:run-controllers"));
     plan.changes.push((
         "src/main.rs".into(),
         Change::Update {

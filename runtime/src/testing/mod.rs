@@ -62,6 +62,9 @@
 //!   authentication or authorization, no field selectors beyond name and namespace.
 //! - uids are deterministic per server, `generateName` suffixes come from a counter.
 //!
+//! [`Link`] puts a faulty network between a client and the server: cut, refusing or
+//! slow, with a log of every request.
+//!
 //! For what only a real apiserver can judge, `envtest` (the `envtest` feature) starts
 //! one, and [`cluster::connect`] picks the one a suite runs against.
 
@@ -70,6 +73,7 @@ mod crds;
 #[cfg(feature = "envtest")]
 pub mod envtest;
 mod http;
+pub mod link;
 mod scale;
 mod schema;
 mod selector;
@@ -88,6 +92,7 @@ use kube::core::{NamespaceResourceScope, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub use link::{Link, LinkState};
 use scale::ScalePaths;
 pub use status::ApiError;
 use store::{ResourceInfo, Storage};
