@@ -12,7 +12,7 @@ use crdgen_runtime::CancellationToken;
 use crdgen_runtime::informer::{
     EventHandler, FactoryOptions, HandlerFns, InformerFactory, SharedInformer,
 };
-use crdgen_runtime::testing::{ApiServer, cluster, eventually};
+use crdgen_runtime::testing::{ApiServer, Link, cluster, eventually, link};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, DeleteParams, PostParams};
 use kube::runtime::watcher;
@@ -435,4 +435,106 @@ async fn an_informer_survives_a_hundred_starts_with_an_eager_subscriber() {
         assert_eq!(lag, [0], "start {start}: nothing counted pending");
         drop(notifications);
     }
+}
+
+/// The requests of `link` that match `what` (`"watch=true"`, or a list of `path`).
+fn requests(link: &Link, what: impl Fn(&link::Request) -> bool) -> Vec<link::Request> {
+    link.requests().into_iter().filter(|r| what(r)).collect()
+}
+
+fn is_watch(request: &link::Request) -> bool {
+    request.uri.contains("watch=true")
+}
+
+fn is_list(request: &link::Request) -> bool {
+    request.method == "GET" && !is_watch(request)
+}
+
+/// A synced informer through a link, and a watch outage long enough for the watcher's
+/// backoff to reach its 30 s cap.
+async fn after_a_long_outage() -> (
+    ApiServer,
+    Api<ConfigMap>,
+    Link,
+    SharedInformer<ConfigMap>,
+    CancellationToken,
+    tokio::task::JoinHandle<()>,
+) {
+    let (server, api) = server();
+    // Something cached, so that the watch resumes from a resourceVersion of its own.
+    api.create(&PostParams::default(), &config_map("first"))
+        .await
+        .unwrap();
+    let link = Link::new(&server);
+    let informer = informer(Api::namespaced(link.client(), "ns"), None);
+    let stop = CancellationToken::new();
+    let task = tokio::spawn(informer.clone().run(stop.clone()));
+    assert!(informer.wait_for_sync().await);
+    let outage = server.watch_outage();
+    tokio::time::sleep(Duration::from_secs(180)).await;
+    let refused: Vec<_> = requests(&link, |r| is_watch(r) && r.status == Some(503));
+    let gap = refused[refused.len() - 1].at - refused[refused.len() - 2].at;
+    assert!(
+        gap >= Duration::from_secs(30),
+        "the backoff is at its cap: {gap:?}"
+    );
+    drop(outage);
+    (server, api, link, informer, stop, task)
+}
+
+/// Issue 31, 5: after an outage the watch restarts against a compacted history and
+/// meets 410 Expired; the relist follows within 2 s (client-go: about 1 s), not after
+/// the 30 s the outage left the backoff at, so the cache is not stale meanwhile.
+#[tokio::test(start_paused = true)]
+async fn a_410_after_an_outage_relists_within_two_seconds() {
+    let (server, api, link, informer, stop, task) = after_a_long_outage().await;
+    api.create(&PostParams::default(), &config_map("missed"))
+        .await
+        .unwrap();
+    server.compact();
+    let answered = || requests(&link, |r| is_watch(r) && r.status == Some(200)).len();
+    let before = answered();
+    assert!(eventually(Duration::from_secs(60), || answered() > before).await);
+    let gone = requests(&link, |r| is_watch(r) && r.status == Some(200))[before].at;
+    let relisted = || informer.store().list().len() == 2;
+    assert!(eventually(Duration::from_secs(60), relisted).await);
+    let relist = requests(&link, is_list)
+        .into_iter()
+        .find(|r| r.at >= gone)
+        .expect("a relist after the 410");
+    let after = relist.at - gone;
+    assert!(
+        after <= Duration::from_secs(2),
+        "relisted {after:?} after the 410"
+    );
+    stop.cancel();
+    task.await.unwrap();
+}
+
+/// Issue 31, 5: once a watch has worked, the backoff starts over: a second outage
+/// after a quiet, working watch is retried within the first step (at most 1.6 s), not
+/// at the cap the first outage left.
+#[tokio::test(start_paused = true)]
+async fn once_a_watch_worked_the_backoff_starts_over() {
+    let (server, _api, link, _informer, stop, task) = after_a_long_outage().await;
+    let answered = || requests(&link, |r| is_watch(r) && r.status == Some(200)).len();
+    let before = answered();
+    assert!(eventually(Duration::from_secs(60), || answered() > before).await);
+    tokio::time::sleep(Duration::from_secs(20)).await;
+
+    let refused = || requests(&link, |r| is_watch(r) && r.status == Some(503)).len();
+    let before = refused();
+    let outage = server.watch_outage();
+    assert!(eventually(Duration::from_secs(60), || refused() > before).await);
+    let first = requests(&link, |r| is_watch(r) && r.status == Some(503))[before].at;
+    assert!(eventually(Duration::from_secs(60), || refused() > before + 1).await);
+    let second = requests(&link, |r| is_watch(r) && r.status == Some(503))[before + 1].at;
+    assert!(
+        second - first <= Duration::from_millis(1600),
+        "retried {:?} after the first refusal",
+        second - first
+    );
+    drop(outage);
+    stop.cancel();
+    task.await.unwrap();
 }

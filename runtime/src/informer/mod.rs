@@ -2,11 +2,14 @@
 //! handlers and subscriptions, and a factory that starts them all and waits for their
 //! caches, as client-go's `SharedInformerFactory` does.
 //!
-//! List, watch, relist and backoff are kube-runtime's [`watcher()`]; this adds what it
-//! does not have: one shared watch however many consumers, an indexed cache, exact
-//! add/update/delete notifications across relists, late handlers, resync, and a
-//! factory with start / wait-for-sync / shutdown.
+//! List, watch and relist are kube-runtime's [`watcher()`], with its default backoff's
+//! figures; this adds what it does not have: a backoff that starts over once a watch
+//! worked (so a 410 after an outage relists at once, `backoff.rs`), one shared watch
+//! however many consumers, an indexed cache, exact add/update/delete notifications
+//! across relists, late handlers, resync, and a factory with start / wait-for-sync /
+//! shutdown.
 
+mod backoff;
 mod factory;
 mod handler;
 
@@ -16,9 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use backoff::WatchBackoff;
 use futures_util::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event, watcher};
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
@@ -302,24 +305,37 @@ where
                 t(object);
             }
         };
-        let stream = watcher(self.api, self.config)
-            .default_backoff()
-            .map_ok(move |event| event.modify(&transform));
+        let stream = watcher(self.api, self.config).map_ok(move |event| event.modify(&transform));
         let mut stream = std::pin::pin!(stream);
         let mut relist: Option<HashMap<String, Arc<K>>> = None;
         let mut resync = self
             .resync
             .map(|period| tokio::time::interval_at(tokio::time::Instant::now() + period, period));
+        let mut backoff = WatchBackoff::new();
+        // The stream is not polled while the retry waits.
+        let retry = tokio::time::sleep(Duration::ZERO);
+        let mut retry = std::pin::pin!(retry);
+        let mut waiting = false;
         loop {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
                 _ = tick(&mut resync) => shared.resync(),
-                event = stream.next() => match event {
+                () = &mut retry, if waiting => {
+                    waiting = false;
+                    backoff.resume();
+                }
+                event = stream.next(), if !waiting => match event {
                     None => break,
-                    Some(Ok(event)) => shared.apply(event, &mut relist),
+                    Some(Ok(event)) => {
+                        backoff.reset();
+                        shared.apply(event, &mut relist);
+                    }
                     Some(Err(error)) => {
-                        tracing::warn!(resource = %shared.resource, %error, "watch failed; retrying with backoff");
+                        let delay = backoff.delay(&error);
+                        tracing::warn!(resource = %shared.resource, %error, ?delay, "watch failed; retrying");
                         *lock(&shared.last_error) = Some(WatchError::from_watcher(&error));
+                        retry.as_mut().reset(tokio::time::Instant::now() + delay);
+                        waiting = true;
                     }
                 },
             }
