@@ -235,143 +235,137 @@ mod tests {
     };
 
     /// A server within `LIMITS` that reads each request's body and answers `ok`.
-    async fn server(shutdown: &CancellationToken) -> (SocketAddr, tokio::task::JoinHandle<()>) {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let respond = |request: Request<Incoming>| async move {
-            let _ = request.into_body().collect().await;
-            response(200, "text/plain", "ok")
-        };
-        let plain = |stream: TcpStream| async move { Some(stream) };
-        let server = serve_within(
-            "test server",
-            listener,
-            LIMITS,
-            shutdown.clone(),
-            plain,
-            respond,
-        );
-        (addr, tokio::spawn(server))
+    struct Server {
+        addr: SocketAddr,
+        shutdown: CancellationToken,
+        task: tokio::task::JoinHandle<()>,
     }
 
-    /// Reads until the server closes the connection: what it sent, and when it closed.
-    async fn until_closed(stream: &mut TcpStream) -> (String, Instant) {
-        let mut answer = Vec::new();
-        let _ = stream.read_to_end(&mut answer).await;
-        (
-            String::from_utf8_lossy(&answer).into_owned(),
-            Instant::now(),
-        )
+    impl Server {
+        async fn start() -> Self {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let respond = |request: Request<Incoming>| async move {
+                let _ = request.into_body().collect().await;
+                response(200, "text/plain", "ok")
+            };
+            let plain = |stream: TcpStream| async move { Some(stream) };
+            let shutdown = CancellationToken::new();
+            let server = serve_within(
+                "test server",
+                listener,
+                LIMITS,
+                shutdown.clone(),
+                plain,
+                respond,
+            );
+            Server {
+                addr,
+                shutdown,
+                task: tokio::spawn(server),
+            }
+        }
+
+        async fn connect(&self) -> TcpStream {
+            TcpStream::connect(self.addr).await.unwrap()
+        }
+
+        async fn stop(self) {
+            self.shutdown.cancel();
+            self.task.await.unwrap();
+        }
+    }
+
+    /// Held at least `deadline`, and not much longer.
+    fn assert_cut_at(held: Duration, deadline: Duration) {
+        assert!(
+            held >= deadline && held < deadline * 2,
+            "held {held:?}, deadline {deadline:?}"
+        );
+    }
+
+    /// Reads until the server closes the connection: when it did.
+    async fn until_closed(stream: &mut TcpStream) -> Instant {
+        let _ = stream.read_to_end(&mut Vec::new()).await;
+        Instant::now()
+    }
+
+    /// Writes a byte a second, `bytes` times or until the server closes.
+    async fn dribble(stream: &mut (impl AsyncWrite + Unpin), bytes: usize) {
+        for _ in 0..bytes {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if stream.write_all(b"x").await.is_err() {
+                return;
+            }
+        }
     }
 
     const REQUEST: &[u8] = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
 
+    /// A connection that sends nothing, fresh or kept alive after an answer, is closed
+    /// at the header deadline.
     #[tokio::test(start_paused = true)]
-    async fn a_connection_that_sends_nothing_is_closed_after_the_header_deadline() {
-        let shutdown = CancellationToken::new();
-        let (addr, server) = server(&shutdown).await;
-        let mut idle = TcpStream::connect(addr).await.unwrap();
+    async fn idle_connections_are_closed_after_the_header_deadline() {
+        let server = Server::start().await;
+        let mut fresh = server.connect().await;
         let opened = Instant::now();
-        let (_, closed) = until_closed(&mut idle).await;
-        let held = closed - opened;
-        assert!(
-            held >= LIMITS.header_read && held < LIMITS.header_read * 2,
-            "{held:?}"
-        );
-        shutdown.cancel();
-        server.await.unwrap();
-    }
+        assert_cut_at(until_closed(&mut fresh).await - opened, LIMITS.header_read);
 
-    #[tokio::test(start_paused = true)]
-    async fn an_idle_keep_alive_connection_is_closed_after_the_header_deadline() {
-        let shutdown = CancellationToken::new();
-        let (addr, server) = server(&shutdown).await;
-        let mut client = TcpStream::connect(addr).await.unwrap();
-        client.write_all(REQUEST).await.unwrap();
-        let mut first = [0; 12];
-        client.read_exact(&mut first).await.unwrap();
-        assert_eq!(&first, b"HTTP/1.1 200");
+        let mut kept = server.connect().await;
+        kept.write_all(REQUEST).await.unwrap();
+        let mut status = [0; 12];
+        kept.read_exact(&mut status).await.unwrap();
+        assert_eq!(&status, b"HTTP/1.1 200");
         let answered = Instant::now();
-        let (_, closed) = until_closed(&mut client).await;
-        let held = closed - answered;
-        assert!(
-            held >= LIMITS.header_read && held < LIMITS.header_read * 2,
-            "{held:?}"
-        );
-        shutdown.cancel();
-        server.await.unwrap();
+        assert_cut_at(until_closed(&mut kept).await - answered, LIMITS.header_read);
+        server.stop().await;
     }
 
     /// Slowloris: a header byte a second never finishes the headers.
     #[tokio::test(start_paused = true)]
     async fn headers_sent_slowly_are_cut_off_at_the_header_deadline() {
-        let shutdown = CancellationToken::new();
-        let (addr, server) = server(&shutdown).await;
-        let mut slow = TcpStream::connect(addr).await.unwrap();
+        let server = Server::start().await;
+        let mut slow = server.connect().await;
         let opened = Instant::now();
         slow.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
-        let dribble = async {
-            for _ in 0..60 {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                if slow.write_all(b"X").await.is_err() {
-                    break;
-                }
-            }
-            Instant::now()
-        };
-        let stopped = dribble.await;
-        let held = stopped - opened;
+        dribble(&mut slow, 60).await;
+        let held = opened.elapsed();
         assert!(held < LIMITS.header_read * 2, "held for {held:?}");
-        shutdown.cancel();
-        server.await.unwrap();
+        server.stop().await;
     }
 
     /// A body sent slowly is cut off at the request deadline, with 408.
     #[tokio::test(start_paused = true)]
     async fn a_body_sent_slowly_is_answered_408_at_the_request_deadline() {
-        let shutdown = CancellationToken::new();
-        let (addr, server) = server(&shutdown).await;
-        let mut slow = TcpStream::connect(addr).await.unwrap();
+        let server = Server::start().await;
+        let mut slow = server.connect().await;
         let opened = Instant::now();
         slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
             .await
             .unwrap();
         let (mut read, mut write) = slow.split();
-        let dribble = async {
-            for _ in 0..100 {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                if write.write_all(b"x").await.is_err() {
-                    break;
-                }
-            }
-        };
         let mut status = [0; 12];
         tokio::select! {
-            () = dribble => panic!("the whole body went in"),
+            () = dribble(&mut write, 100) => panic!("the whole body went in"),
             read = read.read_exact(&mut status) => { read.unwrap(); }
         }
         let held = opened.elapsed();
         assert_eq!(&status, b"HTTP/1.1 408");
-        assert!(
-            held >= LIMITS.request && held < LIMITS.request * 2,
-            "{held:?}"
-        );
-        shutdown.cancel();
-        server.await.unwrap();
+        assert_cut_at(held, LIMITS.request);
+        server.stop().await;
     }
 
     /// Past the connection cap, a connection waits to be served until one closes.
     #[tokio::test(start_paused = true)]
     async fn connections_past_the_cap_wait_for_one_to_close() {
-        let shutdown = CancellationToken::new();
-        let (addr, server) = server(&shutdown).await;
-        let mut first = TcpStream::connect(addr).await.unwrap();
+        let server = Server::start().await;
+        let mut first = server.connect().await;
         first.write_all(REQUEST).await.unwrap();
         let mut status = [0; 12];
         first.read_exact(&mut status).await.unwrap();
-        let _second = TcpStream::connect(addr).await.unwrap();
+        let _second = server.connect().await;
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let mut third = TcpStream::connect(addr).await.unwrap();
+        let mut third = server.connect().await;
         third.write_all(REQUEST).await.unwrap();
         let waited =
             tokio::time::timeout(Duration::from_secs(1), third.read_exact(&mut status)).await;
@@ -384,8 +378,7 @@ mod tests {
             tokio::time::timeout(Duration::from_secs(1), third.read_exact(&mut status)).await;
         assert!(served.is_ok(), "served once a slot freed");
         assert_eq!(&status, b"HTTP/1.1 200");
-        shutdown.cancel();
-        server.await.unwrap();
+        server.stop().await;
     }
 
     /// A listener whose every accept fails, as one out of file descriptors does.

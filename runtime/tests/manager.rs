@@ -33,6 +33,18 @@ async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
     (status, body)
 }
 
+/// Probes served from `readiness` on a free loopback port until `shutdown`.
+async fn probes(
+    readiness: &Readiness,
+    shutdown: &CancellationToken,
+) -> (SocketAddr, tokio::task::JoinHandle<()>) {
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    let (addr, server) = serve_probes(any, readiness.clone(), shutdown.clone())
+        .await
+        .unwrap();
+    (addr, tokio::spawn(server))
+}
+
 /// Succeeds for `good`, fails once then succeeds for `flaky`, panics on `bad` once.
 struct Sync {
     calls: AtomicUsize,
@@ -137,11 +149,7 @@ async fn a_dead_informer_fails_readiness_and_stops_the_manager() {
     });
     let shutdown = CancellationToken::new();
     let readiness = Readiness::new();
-    let any = SocketAddr::from(([127, 0, 0, 1], 0));
-    let (probes, probe_server) = serve_probes(any, readiness.clone(), shutdown.clone())
-        .await
-        .unwrap();
-    let probe_server = tokio::spawn(probe_server);
+    let (probes, probe_server) = probes(&readiness, &shutdown).await;
     factory.start(&shutdown);
     factory.ensure_cache_sync().await.unwrap();
     readiness.set_ready();
@@ -186,11 +194,7 @@ async fn a_dead_informer_fails_readiness_and_stops_the_manager() {
 async fn readyz_names_the_failure() {
     let shutdown = CancellationToken::new();
     let readiness = Readiness::new();
-    let any = SocketAddr::from(([127, 0, 0, 1], 0));
-    let (probes, server) = serve_probes(any, readiness.clone(), shutdown.clone())
-        .await
-        .unwrap();
-    let server = tokio::spawn(server);
+    let (probes, server) = probes(&readiness, &shutdown).await;
     readiness.set_ready();
     readiness.set_failed("the configmaps.v1 informer stopped");
     assert_eq!(
