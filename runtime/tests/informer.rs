@@ -507,6 +507,7 @@ async fn a_410_after_an_outage_relists_within_two_seconds() {
         after <= Duration::from_secs(2),
         "relisted {after:?} after the 410"
     );
+    eprintln!("relisted {after:?} after the 410 that followed a 180 s watch outage");
     stop.cancel();
     task.await.unwrap();
 }

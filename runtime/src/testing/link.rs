@@ -1,5 +1,6 @@
-//! A faulty network between a client and the in-memory server, for tests of what an
-//! operator does when its apiserver is cut off, stopped or slow: requests through a
+//! A faulty network between a client and its apiserver (the in-memory one, or a real
+//! one through its client), for tests of what an operator does when its apiserver is
+//! cut off, stopped or slow: requests through a
 //! [`Link`] hang while it is cut (a partition: only the client's own timeouts end
 //! them), fail at once while it refuses (a stopped apiserver: connection refused),
 //! and wait a while when it is slow. Every request is logged with the Tokio clock's
@@ -10,12 +11,14 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures_util::future::BoxFuture;
+use http_body_util::BodyExt;
+use http_body_util::combinators::UnsyncBoxBody;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::ApiServer;
-use super::http::Body;
 use crate::sync::lock;
 
 /// The state of a [`Link`].
@@ -43,19 +46,36 @@ pub struct Request {
     pub status: Option<u16>,
 }
 
-/// A link to an [`ApiServer`]; clones share its state and log.
+/// Where a link's requests go.
+#[derive(Clone)]
+enum Upstream {
+    Memory(ApiServer),
+    Cluster(kube::Client),
+}
+
+/// A link to an apiserver; clones share its state and log.
 #[derive(Clone)]
 pub struct Link {
-    server: ApiServer,
+    upstream: Upstream,
     state: watch::Sender<LinkState>,
     log: Arc<Mutex<Vec<Request>>>,
 }
 
 impl Link {
-    /// A link to `server`, up.
+    /// A link to the in-memory `server`, up.
     pub fn new(server: &ApiServer) -> Self {
+        Link::to(Upstream::Memory(server.clone()))
+    }
+
+    /// A link to the apiserver `client` talks to (a real one, for the real-cluster
+    /// suites), up.
+    pub fn through(client: &kube::Client) -> Self {
+        Link::to(Upstream::Cluster(client.clone()))
+    }
+
+    fn to(upstream: Upstream) -> Self {
         Link {
-            server: server.clone(),
+            upstream,
             state: watch::channel(LinkState::Up).0,
             log: Arc::default(),
         }
@@ -89,6 +109,7 @@ impl Link {
 }
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
+type Body = UnsyncBoxBody<Bytes, Error>;
 
 impl tower::Service<http::Request<kube::client::Body>> for Link {
     type Response = http::Response<Body>;
@@ -122,7 +143,16 @@ impl tower::Service<http::Request<kube::client::Body>> for Link {
                 LinkState::Slow(delay) => tokio::time::sleep(delay).await,
                 LinkState::Up | LinkState::Cut => {}
             }
-            let response = link.server.handle(request).await;
+            let response = match &link.upstream {
+                Upstream::Memory(server) => server
+                    .handle(request)
+                    .await
+                    .map(|body| body.map_err(|never| match never {}).boxed_unsync()),
+                Upstream::Cluster(client) => client
+                    .send(request)
+                    .await?
+                    .map(|body| body.map_err(Error::from).boxed_unsync()),
+            };
             link.answered(entry, response.status().as_u16());
             Ok(response)
         })
