@@ -42,11 +42,11 @@ pub fn install_prometheus() -> Result<PrometheusHandle, BuildError> {
 /// Whether the operator is ready, shared by whoever decides it and the `/readyz` probe.
 #[derive(Clone, Default)]
 pub struct Readiness {
-    state: Arc<Mutex<Ready>>,
+    state: Arc<Mutex<State>>,
 }
 
 #[derive(Clone, Default)]
-enum Ready {
+enum State {
     #[default]
     NotYet,
     Ready,
@@ -62,26 +62,26 @@ impl Readiness {
     /// Marks the operator ready: its caches synced. A failure stays.
     pub fn set_ready(&self) {
         let mut state = lock(&self.state);
-        if matches!(*state, Ready::NotYet) {
-            *state = Ready::Ready;
+        if matches!(*state, State::NotYet) {
+            *state = State::Ready;
         }
     }
 
     /// Marks the operator not ready for good, with why (what `/readyz` answers).
     pub fn set_failed(&self, reason: impl Into<String>) {
-        *lock(&self.state) = Ready::Failed(reason.into());
+        *lock(&self.state) = State::Failed(reason.into());
     }
 
     pub fn is_ready(&self) -> bool {
-        matches!(*lock(&self.state), Ready::Ready)
+        matches!(*lock(&self.state), State::Ready)
     }
 
     /// What `/readyz` answers: 200 once ready, 503 with why not.
     fn probe(&self) -> (u16, String) {
         match &*lock(&self.state) {
-            Ready::Ready => (200, "ok".to_owned()),
-            Ready::NotYet => (503, "caches not synced yet".to_owned()),
-            Ready::Failed(reason) => (503, reason.clone()),
+            State::Ready => (200, "ok".to_owned()),
+            State::NotYet => (503, "caches not synced yet".to_owned()),
+            State::Failed(reason) => (503, reason.clone()),
         }
     }
 }
