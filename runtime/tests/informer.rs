@@ -437,6 +437,41 @@ async fn an_informer_survives_a_hundred_starts_with_an_eager_subscriber() {
     }
 }
 
+/// An informer that dies before its cache syncs (issue 31, 1: the operator waited out the
+/// sync timeout, then blamed an old connection error) ends the wait at once, naming the
+/// panic; the caches that synced are not blamed.
+#[tokio::test(start_paused = true)]
+async fn a_cache_whose_informer_dies_fails_at_once_naming_why() {
+    let (server, api) = server();
+    server.register::<Secret>(false);
+    api.create(&PostParams::default(), &config_map("poison"))
+        .await
+        .unwrap();
+    let factory = InformerFactory::new(server.client(), FactoryOptions::default());
+    let secrets = factory.informer_for(|client, _| Api::<Secret>::namespaced(client, "ns"));
+    let poisoned = factory.informer_for(|client, _| Api::<ConfigMap>::namespaced(client, "ns"));
+    poisoned.set_transform(|object: &mut ConfigMap| {
+        if object.metadata.name.as_deref() == Some("poison") {
+            panic!("a transform bug");
+        }
+    });
+    factory.start(&CancellationToken::new());
+    assert!(secrets.wait_for_sync().await);
+    let started = tokio::time::Instant::now();
+    let error = factory.ensure_cache_sync().await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    let message = error.to_string();
+    assert_eq!(
+        message,
+        "caches did not sync, an informer failed:\n  configmaps.v1: the informer stopped: its task panicked: a transform bug"
+    );
+    factory.shutdown().await;
+}
+
 /// The requests of `link` that match `what` (`"watch=true"`, or a list of `path`).
 fn requests(link: &Link, what: impl Fn(&link::Request) -> bool) -> Vec<link::Request> {
     link.requests().into_iter().filter(|r| what(r)).collect()

@@ -89,6 +89,7 @@ impl FactoryOptions {
 trait Started: Send + Sync {
     fn run(&self, shutdown: CancellationToken) -> Pin<Box<dyn Future<Output = ()> + Send>>;
     fn wait(&self) -> Pin<Box<dyn Future<Output = bool> + Send>>;
+    fn synced(&self) -> bool;
     fn resource(&self) -> String;
     fn last_error(&self) -> Option<WatchError>;
     fn as_any(&self) -> &dyn Any;
@@ -105,6 +106,10 @@ where
     fn wait(&self) -> Pin<Box<dyn Future<Output = bool> + Send>> {
         let this = self.clone();
         Box::pin(async move { this.wait_for_sync().await })
+    }
+
+    fn synced(&self) -> bool {
+        self.has_synced()
     }
 
     fn resource(&self) -> String {
@@ -260,7 +265,8 @@ impl InformerFactory {
         }
     }
 
-    /// Each started resource, with what kept it from syncing (`None` once synced).
+    /// Each started resource, with what kept it from syncing (`None` once synced). An
+    /// informer that fails cuts the wait short: the operator is to stop anyway.
     async fn sync_outcome(&self) -> BTreeMap<String, Option<Unsynced>> {
         let started: Vec<Arc<dyn Started>> = lock(&self.entries)
             .values()
@@ -268,13 +274,27 @@ impl InformerFactory {
             .map(|e| e.informer.clone())
             .collect();
         let deadline = tokio::time::Instant::now() + self.options.cache_sync_timeout;
+        let failed = self.failed();
+        tokio::pin!(failed);
+        let mut failure = None;
         let mut out = BTreeMap::new();
         for informer in started {
-            let synced = tokio::time::timeout_at(deadline, informer.wait())
-                .await
-                .unwrap_or(false);
+            let synced = match failure {
+                Some(_) => informer.synced(),
+                None => tokio::select! {
+                    synced = tokio::time::timeout_at(deadline, informer.wait()) => synced.unwrap_or(false),
+                    first = &mut failed => {
+                        failure = Some(first);
+                        informer.synced()
+                    }
+                },
+            };
             let resource = informer.resource();
             let unsynced = (!synced).then(|| Unsynced {
+                failure: failure
+                    .as_ref()
+                    .filter(|f: &&InformerFailure| f.resource == resource)
+                    .map(|f| f.reason.clone()),
                 resource: resource.clone(),
                 last_error: informer.last_error(),
             });
@@ -331,20 +351,26 @@ pub struct Unsynced {
     /// `plural.version.group`.
     pub resource: String,
     pub last_error: Option<WatchError>,
+    /// Why its informer stopped, when it did (its task panicked): the wait was cut short.
+    pub failure: Option<String>,
 }
 
 impl fmt::Display for CacheSyncError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "caches did not sync within {}s:",
-            self.timeout.as_secs_f64()
-        )?;
+        match self.unsynced.iter().any(|u| u.failure.is_some()) {
+            true => write!(f, "caches did not sync, an informer failed:")?,
+            false => write!(
+                f,
+                "caches did not sync within {}s:",
+                self.timeout.as_secs_f64()
+            )?,
+        }
         for unsynced in &self.unsynced {
             write!(f, "\n  {}: ", unsynced.resource)?;
-            match &unsynced.last_error {
-                Some(error) => write!(f, "{error}")?,
-                None => write!(f, "no watch error; the first list did not complete")?,
+            match (&unsynced.failure, &unsynced.last_error) {
+                (Some(failure), _) => write!(f, "the informer stopped: {failure}")?,
+                (None, Some(error)) => write!(f, "{error}")?,
+                (None, None) => write!(f, "no watch error; the first list did not complete")?,
             }
         }
         Ok(())
