@@ -318,30 +318,25 @@ impl<S: SyncHandler> QueueController<S> {
                 None => std::future::pending().await,
             }
         };
-        tokio::pin!(lost);
+        let drain = async {
+            stopping.cancelled().await;
+            self.worker.queue.shut_down();
+            let all = async { while tasks.join_next().await.is_some() {} };
+            tokio::time::timeout(self.drain_deadline, all).await.is_ok()
+        };
+        // A loss ends the drain too.
         let drained = tokio::select! {
             biased;
-            () = &mut lost => false,
-            () = stopping.cancelled() => {
-                self.worker.queue.shut_down();
-                let all = async { while tasks.join_next().await.is_some() {} };
-                tokio::select! {
-                    biased;
-                    () = &mut lost => false,
-                    finished = tokio::time::timeout(self.drain_deadline, all) => finished.is_ok(),
-                }
-            }
+            () = lost => false,
+            drained = drain => drained,
         };
         if !drained {
             // Past the deadline, or the lease is gone: the syncs are cancelled (dropped
             // at their next await), so that none runs on after `run` has returned.
-            match term.is_some_and(|t| t.lost().is_cancelled()) {
-                true => {
-                    tracing::warn!(controller = %name, "the leader lease was lost: in-flight syncs cancelled")
-                }
-                false => {
-                    tracing::warn!(controller = %name, "in-flight syncs did not finish before the deadline: cancelled")
-                }
+            if term.is_some_and(|t| t.lost().is_cancelled()) {
+                tracing::warn!(controller = %name, "the leader lease was lost: in-flight syncs cancelled");
+            } else {
+                tracing::warn!(controller = %name, "in-flight syncs did not finish before the deadline: cancelled");
             }
             self.worker.queue.shut_down();
             tasks.abort_all();

@@ -17,7 +17,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::informer::{InformerFactory, InformerFailure};
-use crate::serve::{response, serve};
+use crate::serve::{Limits, TEXT, response, serve};
 use crate::sync::lock;
 
 /// Histogram buckets for every `*_seconds` metric: controller-runtime's reconcile-time
@@ -123,7 +123,14 @@ pub async fn serve_probes(
     };
     Ok((
         bound,
-        serve("probe server", listener, shutdown, plain, respond),
+        serve(
+            "probe server",
+            listener,
+            Limits::default(),
+            shutdown,
+            plain,
+            respond,
+        ),
     ))
 }
 
@@ -157,13 +164,19 @@ pub async fn serve_metrics(
             }
         }
     };
-    let server = serve("metrics server", listener, shutdown, plain, respond);
+    let server = serve(
+        "metrics server",
+        listener,
+        Limits::default(),
+        shutdown,
+        plain,
+        respond,
+    );
     Ok((bound, async move {
         tokio::join!(server, upkeep);
     }))
 }
 
-const TEXT: &str = "text/plain; charset=utf-8";
 /// The Prometheus text exposition format.
 const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 

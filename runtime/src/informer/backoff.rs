@@ -23,6 +23,9 @@ const WORKING: Duration = Duration::from_secs(10);
 
 pub(super) struct WatchBackoff {
     backoff: DefaultBackoff,
+    /// Whether a delay was taken since the last reset: resetting rebuilds the backoff
+    /// (and its jitter's generator), so an event resets it only then, not every time.
+    climbed: bool,
     /// When the stream was last polled again after a wait.
     resumed: Instant,
 }
@@ -31,13 +34,17 @@ impl WatchBackoff {
     pub(super) fn new() -> Self {
         WatchBackoff {
             backoff: DefaultBackoff::default(),
+            climbed: false,
             resumed: Instant::now(),
         }
     }
 
     /// The stream yielded an event: the apiserver answers.
     pub(super) fn reset(&mut self) {
-        self.backoff.reset();
+        if self.climbed {
+            self.backoff.reset();
+            self.climbed = false;
+        }
     }
 
     /// The stream is polled again after its wait.
@@ -52,8 +59,9 @@ impl WatchBackoff {
             watcher::Error::WatchFailed(_) | watcher::Error::WatchError(_)
         ) || self.resumed.elapsed() >= WORKING;
         if watch_worked {
-            self.backoff.reset();
+            self.reset();
         }
+        self.climbed = true;
         // The default backoff never runs out; its cap, should it ever.
         self.backoff.next().unwrap_or(Duration::from_secs(30))
     }

@@ -229,15 +229,13 @@ impl InformerFactory {
     /// (`manager::stop_on_informer_failure` does).
     pub async fn failed(&self) -> InformerFailure {
         let mut failed = self.failed.subscribe();
-        let first = failed.wait_for(Option::is_some).await;
+        if let Ok(first) = failed.wait_for(Option::is_some).await
+            && let Some(first) = first.clone()
+        {
+            return first;
+        }
         // The factory holds the sender, so the channel cannot close while `self` lives.
-        first
-            .ok()
-            .and_then(|first| first.clone())
-            .unwrap_or_else(|| InformerFailure {
-                resource: String::new(),
-                reason: "the factory is gone".to_owned(),
-            })
+        std::future::pending().await
     }
 
     /// Waits for every started informer's first list, for at most the cache-sync
@@ -291,10 +289,10 @@ impl InformerFactory {
             };
             let resource = informer.resource();
             let unsynced = (!synced).then(|| Unsynced {
-                failure: failure
-                    .as_ref()
-                    .filter(|f: &&InformerFailure| f.resource == resource)
-                    .map(|f| f.reason.clone()),
+                failure: match &failure {
+                    Some(f) if f.resource == resource => Some(f.reason.clone()),
+                    _ => None,
+                },
                 resource: resource.clone(),
                 last_error: informer.last_error(),
             });

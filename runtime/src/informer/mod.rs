@@ -4,7 +4,7 @@
 //!
 //! List, watch and relist are kube-runtime's [`watcher()`], with its default backoff's
 //! figures; this adds what it does not have: a backoff that starts over once a watch
-//! worked (so a 410 after an outage relists at once, `backoff.rs`), one shared watch
+//! worked (so a 410 after an outage relists within its first step, `backoff.rs`), one shared watch
 //! however many consumers, an indexed cache, exact add/update/delete notifications
 //! across relists, late handlers, resync, and a factory with start / wait-for-sync /
 //! shutdown.

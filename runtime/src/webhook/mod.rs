@@ -273,6 +273,7 @@ impl Server {
         crate::serve::serve(
             "webhook server",
             self.listener,
+            crate::serve::Limits::default(),
             shutdown,
             handshake,
             respond,
