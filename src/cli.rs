@@ -225,6 +225,18 @@ struct GenerateGroups {
     #[arg(long, value_name = "N")]
     max_description_len: Option<usize>,
 
+    /// The Kubernetes version whose types (k8s-openapi's) the API types embed: the
+    /// k8s-openapi feature the crate builds with (v1_33 is 1.33) [default: 1.37, what
+    /// k8s-openapi's `latest` is; crdgen has 1.33 to 1.37].
+    #[arg(long, value_name = "1.NN", value_parser = crate::options::parse_kube_version)]
+    kube_version: Option<crate::known::KubeVersion>,
+
+    /// Give embedded ObjectMeta schemas (a pod template's `metadata`) name, namespace,
+    /// labels, annotations and finalizers, as controller-gen's
+    /// `crd:generateEmbeddedObjectMeta=true` does [default: a bare object].
+    #[arg(long)]
+    generate_embedded_object_meta: bool,
+
     /// Files and directories to read `+kubebuilder:rbac` and `+kubebuilder:webhook`
     /// markers from besides APIS_PKG, relative to --output-base, comma-separated
     /// [default: src, when there is one].
@@ -295,6 +307,10 @@ impl GenerateGroups {
             )?,
             crd_dir: self.crd_dir.clone(),
             max_description_len: self.max_description_len,
+            kube_version: self
+                .kube_version
+                .unwrap_or_else(crate::known::KubeVersion::latest),
+            embedded_object_meta: self.generate_embedded_object_meta,
             marker_paths: self.marker_paths.clone(),
             rbac_dir: self.rbac_dir.clone(),
             role_name: self.role_name.clone(),

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::known::KubeVersion;
 use crate::naming::{self, ModulePath};
 use crate::options::{Generator, GroupVersions, HeaderSource, Options};
 use crate::pipeline::{Error, generate};
@@ -34,6 +35,8 @@ pub struct Config {
     plural_exceptions: BTreeMap<String, String>,
     out_dir: Option<PathBuf>,
     role_name: String,
+    kube_version: Option<String>,
+    embedded_object_meta: bool,
 }
 
 impl Default for Config {
@@ -49,6 +52,8 @@ impl Default for Config {
             plural_exceptions: BTreeMap::new(),
             out_dir: None,
             role_name: crate::options::DEFAULT_ROLE_NAME.to_owned(),
+            kube_version: None,
+            embedded_object_meta: false,
         }
     }
 }
@@ -114,6 +119,22 @@ impl Config {
     }
 
     /// The name of the ClusterRole the `rbac` generator writes (default `manager-role`).
+    /// The Kubernetes version (`"1.33"`) whose types the API types embed. Default: the
+    /// one the crate's k8s-openapi feature selects (k8s-openapi tells build scripts),
+    /// else the newest crdgen has.
+    pub fn kube_version(&mut self, version: &str) -> &mut Self {
+        self.kube_version = Some(version.to_owned());
+        self
+    }
+
+    /// controller-gen's `crd:generateEmbeddedObjectMeta`: embedded `ObjectMeta` schemas
+    /// (a pod template's `metadata`) list name, namespace, labels, annotations and
+    /// finalizers.
+    pub fn embedded_object_meta(&mut self, on: bool) -> &mut Self {
+        self.embedded_object_meta = on;
+        self
+    }
+
     pub fn role_name(&mut self, name: &str) -> &mut Self {
         self.role_name = name.to_owned();
         self
@@ -164,6 +185,19 @@ impl Config {
         Ok(out_dir.join(naming::BUILD_OUTPUT_FILE))
     }
 
+    fn resolved_kube_version(&self) -> Result<KubeVersion, String> {
+        let Some(text) = &self.kube_version else {
+            // k8s-openapi's `links` key passes its version to the build scripts of the
+            // crates that depend on it: DEP_K8S_OPENAPI_<its version>_VERSION.
+            let from_build = std::env::vars()
+                .filter(|(k, _)| k.starts_with("DEP_K8S_OPENAPI_") && k.ends_with("_VERSION"))
+                .find_map(|(_, v)| KubeVersion::of_build_metadata(&v))
+                .filter(|v| v.is_supported());
+            return Ok(from_build.unwrap_or_else(KubeVersion::latest));
+        };
+        crate::options::parse_kube_version(text).map_err(|e| format!("kube_version: {e}"))
+    }
+
     fn options(&self, base: &Path) -> Result<Options, Error> {
         let usage = Error::Usage;
         if self.groups.is_empty() {
@@ -196,6 +230,8 @@ impl Config {
             output_module: ModulePath::parse(&self.output_module).map_err(usage)?,
             crd_dir: PathBuf::from(crate::options::DEFAULT_CRD_DIR),
             max_description_len: None,
+            kube_version: self.resolved_kube_version().map_err(usage)?,
+            embedded_object_meta: self.embedded_object_meta,
             // `src` of the crate, as the command line's default; the role goes to
             // `OUT_DIR/rbac/role.yaml`.
             marker_paths: None,

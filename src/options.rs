@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use crate::known::KubeVersion;
 use crate::naming::ModulePath;
 
 /// A generator crdgen can run. The order here is the order `all` lists them in.
@@ -260,6 +261,18 @@ pub fn parse_namespaced_name(text: &str) -> Result<(String, String), String> {
     Ok((namespace.to_owned(), name.to_owned()))
 }
 
+/// A Kubernetes version crdgen has the types of (`1.33`).
+pub fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
+    let version: KubeVersion = text.parse()?;
+    if !version.is_supported() {
+        return Err(format!(
+            "crdgen has the Kubernetes types of {}, not {version}",
+            KubeVersion::supported()
+        ));
+    }
+    Ok(version)
+}
+
 /// Where the header of every generated file comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum HeaderSource {
@@ -292,6 +305,12 @@ pub struct Options {
     pub crd_dir: PathBuf,
     /// Descriptions in CRD schemas are cut to this many characters.
     pub max_description_len: Option<usize>,
+    /// The Kubernetes version whose types (k8s-openapi's) the API types embed.
+    pub kube_version: KubeVersion,
+    /// controller-gen's `crd:generateEmbeddedObjectMeta`: an embedded `ObjectMeta`
+    /// (a pod template's `metadata`) gets its name, namespace, labels, annotations and
+    /// finalizers in the schema, not a bare object.
+    pub embedded_object_meta: bool,
     /// Files and directories besides APIS_PKG that `+kubebuilder:rbac` and
     /// `+kubebuilder:webhook` markers are read from, relative to `output_base`; `None`
     /// for `src` when there is one.
@@ -330,6 +349,8 @@ impl Options {
             output_module: ModulePath::from_dir(&output_pkg)?,
             crd_dir: PathBuf::from(DEFAULT_CRD_DIR),
             max_description_len: None,
+            kube_version: KubeVersion::latest(),
+            embedded_object_meta: false,
             marker_paths: None,
             rbac_dir: PathBuf::from(DEFAULT_RBAC_DIR),
             role_name: DEFAULT_ROLE_NAME.to_owned(),

@@ -82,15 +82,22 @@ fn descriptions_are_cut_at_the_maximum_length() {
         .find(|(p, _)| p.contains("mappeds"))
         .unwrap();
     let crd: serde_json::Value = serde_yaml_ng::from_str(&text).unwrap();
-    let quantity = crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/quantity/description").unwrap();
+    let description = |field: &str| {
+        crd.pointer(&format!(
+            "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/{field}/description"
+        ))
+        .unwrap()
+        .clone()
+    };
+    // As controller-gen cuts: after the last sentence end within the limit, else at the
+    // last space, marked `...`.
     assert_eq!(
-        quantity,
-        "Quantity is a fixed-point representation of a number."
+        description("selector"),
+        "A label selector is a label query over a set of resources."
     );
-    let sentence = crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/targetPort/description").unwrap();
     assert_eq!(
-        sentence,
-        "IntOrString is a type that can hold an int32 or a string."
+        description("template"),
+        "PodTemplateSpec describes the data a pod should have when..."
     );
 }
 

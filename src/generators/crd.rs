@@ -13,6 +13,10 @@ impl Generate for Crd {
         let crds = crate::schema::crds(
             ctx.model,
             opts.max_description_len,
+            crate::known::Options {
+                version: opts.kube_version,
+                embedded_object_meta: opts.embedded_object_meta,
+            },
             &opts.webhook_service,
             diags,
         );

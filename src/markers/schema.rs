@@ -12,7 +12,10 @@ const VALIDATION: &str = "kubebuilder:validation:";
 /// Applies every schema marker of `markers` (read from `file`) to `schema`; other
 /// markers are left alone.
 pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Diagnostics) {
-    for marker in markers {
+    // As in controller-gen, `+default` goes first and `+kubebuilder:default` stomps it.
+    let (first, rest): (Vec<&Marker>, Vec<&Marker>) =
+        markers.iter().partition(|m| m.name == "default");
+    for marker in first.into_iter().chain(rest) {
         let result = if let Some(name) = marker.name.strip_prefix(ITEMS_PREFIX) {
             match schema.get_mut("items") {
                 Some(items) => one(items, name, &marker.value),
@@ -260,6 +263,17 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
             };
             let v = literal(schema, &text(value))?;
             set(schema, key, v)
+        }
+        "default" => {
+            let raw = text(value);
+            // controller-gen skips `ref(Constant)`: a Go constant has no value in source.
+            if raw.trim_start().starts_with("ref(") {
+                return Ok(());
+            }
+            let v = serde_json::from_str(&raw).map_err(|e| {
+                format!("`{raw}` is not JSON ({e}); `+kubebuilder:default` takes YAML")
+            })?;
+            set(schema, "default", v)
         }
         "kubebuilder:title" => set(schema, "title", json!(text(value))),
         "listType" => {

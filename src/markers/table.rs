@@ -266,6 +266,8 @@ pub static MARKERS: &[MarkerDef] = &[
     m("optional", &[Field], Arg::Flag),
     m("required", &[Field], Arg::Flag),
     m("nullable", &[Field], Arg::Flag),
+    // Kubernetes' own default marker: a JSON value (`+default="TCP"`).
+    m("default", &[Field], Arg::Raw),
     m("listType", &[Field, Type], Arg::String),
     m("listMapKey", &[Field, Type], Arg::String),
     m("mapType", &[Field, Type], Arg::String),
@@ -327,6 +329,7 @@ mod tests {
                 "optional",
                 "required",
                 "nullable",
+                "default",
                 "listType",
                 "listMapKey",
                 "mapType",

@@ -10,14 +10,12 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::known;
 use crate::markers::{Value as MarkerValue, find as marker, flag};
 use crate::model::{Group, Kind, KindStyle, Model, Version};
 use crate::naming;
 use crate::options::WebhookService;
 use types::{Builder, Site};
-
-const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
-const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
 
 /// One version of a kind, with its group and version.
 type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
@@ -28,6 +26,7 @@ type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
 pub fn crds(
     model: &Model,
     max_description: Option<usize>,
+    known: known::Options,
     service: &WebhookService,
     diags: &mut Diagnostics,
 ) -> BTreeMap<String, String> {
@@ -56,6 +55,7 @@ pub fn crds(
             group_name,
             versions,
             max_description,
+            known,
             service,
             &mut found,
         );
@@ -163,6 +163,7 @@ fn crd(
     group: &str,
     versions: &[(&Group, &Version, &Kind)],
     max_description: Option<usize>,
+    known: known::Options,
     service: &WebhookService,
     diags: &mut Diagnostics,
 ) -> Option<Value> {
@@ -202,7 +203,7 @@ fn crd(
     let mut out_versions = Vec::new();
     for (_, version, kind) in served_versions {
         let errors_before = diags.error_count();
-        let mut builder = Builder::new(model, diags);
+        let mut builder = Builder::new(model, known, diags);
         builder.optional_by_default = flag(&version.markers, "kubebuilder:validation:Optional");
         let mut schema = root_schema(&mut builder, kind);
         if let Some(max) = max_description {
@@ -407,17 +408,18 @@ fn conversion(service: &WebhookService) -> Value {
 
 /// Cuts every description longer than `max` characters, at the last sentence end
 /// within the limit when there is one, as controller-gen's `maxDescLen` does.
+/// Cuts every description to `max` bytes as controller-gen's `maxDescLen` does: after
+/// the last sentence end within them, else at the last space with `...`; 0 drops them.
 fn truncate_descriptions(schema: &mut Value, max: usize) {
     match schema {
         Value::Object(map) => {
+            if max == 0 && map.get("description").is_some_and(Value::is_string) {
+                map.remove("description");
+            }
             for (key, value) in map.iter_mut() {
                 match value {
-                    Value::String(text) if key == "description" && text.chars().count() > max => {
-                        let cut: String = text.chars().take(max).collect();
-                        *text = match cut.rfind(". ") {
-                            Some(end) => cut[..=end].to_owned(),
-                            None => cut,
-                        };
+                    Value::String(text) if key == "description" && text.len() > max => {
+                        *text = truncated(text, max);
                     }
                     other => truncate_descriptions(other, max),
                 }
@@ -425,6 +427,24 @@ fn truncate_descriptions(schema: &mut Value, max: usize) {
         }
         Value::Array(items) => items.iter_mut().for_each(|v| truncate_descriptions(v, max)),
         _ => {}
+    }
+}
+
+fn truncated(text: &str, max: usize) -> String {
+    let end = (0..=max)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let cut = &text[..end];
+    // Unicode's sentence terminals that docs use; controller-gen takes all of STerm.
+    let sentence_end = |c: char| matches!(c, '.' | '!' | '?' | '。' | '！' | '？' | '．' | '｡');
+    let last = |is: &dyn Fn(char) -> bool| cut.char_indices().rev().find(|&(i, c)| i > 0 && is(c));
+    if let Some((i, c)) = last(&sentence_end) {
+        cut[..i + c.len_utf8()].to_owned()
+    } else if let Some((i, _)) = last(&char::is_whitespace) {
+        format!("{}...", &cut[..i])
+    } else {
+        format!("{cut}...")
     }
 }
 
@@ -492,8 +512,12 @@ fn root_schema(builder: &mut Builder<'_>, kind: &Kind) -> Value {
     }
     let root = schema.as_object_mut().expect("an object schema");
     let properties = root.entry("properties").or_insert_with(|| json!({}));
-    properties["apiVersion"] = json!({"type": "string", "description": API_VERSION_DOC});
-    properties["kind"] = json!({"type": "string", "description": KIND_DOC});
+    // metav1.TypeMeta's fields, as a Go kind embeds them.
+    if let (Value::Object(properties), Value::Object(type_meta)) =
+        (&mut *properties, known::type_meta(builder.known))
+    {
+        properties.extend(type_meta);
+    }
     properties["metadata"] = json!({"type": "object"});
     if let Some(Value::Array(required)) = root.get_mut("required") {
         required.retain(|r| r != "metadata");

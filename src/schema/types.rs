@@ -27,16 +27,19 @@ pub struct Builder<'a> {
     /// `+kubebuilder:validation:Optional` on the package: fields are optional unless
     /// marked required.
     pub optional_by_default: bool,
+    /// The Kubernetes version and options Kubernetes' own types are built for.
+    pub known: known::Options,
     pub diags: &'a mut Diagnostics,
     /// The types being built, outermost first: a repeat is a recursive type.
     stack: Vec<TypeKey>,
 }
 
 impl<'a> Builder<'a> {
-    pub fn new(model: &'a Model, diags: &'a mut Diagnostics) -> Self {
+    pub fn new(model: &'a Model, known: known::Options, diags: &'a mut Diagnostics) -> Self {
         Builder {
             model,
             optional_by_default: false,
+            known,
             diags,
             stack: Vec::new(),
         }
@@ -94,29 +97,34 @@ impl<'a> Builder<'a> {
                 if let Some(schema) = self.builtin(path, name, args, bindings, site) {
                     return schema;
                 }
-                match known::schema(path, None) {
-                    Some(schema) => schema,
-                    None => self.unknown(path, site),
-                }
+                self.kubernetes(path, None, site)
             }
             None => {
                 if let Some(schema) = self.builtin(name, name, args, bindings, site) {
                     return schema;
                 }
-                match known::schema(&segments.join("::"), Some(name)) {
-                    Some(schema) => schema,
-                    None => self.unknown(&segments.join("::"), site),
-                }
+                self.kubernetes(&segments.join("::"), Some(name), site)
             }
         }
     }
 
-    fn unknown(&mut self, path: &str, site: Site<'_>) -> Value {
-        self.error(
-            site,
-            format!("no schema for type `{path}`"),
-            "use a type of the apis tree, a std type, or a Kubernetes type crdgen knows; or mark the field `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`",
-        )
+    /// One of Kubernetes' own types (k8s-openapi's), as controller-gen writes it.
+    fn kubernetes(&mut self, path: &str, bare_name: Option<&str>, site: Site<'_>) -> Value {
+        const SCHEMALESS: &str = "mark the field `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`";
+        match known::schema(path, bare_name, self.known) {
+            Ok(Some(schema)) => schema,
+            Ok(None) => self.error(
+                site,
+                format!("no schema for type `{path}`"),
+                &format!("use a type of the apis tree, a std type, or a k8s-openapi type; or {SCHEMALESS}"),
+            ),
+            Err(problem @ known::Problem::NotInVersion { .. }) => self.error(
+                site,
+                problem.to_string(),
+                "generate for a Kubernetes version that has it (--kube-version, the k8s-openapi feature the crate builds with), or use another type",
+            ),
+            Err(problem) => self.error(site, problem.to_string(), &format!("use another type, or {SCHEMALESS}")),
+        }
     }
 
     fn lookup(&self, key: &TypeKey) -> Option<&'a TypeDef> {
@@ -158,10 +166,13 @@ impl<'a> Builder<'a> {
             "bool" => json!({"type": "boolean"}),
             "i8" | "i16" | "i32" => json!({"type": "integer", "format": "int32"}),
             "u8" | "u16" => json!({"type": "integer", "format": "int32", "minimum": 0}),
-            "i64" | "isize" => json!({"type": "integer", "format": "int64"}),
-            "u32" | "u64" | "usize" => json!({"type": "integer", "format": "int64", "minimum": 0}),
-            "f32" => json!({"type": "number", "format": "float"}),
-            "f64" => json!({"type": "number", "format": "double"}),
+            "i64" => json!({"type": "integer", "format": "int64"}),
+            "u32" | "u64" => json!({"type": "integer", "format": "int64", "minimum": 0}),
+            // As Go's `int` and `uint`, whose width is the machine's: no format.
+            "isize" => json!({"type": "integer"}),
+            "usize" => json!({"type": "integer", "minimum": 0}),
+            // As controller-gen writes float32 and float64.
+            "f32" | "f64" => json!({"type": "number"}),
             "Option" | "Box" | "Arc" | "Rc" => arg(self, 0),
             "Vec" | "VecDeque" => object([("type", "array".into()), ("items", arg(self, 0))]),
             "BTreeSet" | "HashSet" => object([
