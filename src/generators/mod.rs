@@ -190,6 +190,7 @@ impl Context<'_> {
     pub fn type_text(&self, ty: &TypeRef) -> Result<String, String> {
         match ty {
             TypeRef::Other(text) => Ok(text.clone()),
+            TypeRef::Array { elem, len } => Ok(format!("[{}; {len}]", self.type_text(elem)?)),
             TypeRef::Path {
                 segments,
                 args,

@@ -5,12 +5,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::aliases::Aliases;
 use super::derive::{check_derive_groups, derive_kind};
 use super::fields::finish_body;
 use super::group_name::{code_name, group_name, located};
 use super::kinds::marker_kind;
 use super::names;
-use super::parsed::{ParsedFile, ParsedGroup, UseEntry};
+use super::parsed::{ParsedFile, ParsedGroup, TypeAlias, UseEntry};
 use super::resolve::{FileScope, Resolver, Scope, Scopes, TypeIndex, scope_key};
 use super::{Body, Field, Fields, Group, Kind, Model, Version, Visibility};
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
@@ -47,30 +48,37 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
     let built = crate::parallel::map_owned(versions, |(group, version)| {
         let (mut index, mut scopes) = (TypeIndex::default(), Scopes::new());
         let mut found = Diagnostics::default();
+        let mut aliases = Vec::new();
         let built = build_version(
             &group,
             &version.name,
             version.files,
             &mut index,
             &mut scopes,
+            &mut aliases,
             &mut found,
         );
-        (group, built, index, scopes, found)
+        (group, built, index, scopes, aliases, found)
     });
     let mut index = TypeIndex::default();
     let mut scopes = Scopes::new();
     let mut versions = Vec::new();
-    for (group, version, part, part_scopes, found) in built {
+    let mut aliases = Aliases::default();
+    for (group, version, part, part_scopes, part_aliases, found) in built {
         index.merge(part);
         scopes.extend(part_scopes);
         diags.extend(found.into_sorted());
         versions.push((group, version));
+        for alias in part_aliases {
+            aliases.insert(alias);
+        }
     }
 
     let resolver = Resolver {
         index: &index,
         apis_module: &opts.apis_module,
     };
+    aliases.resolve(&resolver, &scopes);
     let resolved = crate::parallel::map_owned(versions, |(group, mut version)| {
         for ty in version.types.values_mut() {
             let Some(file) = scopes.get(&scope_key(&ty.key)) else {
@@ -78,6 +86,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
             };
             for field in fields_mut(&mut ty.body) {
                 resolver.resolve(&mut field.ty, &file.scope);
+                aliases.expand(&mut field.ty);
             }
         }
         (group, version)
@@ -111,6 +120,7 @@ fn build_version(
     files: Vec<ParsedFile>,
     index: &mut TypeIndex,
     scopes: &mut Scopes,
+    aliases: &mut Vec<TypeAlias>,
     diags: &mut Diagnostics,
 ) -> Version {
     let mut out = Version {
@@ -215,6 +225,19 @@ fn build_version(
             module_path.extend(file.module.clone());
             index.insert(module_path, &ty.key);
             out.types.insert(ty.key.id(), ty);
+        }
+        // Aliases are named as types are, then replaced by what they alias.
+        for alias in file.aliases {
+            local_types.insert(alias.key.name.clone());
+            let mut module_path = vec![group.to_owned(), version.to_owned()];
+            if let Some(stem) = &file.module
+                && reexported(stem, &alias.key.name)
+            {
+                index.insert(module_path.clone(), &alias.key);
+            }
+            module_path.extend(file.module.clone());
+            index.insert(module_path, &alias.key);
+            aliases.push(alias);
         }
         let key = (group.to_owned(), version.to_owned(), file.module.clone());
         scopes.insert(

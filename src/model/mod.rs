@@ -4,6 +4,7 @@
 //! `parse` fills in the types as written; `markers` turns their doc comments into docs
 //! and typed markers; `build` resolves type references, finds kinds and checks them.
 
+mod aliases;
 mod build;
 mod derive;
 mod fields;
@@ -312,7 +313,9 @@ pub enum TypeRef {
         #[serde(skip_serializing_if = "Option::is_none")]
         target: Option<Target>,
     },
-    /// Tuples, arrays, references and the like, as written.
+    /// `[T; N]`, with its length as written.
+    Array { elem: Box<TypeRef>, len: String },
+    /// Tuples, references and the like, as written.
     Other(String),
 }
 
@@ -321,7 +324,32 @@ impl TypeRef {
     pub fn last_segment(&self) -> Option<&str> {
         match self {
             TypeRef::Path { segments, .. } => segments.last().map(String::as_str),
-            TypeRef::Other(_) => None,
+            TypeRef::Array { .. } | TypeRef::Other(_) => None,
+        }
+    }
+
+    /// The type with the single-segment names in `bindings` (type parameters) replaced.
+    pub fn substituted(&self, bindings: &BTreeMap<String, TypeRef>) -> TypeRef {
+        match self {
+            TypeRef::Path { segments, .. }
+                if segments.len() == 1 && bindings.contains_key(&segments[0]) =>
+            {
+                bindings[&segments[0]].clone()
+            }
+            TypeRef::Path {
+                segments,
+                args,
+                target,
+            } => TypeRef::Path {
+                segments: segments.clone(),
+                args: args.iter().map(|a| a.substituted(bindings)).collect(),
+                target: target.clone(),
+            },
+            TypeRef::Array { elem, len } => TypeRef::Array {
+                elem: Box::new(elem.substituted(bindings)),
+                len: len.clone(),
+            },
+            TypeRef::Other(text) => TypeRef::Other(text.clone()),
         }
     }
 

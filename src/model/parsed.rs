@@ -2,7 +2,7 @@
 //! and doc lines, as plain data. It lives here, below `parse`, so that the model never
 //! depends on the parser.
 
-use super::{TypeDef, Visibility};
+use super::{TypeDef, TypeKey, TypeRef, Visibility};
 use crate::diag::Pos;
 use crate::markers::DocLine;
 
@@ -34,10 +34,20 @@ pub struct ParsedFile {
     pub mods: Vec<ModDecl>,
     pub uses: Vec<UseEntry>,
     pub types: Vec<TypeDef>,
+    /// `type Name = …;` items: resolved as the types they name.
+    pub aliases: Vec<TypeAlias>,
     /// Names of types with a hand-written `impl Clone`.
     pub manual_clones: Vec<String>,
     /// Marker-like text found in plain `//` or `/* */` comments, with its position.
     pub comment_markers: Vec<(Pos, String)>,
+}
+
+/// `pub type Replicas = i32;`: fields of the alias's type are fields of the aliased one.
+#[derive(Debug)]
+pub struct TypeAlias {
+    pub key: TypeKey,
+    pub generics: Vec<String>,
+    pub ty: TypeRef,
 }
 
 /// A group's parsed files.

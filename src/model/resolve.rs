@@ -57,16 +57,19 @@ enum Place {
 impl Resolver<'_> {
     /// Fills in `target` on every path in `ty`.
     pub fn resolve(&self, ty: &mut TypeRef, scope: &Scope) {
-        if let TypeRef::Path {
-            segments,
-            args,
-            target,
-        } = ty
-        {
-            *target = self.path(segments, scope);
-            for arg in args {
-                self.resolve(arg, scope);
+        match ty {
+            TypeRef::Path {
+                segments,
+                args,
+                target,
+            } => {
+                *target = self.path(segments, scope);
+                for arg in args {
+                    self.resolve(arg, scope);
+                }
             }
+            TypeRef::Array { elem, .. } => self.resolve(elem, scope),
+            TypeRef::Other(_) => {}
         }
     }
 

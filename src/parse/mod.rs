@@ -13,7 +13,7 @@ use syn::spanned::Spanned;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::markers::DocLine;
-use crate::model::parsed::{ModDecl, ParsedFile, ParsedGroup, ParsedVersion, UseEntry};
+use crate::model::parsed::{ModDecl, ParsedFile, ParsedGroup, ParsedVersion, TypeAlias, UseEntry};
 use crate::model::{Body, Field, Fields, TypeDef, TypeKey, TypeRef, Variant, Visibility};
 use crate::naming;
 use crate::source::SourceFile;
@@ -47,6 +47,7 @@ pub fn parse_file(
         mods: Vec::new(),
         uses: Vec::new(),
         types: Vec::new(),
+        aliases: Vec::new(),
         manual_clones: Vec::new(),
         comment_markers,
     };
@@ -82,6 +83,16 @@ pub fn parse_file(
                     },
                 ));
             }
+            syn::Item::Type(t) => out.aliases.push(TypeAlias {
+                key: TypeKey {
+                    group: group.to_owned(),
+                    version: version.to_owned(),
+                    module: file.module.clone(),
+                    name: naming::unraw(&t.ident.to_string()).to_owned(),
+                },
+                generics: t.generics.type_params().map(|p| p.ident.to_string()).collect(),
+                ty: type_ref(&t.ty),
+            }),
             syn::Item::Mod(m) if m.content.is_none() => out.mods.push(ModDecl {
                 name: naming::unraw(&m.ident.to_string()).to_owned(),
                 visibility: visibility(&m.vis),
@@ -390,6 +401,10 @@ fn type_ref(ty: &syn::Type) -> TypeRef {
                 target: None,
             }
         }
+        syn::Type::Array(a) => TypeRef::Array {
+            elem: Box::new(type_ref(&a.elem)),
+            len: quote::ToTokens::to_token_stream(&a.len).to_string(),
+        },
         syn::Type::Paren(p) => type_ref(&p.elem),
         syn::Type::Group(g) => type_ref(&g.elem),
         other => TypeRef::Other(quote::ToTokens::to_token_stream(other).to_string()),

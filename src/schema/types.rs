@@ -61,20 +61,20 @@ impl<'a> Builder<'a> {
 
     /// The schema of a type as written at `site`.
     pub fn type_ref(&mut self, ty: &TypeRef, bindings: &Bindings, site: Site<'_>) -> Value {
-        let TypeRef::Path {
-            segments,
-            args,
-            target,
-        } = ty
-        else {
-            let TypeRef::Other(text) = ty else {
-                unreachable!()
-            };
-            return self.error(
-                site,
-                format!("no schema for `{text}`"),
-                "API types use named types: structs, enums, String, integers, Vec, maps, Option",
-            );
+        let (segments, args, target) = match ty {
+            TypeRef::Path {
+                segments,
+                args,
+                target,
+            } => (segments, args, target),
+            TypeRef::Array { elem, len } => return self.array(elem, len, bindings, site),
+            TypeRef::Other(text) => {
+                return self.error(
+                    site,
+                    format!("no schema for `{text}`"),
+                    "API types use named types: structs, enums, String, integers, Vec, arrays, maps, Option",
+                );
+            }
         };
         let name = segments.last().map(String::as_str).unwrap_or_default();
         if segments.len() == 1
@@ -106,6 +106,23 @@ impl<'a> Builder<'a> {
                 self.kubernetes(&segments.join("::"), Some(name), site)
             }
         }
+    }
+
+    /// `[T; N]`: serde writes its N items as a list.
+    fn array(&mut self, elem: &TypeRef, len: &str, bindings: &Bindings, site: Site<'_>) -> Value {
+        let Ok(n) = len.trim().parse::<u64>() else {
+            return self.error(
+                site,
+                format!("the length `{len}` of this array is not a number"),
+                "write the length as a literal (`[u8; 4]`), or use a Vec",
+            );
+        };
+        object([
+            ("type", "array".into()),
+            ("items", self.type_ref(elem, bindings, site)),
+            ("minItems", n.into()),
+            ("maxItems", n.into()),
+        ])
     }
 
     /// One of Kubernetes' own types (k8s-openapi's), as controller-gen writes it.
@@ -211,7 +228,7 @@ impl<'a> Builder<'a> {
             .generics
             .iter()
             .cloned()
-            .zip(args.iter().map(|a| substitute(a, outer)))
+            .zip(args.iter().map(|a| a.substituted(outer)))
             .collect();
         self.stack.push(def.key.clone());
         let here = Site {
@@ -429,27 +446,6 @@ impl<'a> Builder<'a> {
             schema["description"] = description;
         }
         schema
-    }
-}
-
-/// `T` written in terms of the enclosing type's parameters, with those replaced.
-fn substitute(ty: &TypeRef, bindings: &Bindings) -> TypeRef {
-    match ty {
-        TypeRef::Path { segments, .. }
-            if segments.len() == 1 && bindings.contains_key(&segments[0]) =>
-        {
-            bindings[&segments[0]].clone()
-        }
-        TypeRef::Path {
-            segments,
-            args,
-            target,
-        } => TypeRef::Path {
-            segments: segments.clone(),
-            args: args.iter().map(|a| substitute(a, bindings)).collect(),
-            target: target.clone(),
-        },
-        other => other.clone(),
     }
 }
 

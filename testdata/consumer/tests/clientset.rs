@@ -513,6 +513,7 @@ pub async fn other_kinds(env: &Env) {
         GadgetSpec {
             size: Size::Small,
             labels: BTreeMap::new(),
+            ports: [8080, 8443],
         },
     );
     let mut created = gadgets.create(&pp, &gadget).await.unwrap();

@@ -218,6 +218,7 @@ fn generated_clones_equal_their_originals() {
         spec: GadgetSpec {
             size: Size::Large,
             labels: BTreeMap::from([("a".into(), "b".into())]),
+            ports: [80, 443],
         },
         status: Some(GadgetStatus { ready: true }),
     };

@@ -1,5 +1,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{LocalObjectReference, ObjectReference, PodTemplateSpec, ResourceRequirements, Toleration};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, LabelSelector, MicroTime, ObjectMeta, Time};
@@ -66,7 +67,17 @@ pub struct MappedSpec {
     pub secret: LocalObjectReference,
     pub resources: ResourceRequirements,
     pub tolerations: Vec<Toleration>,
+    pub bytes: ByteString,
+    pub fixed: [u8; 4],
+    pub replicas: Replicas,
+    pub pairs: Pairs<i32>,
+    pub nested_aliases: Option<Labels>,
 }
+
+/// Aliases: fields of these types are fields of the types they name.
+pub type Replicas = i32;
+pub type Labels = BTreeMap<String, String>;
+pub type Pairs<T> = Vec<Pair<T>>;
 
 /// A nested object.
 #[derive(Debug, Serialize, Deserialize)]

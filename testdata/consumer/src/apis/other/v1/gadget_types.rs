@@ -21,8 +21,14 @@ use serde::{Deserialize, Serialize};
 pub struct GadgetSpec {
     pub size: Size,
     #[serde(default)]
-    pub labels: BTreeMap<String, String>,
+    pub labels: Labels,
+    /// A fixed-length list: exactly two ports.
+    #[serde(default)]
+    pub ports: [u16; 2],
 }
+
+/// An alias: the CRD and the generated code see the map it names.
+pub type Labels = BTreeMap<String, String>;
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub enum Size {
