@@ -6,6 +6,7 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -158,4 +159,94 @@ fn embedded_object_meta_and_no_descriptions_are_written_as_controller_gen_writes
             .contains("\"description\":\"")
     );
     assert_same(ours, theirs, KEPT_DIFFERENT);
+}
+
+/// A kind embedding a type only Kubernetes 1.37 has (lifecycle/v1alpha1), in a tree of
+/// its own.
+fn tree_with_a_1_37_type() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let version = dir.path().join("apis/evict/v1");
+    std::fs::create_dir_all(&version).unwrap();
+    std::fs::write(
+        version.join("mod.rs"),
+        "//! +groupName=evict.example.com\n\npub mod eviction_types;\npub use eviction_types::*;\n",
+    )
+    .unwrap();
+    std::fs::write(
+        version.join("eviction_types.rs"),
+        r#"use k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestSpec;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+/// +kubebuilder:object:root=true
+#[derive(Serialize, Deserialize)]
+pub struct Planned {
+    #[serde(flatten, default)]
+    pub types: Option<kube::core::TypeMeta>,
+    pub metadata: ObjectMeta,
+    pub spec: EvictionRequestSpec,
+}
+"#,
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn the_kubernetes_version_is_chosen_and_a_type_it_lacks_is_an_error_naming_the_versions() {
+    let dir = tree_with_a_1_37_type();
+    let args = |version: &'static str| {
+        [
+            "generate-groups",
+            "crd",
+            "client",
+            "apis",
+            "evict:v1",
+            "--kube-version",
+            version,
+        ]
+    };
+    let refused = common::crdgen(dir.path(), &args("1.33"));
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains(
+            "`k8s_openapi::api::lifecycle::v1alpha1::EvictionRequestSpec` is not in Kubernetes 1.33; k8s-openapi has it in 1.37"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("eviction_types.rs:11:9"), "{stderr}");
+    assert!(!dir.path().join("config").exists(), "nothing is written");
+
+    let generated = common::crdgen(dir.path(), &args("1.37"));
+    assert!(generated.status.success(), "{generated:?}");
+    let crd = std::fs::read_to_string(
+        dir.path()
+            .join("config/crd/bases/evict.example.com_planneds.yaml"),
+    )
+    .unwrap();
+    assert!(crd.contains("x-kubernetes-list-type"), "{crd}");
+
+    let unknown = common::crdgen(dir.path(), &args("1.20"));
+    assert_eq!(unknown.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        stderr
+            .contains("crdgen has the Kubernetes types of 1.33, 1.34, 1.35, 1.36, 1.37, not 1.20"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_help_states_the_default_kubernetes_version() {
+    let help = common::crdgen(Path::new("."), &["generate-groups", "--help"]);
+    let text = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(text.contains("--kube-version <1.NN>"), "{text}");
+    assert!(
+        text.contains("[default: 1.37, what k8s-openapi's `latest` is"),
+        "{text}"
+    );
 }

@@ -90,7 +90,11 @@ pub fn parse_file(
                     module: file.module.clone(),
                     name: naming::unraw(&t.ident.to_string()).to_owned(),
                 },
-                generics: t.generics.type_params().map(|p| p.ident.to_string()).collect(),
+                generics: t
+                    .generics
+                    .type_params()
+                    .map(|p| p.ident.to_string())
+                    .collect(),
                 ty: type_ref(&t.ty),
             }),
             syn::Item::Mod(m) if m.content.is_none() => out.mods.push(ModDecl {
