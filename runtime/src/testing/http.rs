@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::ApiServer;
 use super::selector::{FieldSelector, LabelSelector};
 use super::status::ApiError;
-use super::store::{Patch, PatchKind, Query, ResourceKey, Target};
+use super::store::{Owner, Patch, PatchKind, Query, ResourceKey, Target, Write};
 
 pub type Body = UnsyncBoxBody<Bytes, Infallible>;
 
@@ -134,7 +134,24 @@ impl ApiServer {
         if parts.method == Method::GET && route.name.is_none() && params.flag("watch") {
             return self.watch(route, &params, metadata_only);
         }
-        match self.serve(&parts.method, route, &params, &content_type, &bytes) {
+        // Who an update is recorded for: the apiserver's `fieldManager`, else the user
+        // agent up to its first `/`.
+        let manager = match params.get("fieldManager") {
+            Some(manager) => manager.to_owned(),
+            None => parts
+                .headers
+                .get(http::header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(|agent| agent.split('/').next().unwrap_or_default().to_owned())
+                .unwrap_or_default(),
+        };
+        let request = RequestParts {
+            params: &params,
+            content_type: &content_type,
+            bytes: &bytes,
+            owner: Owner::Update(&manager),
+        };
+        match self.serve(&parts.method, route, &request) {
             Ok((status, value)) if metadata_only => json(status, &partial_metadata(value)),
             Ok((status, value)) => json(status, &value),
             Err(e) => error(&e),
@@ -145,10 +162,14 @@ impl ApiServer {
         &self,
         method: &Method,
         route: Route,
-        params: &Params,
-        content_type: &str,
-        bytes: &[u8],
+        request: &RequestParts<'_>,
     ) -> Result<(StatusCode, Value), ApiError> {
+        let RequestParts {
+            params,
+            content_type,
+            bytes,
+            owner,
+        } = *request;
         let body = || -> Result<Value, ApiError> {
             if bytes.is_empty() {
                 return Ok(Value::Null);
@@ -158,6 +179,7 @@ impl ApiServer {
             })
         };
         let dry_run = params.get("dryRun").is_some_and(|v| v == "All");
+        let how = Write { dry_run, owner };
         let ns = route.namespace.as_deref();
         let key = &route.key;
         let mut store = self.store();
@@ -172,10 +194,10 @@ impl ApiServer {
         match (method, route.name.as_deref()) {
             (&Method::GET, Some(name)) if route.scale => store.get_scale(key, ns, name).map(ok),
             (&Method::PUT, Some(name)) if route.scale => {
-                store.replace_scale(key, ns, name, body()?, dry_run).map(ok)
+                store.replace_scale(key, ns, name, body()?, how).map(ok)
             }
             (&Method::PATCH, Some(name)) if route.scale => store
-                .patch_scale(key, ns, name, patch(params, content_type, body()?), dry_run)
+                .patch_scale(key, ns, name, patch(params, content_type, body()?), how)
                 .map(ok),
             _ if route.scale => Err(ApiError::new(
                 405,
@@ -187,10 +209,10 @@ impl ApiServer {
                 .map(ok),
             (&Method::GET, Some(name)) => store.get(key, ns, name).map(ok),
             (&Method::POST, None) => store
-                .create(key, ns, body()?, dry_run, false)
+                .create(key, ns, body()?, how)
                 .map(|v| (StatusCode::CREATED, v)),
             (&Method::PUT, Some(name)) => store
-                .replace(key, ns, name, body()?, route.target, dry_run)
+                .replace(key, ns, name, body()?, route.target, how)
                 .map(ok),
             (&Method::PATCH, Some(name)) => store
                 .patch(
@@ -199,7 +221,7 @@ impl ApiServer {
                     name,
                     patch(params, content_type, body()?),
                     route.target,
-                    dry_run,
+                    how,
                 )
                 .map(ok),
             (&Method::DELETE, Some(name)) => store
@@ -278,6 +300,15 @@ fn partial_metadata(mut value: Value) -> Value {
     }
 }
 
+/// What a request brings besides its method and path.
+#[derive(Clone, Copy)]
+struct RequestParts<'a> {
+    params: &'a Params,
+    content_type: &'a str,
+    bytes: &'a [u8],
+    owner: Owner<'a>,
+}
+
 /// A PATCH body, read as its content type says.
 fn patch<'a>(params: &'a Params, content_type: &str, body: Value) -> Patch<'a> {
     let kind = match content_type.split(';').next().unwrap_or_default().trim() {
@@ -290,6 +321,7 @@ fn patch<'a>(params: &'a Params, content_type: &str, body: Value) -> Patch<'a> {
         kind,
         body,
         field_manager: params.get("fieldManager"),
+        force: params.flag("force"),
     }
 }
 

@@ -41,13 +41,19 @@
 //! `schema.rs` for the list of keywords). `testdata/consumer/tests/apiserver.rs` and
 //! `tests/crds_e2e.rs` hold these to the real apiserver: the same checks run on both.
 //!
+//! Server-side apply keeps `managedFields` as the apiserver does (see `store/managed.rs`):
+//! an apply merges by the schema's list and map types (a `map` list by its keys, a `set`
+//! by value, in structured-merge-diff's order), is refused with 409 when it changes a
+//! field another manager owns unless `force`d, and removes the fields its manager
+//! stopped applying that no one else owns; creates, updates and patches make their
+//! manager (`fieldManager`, else the user agent up to its `/`) own what they changed.
+//! A create through apply drops `status` where there is a status subresource.
+//!
 //! Where it differs from a real apiserver:
-//! - Server-side apply merges the applied configuration into the live object: maps
-//!   recursively, everything else (lists included, whatever their `listType`) replaced.
-//!   It keeps no `managedFields`, so it never reports a conflict between managers,
-//!   ignores `force`, and never removes a field a manager stopped applying; a create
-//!   through apply drops `status` where there is a status subresource, as the apiserver
-//!   does. Apply bodies must be JSON (kube sends JSON).
+//! - Server-side apply: the field sets hold no `.` entries for maps (only for list
+//!   items), a conflict message names no API version, resources registered from a Rust
+//!   type (no schema) treat every list as atomic, and apply bodies must be JSON (kube
+//!   sends JSON).
 //! - Strategic merge patch is refused with 415, as for custom resources.
 //! - Validation: resources registered from a Rust type reject (422) bodies that do not
 //!   deserialize into it; resources registered from a CRD are checked against its schema,
@@ -247,9 +253,15 @@ impl ApiServer {
             ),
             false => None,
         };
-        let stored = self
-            .store()
-            .create(&key, namespace.as_deref(), body, false, true)?;
+        let stored = self.store().create(
+            &key,
+            namespace.as_deref(),
+            body,
+            store::Write {
+                dry_run: false,
+                owner: store::Owner::Fixture,
+            },
+        )?;
         serde_json::from_value(stored).map_err(|e| ApiError::bad_request(e.to_string()))
     }
 

@@ -171,9 +171,7 @@ async fn apply_create_drops_status(env: &Env) {
 }
 
 /// Server-side apply by two managers of one field: the apiserver refuses the second
-/// without `force` (409 Conflict) and gives it the field with `force`. The in-memory
-/// server keeps no managedFields and accepts both (a difference its docs state): this
-/// check pins that, so a change to either side shows here.
+/// without `force` (409 Conflict) and gives it the field with `force`.
 async fn apply_conflicts_between_managers(env: &Env) {
     let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
     examples
@@ -189,14 +187,11 @@ async fn apply_conflicts_between_managers(env: &Env) {
             &PatchParams::apply("manager-b"),
         )
         .await;
-    match &env.server {
-        None => assert_eq!(
-            code(second.unwrap_err()),
-            409,
-            "a conflict on spec.replicas"
-        ),
-        Some(_) => assert_eq!(second.unwrap().spec.replicas, 2, "documented: no conflicts"),
-    }
+    assert_eq!(
+        code(second.unwrap_err()),
+        409,
+        "a conflict on spec.replicas"
+    );
     let forced = examples
         .apply(
             &example_config("owned", &env.ns, 3),
@@ -210,8 +205,7 @@ async fn apply_conflicts_between_managers(env: &Env) {
 /// Apply configurations send only what is set, so two field managers own disjoint
 /// fields of one object: each applies its own again without the other's, and neither
 /// clobbers the other. A manager that reaches for a field the other owns is refused
-/// (409) unless it forces. (The in-memory server keeps no managedFields: it accepts that
-/// apply, as its docs state.)
+/// (409) unless it forces.
 async fn apply_configurations_own_only_what_they_set(env: &Env) {
     let examples = env.cs.bcrds_v1alpha1().examples(&env.ns);
     let (spec_owner, label_owner) = (
@@ -249,45 +243,36 @@ async fn apply_configurations_own_only_what_they_set(env: &Env) {
         relabeled.spec.replicas, 2,
         "the label owner's apply kept the spec"
     );
-    if env.server.is_none() {
-        let owned = |manager: &str| {
-            let entry = relabeled
-                .metadata
-                .managed_fields
-                .iter()
-                .flatten()
-                .find(|m| m.manager.as_deref() == Some(manager))
-                .unwrap_or_else(|| panic!("{manager} owns fields"));
-            serde_json::to_string(&entry.fields_v1).unwrap()
-        };
-        assert!(
-            !owned("label-owner").contains("f:spec"),
-            "{}",
-            owned("label-owner")
-        );
-        assert!(
-            !owned("spec-owner").contains("f:labels"),
-            "{}",
-            owned("spec-owner")
-        );
-    }
+    let owned = |manager: &str| {
+        let entry = relabeled
+            .metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .find(|m| m.manager.as_deref() == Some(manager))
+            .unwrap_or_else(|| panic!("{manager} owns fields"));
+        serde_json::to_string(&entry.fields_v1).unwrap()
+    };
+    assert!(
+        !owned("label-owner").contains("f:spec"),
+        "{}",
+        owned("label-owner")
+    );
+    assert!(
+        !owned("spec-owner").contains("f:labels"),
+        "{}",
+        owned("spec-owner")
+    );
 
     // Reaching for the other's field: a conflict, unless forced.
     let takeover = ExampleApplyConfiguration::new("shared", &env.ns)
         .with_spec(ExampleSpecApplyConfiguration::default().with_replicas(5));
     let refused = examples.apply(&takeover, &label_owner).await;
-    match &env.server {
-        None => assert_eq!(
-            code(refused.unwrap_err()),
-            409,
-            "spec.replicas is the spec owner's"
-        ),
-        Some(_) => assert_eq!(
-            refused.unwrap().spec.replicas,
-            5,
-            "documented: no conflicts"
-        ),
-    }
+    assert_eq!(
+        code(refused.unwrap_err()),
+        409,
+        "spec.replicas is the spec owner's"
+    );
     let forced = examples
         .apply(&takeover, &PatchParams::apply("label-owner").force())
         .await

@@ -3,6 +3,7 @@
 //! lists, selectors, paging and watch history (`watch`); patches, server-side apply and
 //! the scale subresource (`patch`).
 
+mod managed;
 mod patch;
 mod watch;
 
@@ -41,6 +42,11 @@ pub(crate) struct ResourceInfo {
 }
 
 impl ResourceInfo {
+    /// The CRD's schema, where the resource has one.
+    fn schema_value(&self) -> Option<&Value> {
+        self.schema.as_deref().map(|s| &s.0)
+    }
+
     fn api_version(&self) -> String {
         if self.group.is_empty() {
             self.version.clone()
@@ -139,6 +145,25 @@ impl Deletion {
     }
 }
 
+/// Who a write is recorded for in `metadata.managedFields`.
+#[derive(Clone, Copy)]
+pub(crate) enum Owner<'a> {
+    /// An update (create, replace, patch) by this manager: the `fieldManager`
+    /// parameter, else the client's user agent up to its `/`, as the apiserver names it.
+    Update(&'a str),
+    /// A server-side apply: the object carries its managedFields already.
+    Applied,
+    /// A test fixture ([`ApiServer::insert`](super::ApiServer::insert)), stored as given.
+    Fixture,
+}
+
+/// How a write is made: for real or as a dry run, and for whom.
+#[derive(Clone, Copy)]
+pub(crate) struct Write<'a> {
+    pub dry_run: bool,
+    pub owner: Owner<'a>,
+}
+
 /// Which part of an object a write may change.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Target {
@@ -229,11 +254,12 @@ impl Storage {
         key: &ResourceKey,
         ns: Option<&str>,
         body: Value,
-        dry_run: bool,
-        keep_status: bool,
+        how: Write<'_>,
     ) -> Result<Value, ApiError> {
+        let Write { dry_run, owner } = how;
         let info = self.info(key)?.clone();
         let mut object = checked_body(&info, body, ns)?;
+        let keep_status = matches!(owner, Owner::Fixture);
         let meta = object["metadata"]
             .as_object_mut()
             .expect("checked_body makes metadata an object");
@@ -287,6 +313,21 @@ impl Storage {
             }
         }
         admit(&info, &name, &mut object)?;
+        match owner {
+            Owner::Update(manager) => {
+                managed::keep(None, &mut object);
+                let api_version = info.api_version();
+                let stamp = managed::Stamp {
+                    manager,
+                    subresource: managed::Subresource::Main,
+                    api_version: &api_version,
+                    time: now(),
+                };
+                managed::record_update(None, &mut object, info.schema_value(), stamp);
+            }
+            // A fixture is stored as given, managedFields and all.
+            Owner::Applied | Owner::Fixture => {}
+        }
         if dry_run {
             return Ok(object);
         }
@@ -300,7 +341,7 @@ impl Storage {
         name: &str,
         body: Value,
         target: Target,
-        dry_run: bool,
+        how: Write<'_>,
     ) -> Result<Value, ApiError> {
         let (info, old) = self.object(key, ns, name)?;
         let new = checked_body(&info, body, ns)?;
@@ -322,7 +363,7 @@ impl Storage {
             }
             Some(_) => {}
         }
-        self.write(key, &info, old, new, target, dry_run)
+        self.write(key, &info, old, new, target, how)
     }
 
     /// The common end of update and patch: keep what the target may not change,
@@ -334,12 +375,16 @@ impl Storage {
         old: Value,
         new: Value,
         target: Target,
-        dry_run: bool,
+        how: Write<'_>,
     ) -> Result<Value, ApiError> {
+        let Write { dry_run, owner } = how;
         let name = old["metadata"]["name"]
             .as_str()
             .unwrap_or_default()
             .to_owned();
+        // An apply's object carries the managedFields it computed.
+        let applied =
+            json!({"metadata": {"managedFields": new["metadata"]["managedFields"].clone()}});
         let mut result = match target {
             Target::Status => {
                 let mut result = old.clone();
@@ -370,6 +415,25 @@ impl Storage {
         };
         result["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
         admit(info, &name, &mut result)?;
+        let subresource = match target {
+            Target::Main => managed::Subresource::Main,
+            Target::Status => managed::Subresource::Status,
+        };
+        match owner {
+            Owner::Update(manager) => {
+                managed::keep(Some(&old), &mut result);
+                let api_version = info.api_version();
+                let stamp = managed::Stamp {
+                    manager,
+                    subresource,
+                    api_version: &api_version,
+                    time: now(),
+                };
+                managed::record_update(Some(&old), &mut result, info.schema_value(), stamp);
+            }
+            Owner::Applied => managed::keep(Some(&applied), &mut result),
+            Owner::Fixture => managed::keep(Some(&old), &mut result),
+        }
         let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
         let changed_spec = without(&old, info) != without(&result, info);
         result["metadata"]["generation"] = json!(generation + i64::from(changed_spec));

@@ -21,6 +21,8 @@ pub(crate) struct Patch<'a> {
     pub body: Value,
     /// The `fieldManager` parameter, which apply requires.
     pub field_manager: Option<&'a str>,
+    /// The `force` parameter: an apply takes the fields other managers own.
+    pub force: bool,
 }
 
 impl Storage {
@@ -31,12 +33,13 @@ impl Storage {
         name: &str,
         patch: Patch<'_>,
         target: Target,
-        dry_run: bool,
+        how: Write<'_>,
     ) -> Result<Value, ApiError> {
         let Patch {
             kind,
             body,
             field_manager,
+            force,
         } = patch;
         let info = self.info(key)?.clone();
         if kind == PatchKind::Strategic {
@@ -48,20 +51,48 @@ impl Storage {
                 "fieldManager: Required value: is required for apply patch",
             ));
         }
-        let old = match self.get(key, ns, name) {
-            Ok(old) => old,
-            Err(e) if e.code == 404 && kind == PatchKind::Apply && target == Target::Main => {
-                let mut body = body;
-                if body["metadata"]["name"].is_null() && body.is_object() {
-                    body["metadata"]["name"] = json!(name);
-                }
-                return self.create(key, ns, body, dry_run, false);
-            }
+        let live = match self.get(key, ns, name) {
+            Ok(old) => Some(old),
+            Err(e) if e.code == 404 && kind == PatchKind::Apply && target == Target::Main => None,
             Err(e) => return Err(e),
         };
+        if kind == PatchKind::Apply {
+            let mut body = applied_part(&info, body, target);
+            if body["metadata"]["name"].is_null() && body.is_object() {
+                body["metadata"]["name"] = json!(name);
+            }
+            check_version(&info, name, live.as_ref(), &body)?;
+            let subresource = match target {
+                Target::Main => managed::Subresource::Main,
+                Target::Status => managed::Subresource::Status,
+            };
+            let api_version = info.api_version();
+            let stamp = managed::Stamp {
+                manager: field_manager.unwrap_or_default(),
+                subresource,
+                api_version: &api_version,
+                time: now(),
+            };
+            let merged = managed::apply(live.as_ref(), &body, info.schema_value(), force, stamp)
+                .map_err(|conflicts| {
+                    ApiError::new(409, "Conflict", conflicts.message()).with_details(
+                        name,
+                        &info.group,
+                        &info.plural,
+                    )
+                })?;
+            return match live {
+                None => self.create(key, ns, merged, applied(how)),
+                Some(old) => {
+                    let new = checked_body(&info, merged, ns)?;
+                    self.write(key, &info, old, new, target, applied(how))
+                }
+            };
+        }
+        let old = live.expect("only an apply creates");
         let new = patched(&info, name, &old, kind, &body)?;
         let new = checked_body(&info, new, ns)?;
-        self.write(key, &info, old, new, target, dry_run)
+        self.write(key, &info, old, new, target, how)
     }
 
     /// The object's `/scale`.
@@ -82,7 +113,7 @@ impl Storage {
         ns: Option<&str>,
         name: &str,
         body: Value,
-        dry_run: bool,
+        how: Write<'_>,
     ) -> Result<Value, ApiError> {
         let (info, old) = self.object(key, ns, name)?;
         let paths = scale_paths(&info)?.clone();
@@ -103,7 +134,7 @@ impl Storage {
         }
         let mut new = old.clone();
         scale::set_replicas(&paths, &mut new, replicas);
-        let result = self.write(key, &info, old, new, Target::Main, dry_run)?;
+        let result = self.write(key, &info, old, new, Target::Main, how)?;
         Ok(scale::view(&paths, &result))
     }
 
@@ -114,25 +145,53 @@ impl Storage {
         ns: Option<&str>,
         name: &str,
         patch: Patch<'_>,
-        dry_run: bool,
+        how: Write<'_>,
     ) -> Result<Value, ApiError> {
         let info = self.info(key)?.clone();
         let current = self.get_scale(key, ns, name)?;
         let new = patched(&info, name, &current, patch.kind, &patch.body)?;
-        self.replace_scale(key, ns, name, new, dry_run)
+        self.replace_scale(key, ns, name, new, how)
     }
 }
 
-/// Server-side apply, simplified: the applied configuration is merged into the live
-/// object, maps recursively, everything else replaced.
-pub(super) fn apply(live: &mut Value, applied: &Value) {
-    match (live, applied) {
-        (Value::Object(live), Value::Object(applied)) => {
-            for (k, v) in applied {
-                apply(live.entry(k.clone()).or_insert(Value::Null), v);
-            }
+/// The same write, of an object whose managedFields the apply computed.
+fn applied(how: Write<'_>) -> Write<'_> {
+    Write {
+        owner: Owner::Applied,
+        ..how
+    }
+}
+
+/// The part of an applied configuration a target takes: the main resource ignores
+/// `status` where it has a subresource of its own, `/status` takes only `status`.
+fn applied_part(info: &ResourceInfo, mut body: Value, target: Target) -> Value {
+    let Some(map) = body.as_object_mut() else {
+        return body;
+    };
+    match target {
+        Target::Main if info.status_subresource => {
+            map.remove("status");
         }
-        (live, applied) => *live = applied.clone(),
+        Target::Main => {}
+        Target::Status => {
+            map.retain(|k, _| ["apiVersion", "kind", "metadata", "status"].contains(&k.as_str()))
+        }
+    }
+    body
+}
+
+/// An apply that names a resourceVersion must name the current one.
+fn check_version(
+    info: &ResourceInfo,
+    name: &str,
+    live: Option<&Value>,
+    body: &Value,
+) -> Result<(), ApiError> {
+    match body["metadata"]["resourceVersion"].as_str() {
+        Some(rv) if Some(rv) != live.and_then(|l| l["metadata"]["resourceVersion"].as_str()) => {
+            Err(info.conflict(name))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -147,8 +206,9 @@ pub(super) fn patched(
 ) -> Result<Value, ApiError> {
     let mut new = old.clone();
     match kind {
-        PatchKind::Merge => json_patch::merge(&mut new, body),
-        PatchKind::Apply => apply(&mut new, body),
+        // An apply to an object is merged by field ownership before it gets here; one
+        // to `/scale` changes only its replicas.
+        PatchKind::Merge | PatchKind::Apply => json_patch::merge(&mut new, body),
         PatchKind::Json => {
             let ops: json_patch::Patch = serde_json::from_value(body.clone()).map_err(|e| {
                 ApiError::bad_request(format!("the body of the request was not a JSON patch: {e}"))
