@@ -80,3 +80,46 @@ fn errors_read_as_diagnostics() {
         "{usage}"
     );
 }
+
+/// The Kubernetes version build.rs generates for: `kube_version`, else the one the
+/// crate's k8s-openapi feature selects (what k8s-openapi tells build scripts), else the
+/// newest.
+#[test]
+fn the_kubernetes_version_is_the_crates_or_the_one_given() {
+    let out = tempfile::tempdir().unwrap();
+    let generate = |version: Option<&str>| {
+        let mut config = crdgen::Config::new();
+        config
+            .apis_dir("testdata/fidelity/apis")
+            .apis_module("crate::apis")
+            .group("oracle", ["v1"])
+            .generators([crdgen::Generator::Crd])
+            .out_dir(out.path());
+        if let Some(v) = version {
+            config.kube_version(v);
+        }
+        config.generate()
+    };
+    let unknown = generate(Some("1.20")).unwrap_err();
+    assert!(
+        unknown.to_string().contains(
+            "kube_version: crdgen has the Kubernetes types of 1.33, 1.34, 1.35, 1.36, 1.37, not 1.20"
+        ),
+        "{unknown}"
+    );
+    generate(Some("1.33")).unwrap();
+    let crd =
+        std::fs::read_to_string(out.path().join("crds/oracle.example.com_embeds.yaml")).unwrap();
+    // PodSpec.hostnameOverride came with Kubernetes 1.34.
+    assert!(
+        !crd.contains("hostnameOverride"),
+        "1.34's field in a 1.33 CRD"
+    );
+    generate(Some("1.34")).unwrap();
+    let crd =
+        std::fs::read_to_string(out.path().join("crds/oracle.example.com_embeds.yaml")).unwrap();
+    assert!(
+        crd.contains("hostnameOverride"),
+        "1.34 has PodSpec.hostnameOverride"
+    );
+}
