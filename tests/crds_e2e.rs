@@ -7,9 +7,8 @@
 mod common;
 
 use crdgen_runtime::testing::{ApiServer, cluster};
-use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use serde_json::{Value, json};
 
 fn generated_crds() -> Vec<CustomResourceDefinition> {
@@ -260,39 +259,15 @@ async fn generated_crds_are_accepted_and_enforce_their_markers() {
             }
         }
     }
-    let names: Vec<&str> = generated
-        .iter()
-        .map(|crd| crd.metadata.name.as_deref().unwrap())
-        .collect();
-    if let Err(e) = cluster::install_crds(&client, &generated, "crdgen-e2e").await {
-        let _ = cluster::uninstall_crds(&client, names.iter().copied()).await;
-        panic!("installing the generated CRDs: {e}");
-    }
-    let namespace = format!(
-        "crdgen-crds-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis()
-    );
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let ns_object = serde_json::from_value(json!({"metadata": {"name": namespace}})).unwrap();
-    namespaces
-        .create(&PostParams::default(), &ns_object)
-        .await
-        .unwrap();
-
+    let installed = common::Installed::new(&client, &generated, "crdgen-crds").await;
     let resource = validated();
-    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), &namespace, &resource);
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &installed.namespace, &resource);
     // Collect the outcome first, clean up, then report: a failure must not leave the
     // CRDs behind.
     let (admitted, accepted) = dry_runs(&api, &resource).await;
-    let _ = namespaces
-        .delete(&namespace, &DeleteParams::default())
-        .await;
-    let uninstalled = cluster::uninstall_crds(&client, names.iter().copied()).await;
+    installed.remove().await;
     assert_defaulted_and_pruned(&admitted);
-    uninstalled.expect("removing the generated CRDs");
     assert!(
         accepted.is_empty(),
         "objects breaking these markers were not rejected: {accepted:#?}"

@@ -8,10 +8,9 @@
 mod common;
 
 use crdgen_runtime::testing::{ApiServer, cluster};
-use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+    Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
 };
 use serde_json::{Value, json};
 
@@ -147,32 +146,10 @@ async fn the_apiserver_accepts_the_crd_and_enforces_the_go_markers() {
     let Some(cluster::Connection { client, .. }) = cluster::connect("fidelity_e2e").await else {
         return;
     };
-    let crd = embeds_crd();
-    let name = crd.metadata.name.clone().unwrap();
-    if let Err(e) = cluster::install_crds(&client, &[crd], "crdgen-e2e").await {
-        let _ = cluster::uninstall_crds(&client, [name.as_str()]).await;
-        panic!("installing the Embeds CRD: {e}");
-    }
-    let namespace = format!(
-        "crdgen-fidelity-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_millis()
-    );
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let ns_object = serde_json::from_value(json!({"metadata": {"name": namespace}})).unwrap();
-    namespaces
-        .create(&PostParams::default(), &ns_object)
-        .await
-        .unwrap();
-    let api = Api::namespaced_with(client.clone(), &namespace, &embeds());
+    let installed = common::Installed::new(&client, &[embeds_crd()], "crdgen-fidelity").await;
+    let api = Api::namespaced_with(client.clone(), &installed.namespace, &embeds());
     // Collect first, clean up, then report: a failure must not leave the CRD behind.
     let wrong = checks(&api).await;
-    let _ = namespaces
-        .delete(&namespace, &DeleteParams::default())
-        .await;
-    let uninstalled = cluster::uninstall_crds(&client, [name.as_str()]).await;
-    uninstalled.expect("removing the Embeds CRD");
+    installed.remove().await;
     assert!(wrong.is_empty(), "{wrong:#?}");
 }

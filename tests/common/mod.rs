@@ -146,3 +146,64 @@ pub fn crdgen(dir: &Path, args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// CRDs installed on a real cluster with a fresh namespace to check them in; `remove`
+/// takes both away again (collect a check's outcome first, remove, then assert, so that
+/// a failure leaves nothing behind).
+pub struct Installed {
+    pub client: kube::Client,
+    pub namespace: String,
+    crds: Vec<String>,
+}
+
+impl Installed {
+    /// Installs `crds` (established) and creates the namespace `<prefix>-<millis>`.
+    pub async fn new(
+        client: &kube::Client,
+        crds: &[k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition],
+        prefix: &str,
+    ) -> Installed {
+        use crdgen_runtime::testing::cluster;
+        let names: Vec<String> = crds
+            .iter()
+            .filter_map(|c| c.metadata.name.clone())
+            .collect();
+        if let Err(e) = cluster::install_crds(client, crds, "crdgen-e2e").await {
+            let _ = cluster::uninstall_crds(client, names.iter().map(String::as_str)).await;
+            panic!("installing the CRDs: {e}");
+        }
+        let namespace = format!(
+            "{prefix}-{}",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis()
+        );
+        let object =
+            serde_json::from_value(serde_json::json!({"metadata": {"name": namespace}})).unwrap();
+        kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(client.clone())
+            .create(&kube::api::PostParams::default(), &object)
+            .await
+            .unwrap();
+        Installed {
+            client: client.clone(),
+            namespace,
+            crds: names,
+        }
+    }
+
+    /// Deletes the namespace and uninstalls the CRDs.
+    pub async fn remove(self) {
+        let namespaces =
+            kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(self.client.clone());
+        let _ = namespaces
+            .delete(&self.namespace, &kube::api::DeleteParams::default())
+            .await;
+        crdgen_runtime::testing::cluster::uninstall_crds(
+            &self.client,
+            self.crds.iter().map(String::as_str),
+        )
+        .await
+        .expect("removing the CRDs");
+    }
+}

@@ -156,17 +156,11 @@ pub(crate) fn apply(
     force: bool,
     stamp: Stamp<'_>,
 ) -> Result<Value, Conflicts> {
-    let Stamp {
-        manager,
-        subresource,
-        api_version,
-        time: now,
-    } = stamp;
     let empty = json!({"metadata": {}});
     let live = live.unwrap_or(&empty);
     let mut owners = entries(live);
     let applied_fields = fields(applied, schema);
-    let mine = |e: &Entry| e.same_owner(manager, "Apply", subresource);
+    let mine = |e: &Entry| e.same_owner(stamp.manager, APPLY, stamp.subresource);
 
     let mut conflicts = Vec::new();
     for entry in owners.iter_mut().filter(|e| !mine(e)) {
@@ -208,26 +202,42 @@ pub(crate) fn apply(
         remove(&mut merged, path, schema);
     }
 
-    let changed = before != applied_fields;
-    match owners.iter_mut().find(|e| mine(e)) {
-        Some(entry) => {
-            if changed {
-                entry.time = now;
-            }
-            entry.fields = applied_fields;
-            entry.api_version = api_version.to_owned();
-        }
-        None => owners.push(Entry {
-            manager: manager.to_owned(),
-            operation: "Apply".to_owned(),
-            subresource: subresource.name().map(str::to_owned),
-            api_version: api_version.to_owned(),
-            time: now,
-            fields: applied_fields,
-        }),
+    // An apply that changes nothing keeps its entry's time (and the object unchanged).
+    let entry = entry(&mut owners, &stamp, APPLY);
+    if entry.fields != applied_fields {
+        entry.time = stamp.time.clone();
     }
+    entry.fields = applied_fields;
     store_entries(&mut merged, owners);
     Ok(merged)
+}
+
+const APPLY: &str = "Apply";
+const UPDATE: &str = "Update";
+
+/// The entry of the stamp's manager and `operation`, made (empty) where there is none;
+/// it records the stamp's API version.
+fn entry<'e>(owners: &'e mut Vec<Entry>, stamp: &Stamp<'_>, operation: &str) -> &'e mut Entry {
+    let at = match owners
+        .iter()
+        .position(|e| e.same_owner(stamp.manager, operation, stamp.subresource))
+    {
+        Some(at) => at,
+        None => {
+            owners.push(Entry {
+                manager: stamp.manager.to_owned(),
+                operation: operation.to_owned(),
+                subresource: stamp.subresource.name().map(str::to_owned),
+                api_version: String::new(),
+                time: stamp.time.clone(),
+                fields: FieldSet::new(),
+            });
+            owners.len() - 1
+        }
+    };
+    let entry = &mut owners[at];
+    entry.api_version = stamp.api_version.to_owned();
+    entry
 }
 
 /// Records an update (create, replace, patch) by `manager`: it owns the fields it
@@ -238,12 +248,6 @@ pub(crate) fn record_update(
     schema: Option<&Value>,
     stamp: Stamp<'_>,
 ) {
-    let Stamp {
-        manager,
-        subresource,
-        api_version,
-        time: now,
-    } = stamp;
     let empty = json!({"metadata": {}});
     let old = old.unwrap_or(&empty);
     let mut owners = entries(old);
@@ -270,24 +274,9 @@ pub(crate) fn record_update(
             .retain(|p| !changed.contains(p) && !gone.contains(p));
     }
     if !changed.is_empty() {
-        match owners
-            .iter_mut()
-            .find(|e| e.same_owner(manager, "Update", subresource))
-        {
-            Some(entry) => {
-                entry.fields.extend(changed);
-                entry.time = now;
-                entry.api_version = api_version.to_owned();
-            }
-            None => owners.push(Entry {
-                manager: manager.to_owned(),
-                operation: "Update".to_owned(),
-                subresource: subresource.name().map(str::to_owned),
-                api_version: api_version.to_owned(),
-                time: now,
-                fields: changed,
-            }),
-        }
+        let entry = entry(&mut owners, &stamp, UPDATE);
+        entry.fields.extend(changed);
+        entry.time = stamp.time.clone();
     }
     store_entries(new, owners);
 }
