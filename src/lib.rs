@@ -37,5 +37,6 @@ mod webhook;
 mod yaml;
 
 pub use config::Config;
+pub use known::KubeVersion;
 pub use options::{Generator, GroupVersions, HeaderSource, Options};
 pub use pipeline::{Error, Files, Generation, generate};
