@@ -11,16 +11,16 @@ use std::path::Path;
 use serde_json::Value;
 
 fn generate(embedded_object_meta: bool, max_description_len: Option<usize>) -> Value {
-    let base = common::testdata("fidelity");
-    let mut opts = crdgen::Options::new(&base, "client", "apis", "oracle:v1").unwrap();
-    opts.generators = crdgen::Generator::parse_list("crd").unwrap();
-    opts.kube_version = "1.33".parse().unwrap();
-    opts.embedded_object_meta = embedded_object_meta;
-    opts.max_description_len = max_description_len;
-    let (_, text) = common::generate_files(&opts)
-        .into_iter()
-        .find(|(path, _)| path.ends_with("oracle.example.com_embeds.yaml"))
-        .expect("the Embeds CRD");
+    let text = common::testdata_crd(
+        "fidelity",
+        "oracle:v1",
+        "oracle.example.com_embeds.yaml",
+        |opts| {
+            opts.kube_version = "1.33".parse().unwrap();
+            opts.embedded_object_meta = embedded_object_meta;
+            opts.max_description_len = max_description_len;
+        },
+    );
     common::yaml_documents(&text).remove(0)
 }
 
@@ -255,4 +255,21 @@ fn the_help_states_the_default_kubernetes_version() {
         crdgen::KubeVersion::latest()
     );
     assert!(text.contains(&default), "{text}");
+}
+
+/// One type or field per controller-gen marker (testdata/markers), each written as
+/// `testdata/markers/expected.yaml` says controller-gen writes it.
+#[test]
+fn each_marker_is_written_as_controller_gen_writes_it() {
+    let text = common::testdata_crd(
+        "markers",
+        "fixture:v1",
+        "fixture.crdgen.dev_fixtures.yaml",
+        |_| {},
+    );
+    let crd = common::yaml_documents(&text).remove(0);
+    let ours = spec_schema(&crd)["properties"].clone();
+    let expected = std::fs::read_to_string(common::testdata("markers/expected.yaml")).unwrap();
+    let theirs = common::yaml_documents(&expected).remove(0);
+    assert_same(&ours, &theirs, &[]);
 }

@@ -286,5 +286,64 @@ fn kube_derive_versions_need_storage_false_on_all_but_one() {
         .iter()
         .map(|v| (v["name"].as_str().unwrap(), v["storage"].as_bool().unwrap()))
         .collect();
-    assert_eq!(stored, [("v2", true), ("v1", false)]);
+    // Listed by name, as controller-gen lists them.
+    assert_eq!(stored, [("v1", false), ("v2", true)]);
+}
+
+/// `+kubebuilder:object:generate=false` turns the generated `Clone` off for a type, or
+/// for the package (where a type's own `=true` turns it back on).
+#[test]
+fn object_generate_false_leaves_a_type_without_a_generated_clone() {
+    let types = format!(
+        "{}\n/// +kubebuilder:object:generate=false\npub struct Off {{ pub a: String }}\n\npub struct On {{ pub b: String }}\n",
+        kind("Widget", "/// +kubebuilder:object:root=true\n")
+    );
+    let files = |package: &str| {
+        let generation = run(
+            &[("mod.rs", &format!("{package}{MOD}")), ("types.rs", &types)],
+            &[],
+        )
+        .unwrap();
+        let opts = crdgen::Options::new(".", "client", "apis", "g:v1").unwrap();
+        let clones: String = generation
+            .into_files(&opts)
+            .unwrap()
+            .output
+            .files
+            .iter()
+            .filter(|(path, _)| path.to_string_lossy().contains("clone"))
+            .map(|(_, text)| text.clone())
+            .collect();
+        clones
+    };
+    let clones = files("");
+    let cloned = |clones: &str, name: &str| {
+        clones.contains(&format!("Clone for crate::apis::g::v1::{name} "))
+    };
+    assert!(
+        cloned(&clones, "On") && cloned(&clones, "Widget"),
+        "{clones}"
+    );
+    assert!(!cloned(&clones, "Off"), "{clones}");
+    let clones = files("//! +kubebuilder:object:generate=false\n");
+    assert!(
+        !cloned(&clones, "On") && !cloned(&clones, "Widget"),
+        "{clones}"
+    );
+}
+
+/// `+kubebuilder:skip` on a version's package: nothing is generated for it.
+#[test]
+fn a_skipped_package_generates_nothing() {
+    let types = kind("Widget", "/// +kubebuilder:object:root=true\n");
+    let generation = run(
+        &[
+            ("mod.rs", &format!("//! +kubebuilder:skip\n{MOD}")),
+            ("types.rs", &types),
+        ],
+        &[],
+    )
+    .unwrap();
+    assert!(generation.crds.is_empty(), "{:?}", generation.crds.keys());
+    assert!(generation.model.groups["g"].versions.is_empty());
 }

@@ -15,8 +15,21 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
     for (_, version) in ctx.versions() {
         let mut items = String::new();
         let mut key = None;
+        // `+kubebuilder:object:generate=false` on the package or the type: no copy
+        // generated (controller-gen's deepcopy switch); a type's own marker wins.
+        let generate = |markers: &[crate::markers::Marker]| match crate::markers::find(
+            markers,
+            "kubebuilder:object:generate",
+        ) {
+            Some(crate::markers::Value::Bool(on)) => Some(*on),
+            _ => None,
+        };
+        let package = generate(&version.markers).unwrap_or(true);
         for def in version.types.values() {
-            if def.derives("Clone") || def.manual_clone {
+            if def.derives("Clone")
+                || def.manual_clone
+                || !generate(&def.markers).unwrap_or(package)
+            {
                 continue;
             }
             if let Some(text) = clone_impl(ctx, def, diags) {

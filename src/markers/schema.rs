@@ -12,10 +12,9 @@ const VALIDATION: &str = "kubebuilder:validation:";
 /// Applies every schema marker of `markers` (read from `file`) to `schema`; other
 /// markers are left alone.
 pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Diagnostics) {
-    // As in controller-gen, `+default` goes first and `+kubebuilder:default` stomps it.
-    let (first, rest): (Vec<&Marker>, Vec<&Marker>) =
-        markers.iter().partition(|m| m.name == "default");
-    for marker in first.into_iter().chain(rest) {
+    let mut ordered: Vec<&Marker> = markers.iter().collect();
+    ordered.sort_by_key(|m| priority(&m.name));
+    for marker in ordered {
         let result = if let Some(name) = marker.name.strip_prefix(ITEMS_PREFIX) {
             match schema.get_mut("items") {
                 Some(items) => one(items, name, &marker.value),
@@ -35,6 +34,23 @@ pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Dia
                 .hint("check the marker against the field's type"),
             );
         }
+    }
+}
+
+/// controller-gen's order of application, whatever the order in the source: `Type`,
+/// `XIntOrString`, list types and `+default` first (so that `+kubebuilder:default` stomps
+/// `+default`, and a bound finds its type), the one-of rules after every other CEL rule,
+/// `items:` forms last. Within a priority, source order.
+fn priority(name: &str) -> u8 {
+    if name.starts_with(ITEMS_PREFIX) {
+        return 100 + priority(&name.replacen("items:", "", 1));
+    }
+    match name.strip_prefix(VALIDATION).unwrap_or(name) {
+        "Type" | "XIntOrString" | "listType" | "k8s:listType" | "default" => 9,
+        "AtMostOneOf" => 11,
+        "ExactlyOneOf" => 12,
+        "AtLeastOneOf" => 13,
+        _ => 10,
     }
 }
 
@@ -90,6 +106,21 @@ fn text(value: &MarkerValue) -> String {
 /// is the string as written: `1.10` stays `1.10` (not `1.1`), `0x1F` and `1e3` stay
 /// themselves, and `*` (a quoted enum item arrives unquoted) is `*`, as in controller-gen.
 fn literal(schema: &Value, raw: &str) -> Result<Value, String> {
+    // controller-gen's list syntax, for a list: `{a,b}`, `{{name: x},{name: y}}`, and
+    // `{}` for the empty list (YAML would read each as a map).
+    if kind(schema) == "array"
+        && let Some(inner) = raw
+            .trim()
+            .strip_prefix('{')
+            .and_then(|r| r.strip_suffix('}'))
+    {
+        let items = schema.get("items").cloned().unwrap_or_else(|| json!({}));
+        return top_level_items(inner)
+            .into_iter()
+            .map(|item| literal(&items, item))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array);
+    }
     let parsed = crate::yaml::parse(raw);
     if kind(schema) == "string"
         && matches!(
@@ -110,6 +141,29 @@ fn literal(schema: &Value, raw: &str) -> Result<Value, String> {
         ("", v) => v,
         (t, v) => return Err(format!("`{v}` is not a {t}")),
     })
+}
+
+/// The comma-separated items of a list literal's inside, commas within braces, brackets
+/// or quotes left alone.
+fn top_level_items(inner: &str) -> Vec<&str> {
+    let (mut items, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None, 0);
+    for (i, c) in inner.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{' | '[') => depth += 1,
+            (None, '}' | ']') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                items.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(inner[start..].trim());
+    items.retain(|item| !item.is_empty());
+    items
 }
 
 fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String> {
@@ -244,13 +298,7 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
                     },
                 );
             }
-            let rules = schema.as_object_mut().map(|m| {
-                m.entry("x-kubernetes-validations")
-                    .or_insert_with(|| json!([]))
-            });
-            if let Some(Value::Array(rules)) = rules {
-                rules.push(Value::Object(rule));
-            }
+            push_rule(schema, Value::Object(rule));
             Ok(())
         }
         // The builder gives a Schemaless field an empty schema before any marker applies.
@@ -276,7 +324,76 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
             set(schema, "default", v)
         }
         "kubebuilder:title" => set(schema, "title", json!(text(value))),
-        "listType" => {
+        "kubebuilder:externalDocs" => {
+            let MarkerValue::Args(args) = value else {
+                return Err("it needs `url=`".into());
+            };
+            let url = args.get("url").map(text).unwrap_or_default();
+            // Go's url.ParseRequestURI, which controller-gen checks with: an absolute
+            // URI or an absolute path.
+            let absolute = url.split_once(':').is_some_and(|(scheme, rest)| {
+                !rest.is_empty()
+                    && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            });
+            if !(absolute || url.starts_with('/')) || url.contains(char::is_whitespace) {
+                return Err(format!("`{url}` is not an absolute URL"));
+            }
+            let mut docs = json!({"url": url});
+            if let Some(description) = args.get("description").map(text).filter(|d| !d.is_empty()) {
+                docs["description"] = json!(description);
+            }
+            set(schema, "externalDocs", docs)
+        }
+        "ExactlyOneOf" | "AtMostOneOf" | "AtLeastOneOf" => {
+            let MarkerValue::List(fields) = value else {
+                return Err("it needs a list of field names".into());
+            };
+            if fields.is_empty() {
+                return Ok(());
+            }
+            let has: Vec<String> = fields.iter().map(|f| format!("has(self.{f})")).collect();
+            let count = format!("[{}].filter(x,x==true).size()", has.join(","));
+            // Go's `%v` of the names: `[a b]`.
+            let names = format!("[{}]", fields.join(" "));
+            let (rule, message) = match name {
+                "ExactlyOneOf" => (
+                    format!("{count} == 1"),
+                    format!("exactly one of the fields in {names} must be set"),
+                ),
+                "AtMostOneOf" => (
+                    format!("{count} <= 1"),
+                    format!("at most one of the fields in {names} may be set"),
+                ),
+                _ => (
+                    format!("{count} >= 1"),
+                    format!("at least one of the fields in {names} must be set"),
+                ),
+            };
+            push_rule(schema, json!({"rule": rule, "message": message}));
+            Ok(())
+        }
+        "k8s:immutable" => {
+            push_rule(
+                schema,
+                json!({"rule": "self == oldSelf", "message": "field is immutable"}),
+            );
+            Ok(())
+        }
+        // controller-gen lists a `+k8s:enum` type's values sorted (as JSON text).
+        "k8s:enum" => match schema.get_mut("enum") {
+            Some(Value::Array(values)) => {
+                values.sort_by_key(|v| v.to_string());
+                Ok(())
+            }
+            _ => Err(
+                "`+k8s:enum` takes its values from the variants of a unit enum, and this is none"
+                    .into(),
+            ),
+        },
+        "listType" | "k8s:listType" => {
             expect(schema, &["array"], "lists")?;
             let t = text(value);
             if !["atomic", "set", "map"].contains(&t.as_str()) {
@@ -284,7 +401,7 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
             }
             set(schema, "x-kubernetes-list-type", json!(t))
         }
-        "listMapKey" => {
+        "listMapKey" | "k8s:listMapKey" => {
             expect(schema, &["array"], "lists")?;
             let keys = schema.as_object_mut().map(|m| {
                 m.entry("x-kubernetes-list-map-keys")
@@ -305,6 +422,17 @@ fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String
         }
         // Kind, client and package markers, and optional/required (read by the builder).
         _ => Ok(()),
+    }
+}
+
+/// Adds a CEL rule to the schema's `x-kubernetes-validations`.
+pub fn push_rule(schema: &mut Value, rule: Value) {
+    let rules = schema.as_object_mut().map(|m| {
+        m.entry("x-kubernetes-validations")
+            .or_insert_with(|| json!([]))
+    });
+    if let Some(Value::Array(rules)) = rules {
+        rules.push(rule);
     }
 }
 

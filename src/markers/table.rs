@@ -254,6 +254,14 @@ pub static MARKERS: &[MarkerDef] = &[
         &[Field, Type],
         Arg::Flag,
     ),
+    m("kubebuilder:validation:ExactlyOneOf", &[Type], Arg::List),
+    m("kubebuilder:validation:AtMostOneOf", &[Type], Arg::List),
+    m("kubebuilder:validation:AtLeastOneOf", &[Type], Arg::List),
+    m(
+        "kubebuilder:externalDocs",
+        &[Field, Type],
+        Arg::Named(&[req("url", Arg::String), opt("description", Arg::String)]),
+    ),
     m("kubebuilder:default", &[Field, Type], Arg::Raw),
     m("kubebuilder:example", &[Field, Type], Arg::Raw),
     m("kubebuilder:title", &[Field, Type], Arg::String),
@@ -272,6 +280,13 @@ pub static MARKERS: &[MarkerDef] = &[
     m("listMapKey", &[Field, Type], Arg::String),
     m("mapType", &[Field, Type], Arg::String),
     m("structType", &[Field, Type], Arg::String),
+    // Kubernetes' declarative validation tags, as controller-gen reads them.
+    m("k8s:optional", &[Field], Arg::Flag),
+    m("k8s:required", &[Field], Arg::Flag),
+    m("k8s:listType", &[Field, Type], Arg::String),
+    m("k8s:listMapKey", &[Field, Type], Arg::String),
+    m("k8s:immutable", &[Field], Arg::Flag),
+    m("k8s:enum", &[Type], Arg::Flag),
 ];
 
 /// The definition of `name`, with whether it was written in its `items:` form.
@@ -337,7 +352,7 @@ mod tests {
                 "resourceName",
             ];
             assert!(
-                OWNED_NAMESPACES.contains(&ns) || convention.contains(&def.name),
+                OWNED_NAMESPACES.contains(&ns) || convention.contains(&def.name) || ns == "k8s",
                 "{}",
                 def.name
             );
@@ -350,5 +365,75 @@ mod tests {
         assert_eq!(def.name, "kubebuilder:validation:Minimum");
         assert!(items);
         assert!(find("kubebuilder:validation:items:Schemaless").is_none());
+    }
+}
+
+/// Every marker of the table is read somewhere: a schema marker by its arm in
+/// `markers/schema.rs`, any other by the generator or model code naming it. A marker
+/// declared here and read nowhere would be accepted and then silently dropped.
+#[cfg(test)]
+mod every_marker_is_read {
+    use super::MARKERS;
+
+    fn sources(dir: &std::path::Path, out: &mut String) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && !path.ends_with("markers/table.rs")
+            {
+                out.push_str(&std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn by_name() {
+        let mut text = String::new();
+        sources(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut text,
+        );
+        let unread: Vec<&str> = MARKERS
+            .iter()
+            .map(|def| def.name)
+            .filter(|name| {
+                let short = name.trim_start_matches("kubebuilder:validation:");
+                !text.contains(&format!("\"{name}\"")) && !text.contains(&format!("\"{short}\""))
+            })
+            .collect();
+        assert!(unread.is_empty(), "declared, read nowhere: {unread:?}");
+    }
+}
+
+/// controller-gen makes an `items:` form of each of its validation markers; so does crdgen.
+#[cfg(test)]
+#[test]
+fn every_validation_marker_of_controller_gen_has_its_items_form() {
+    for name in [
+        "Maximum",
+        "Minimum",
+        "ExclusiveMaximum",
+        "ExclusiveMinimum",
+        "MultipleOf",
+        "MinProperties",
+        "MaxProperties",
+        "MaxLength",
+        "MinLength",
+        "Pattern",
+        "MaxItems",
+        "MinItems",
+        "UniqueItems",
+        "Enum",
+        "Format",
+        "Type",
+        "XPreserveUnknownFields",
+        "XEmbeddedResource",
+        "XIntOrString",
+        "XValidation",
+    ] {
+        let items = format!("{ITEMS_PREFIX}{name}");
+        assert!(find(&items).is_some_and(|(_, items)| items), "{items}");
     }
 }

@@ -92,6 +92,10 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
         (group, version)
     });
     for (group, version) in resolved {
+        // `+kubebuilder:skip` on a version's package: no generator sees it.
+        if crate::markers::flag(&version.markers, "kubebuilder:skip") {
+            continue;
+        }
         if let Some(group) = model.groups.get_mut(&group) {
             group.versions.insert(version.name.clone(), version);
         }
@@ -165,10 +169,12 @@ fn build_version(
             }
         })
     };
-    let manual_clones: BTreeSet<String> = files
+    let manual: BTreeSet<(String, String)> = files
         .iter()
-        .flat_map(|f| f.manual_clones.iter().cloned())
+        .flat_map(|f| f.manual_impls.iter().cloned())
         .collect();
+    let by_hand =
+        |trait_name: &str, ty: &str| manual.contains(&(trait_name.to_owned(), ty.to_owned()));
     report_module_files(&files, diags);
 
     for file in files {
@@ -206,7 +212,8 @@ fn build_version(
             let extracted = markers::extract(&raw_docs, markers::Target::Type, &file.path, diags);
             ty.docs = extracted.docs;
             ty.markers = extracted.markers;
-            ty.manual_clone = manual_clones.contains(&ty.key.name);
+            ty.manual_clone = by_hand("Clone", &ty.key.name);
+            ty.manual_serialize = by_hand("Serialize", &ty.key.name);
             let rule = ty.serde.rename_all;
             let container_default = ty.serde.default;
             finish_body(&mut ty.body, rule, container_default, &file.path, diags);

@@ -69,11 +69,13 @@ pub(super) fn finish_fields(
         }
         let has = |name: &str| markers::has(&field.markers, name);
         field.optional = !has("required")
+            && !has("k8s:required")
             && (field.ty.option_inner().is_some()
                 || field.serde.default
                 || container_default
                 || field.serde.skip_serializing_if
-                || has("optional"));
+                || has("optional")
+                || has("k8s:optional"));
     }
     if named {
         report_field_collisions(fields, file, diags);

@@ -152,6 +152,9 @@ pub struct TypeDef {
     /// An `impl Clone for` this type was written by hand.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub manual_clone: bool,
+    /// An `impl Serialize for` this type was written by hand: its JSON form is its own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub manual_serialize: bool,
     /// Type parameters.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub generics: Vec<String>,

@@ -36,8 +36,8 @@ pub struct ParsedFile {
     pub types: Vec<TypeDef>,
     /// `type Name = …;` items: resolved as the types they name.
     pub aliases: Vec<TypeAlias>,
-    /// Names of types with a hand-written `impl Clone`.
-    pub manual_clones: Vec<String>,
+    /// `(trait, type)` of hand-written `impl Clone` and `impl Serialize` items.
+    pub manual_impls: Vec<(String, String)>,
     /// Marker-like text found in plain `//` or `/* */` comments, with its position.
     pub comment_markers: Vec<(Pos, String)>,
 }

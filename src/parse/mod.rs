@@ -48,7 +48,7 @@ pub fn parse_file(
         uses: Vec::new(),
         types: Vec::new(),
         aliases: Vec::new(),
-        manual_clones: Vec::new(),
+        manual_impls: Vec::new(),
         comment_markers,
     };
     for item in &ast.items {
@@ -106,15 +106,16 @@ pub fn parse_file(
                 flatten_use(&u.tree, &mut Vec::new(), visibility(&u.vis), &mut out.uses)
             }
             syn::Item::Impl(i) => {
-                let is_clone = i
+                let implemented = i
                     .trait_
                     .as_ref()
                     .and_then(|(path, _)| path.segments.last())
-                    .is_some_and(|s| s.ident == "Clone");
-                if let (true, syn::Type::Path(p)) = (is_clone, &*i.self_ty)
+                    .map(|s| s.ident.to_string());
+                if let (Some(trait_name), syn::Type::Path(p)) = (implemented, &*i.self_ty)
                     && let Some(last) = p.path.segments.last()
+                    && ["Clone", "Serialize"].contains(&trait_name.as_str())
                 {
-                    out.manual_clones.push(last.ident.to_string());
+                    out.manual_impls.push((trait_name, last.ident.to_string()));
                 }
             }
             _ => {}
@@ -296,6 +297,7 @@ impl Ctx<'_> {
             markers: Vec::new(),
             derives: attrs::derives(parts.attrs, self),
             manual_clone: false,
+            manual_serialize: false,
             generics: parts
                 .generics
                 .type_params()

@@ -1,6 +1,6 @@
 //! `crd`: one `apiextensions.k8s.io/v1` CustomResourceDefinition per group and kind,
 //! statically from source, with controller-gen's markers and kube-derive's attributes.
-//! All versions of a kind merge into one CRD, ordered as Kubernetes orders versions.
+//! All versions of a kind merge into one CRD, listed by name as controller-gen lists them.
 
 mod structural;
 mod types;
@@ -293,6 +293,8 @@ fn crd(
         }
         out_versions.push(entry);
     }
+    // Listed by name, as controller-gen lists them (the apiserver orders them itself).
+    out_versions.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
 
     let mut names = json!({
         "kind": first.name,
@@ -498,17 +500,11 @@ fn root_schema(builder: &mut Builder<'_>, kind: &Kind) -> Value {
         }
     };
     for rule in &kind.root_rules {
-        let rules = schema.as_object_mut().map(|m| {
-            m.entry("x-kubernetes-validations")
-                .or_insert_with(|| json!([]))
-        });
-        if let Some(Value::Array(rules)) = rules {
-            let mut entry = json!({"rule": rule.rule});
-            if let Some(message) = &rule.message {
-                entry["message"] = json!(message);
-            }
-            rules.push(entry);
+        let mut entry = json!({"rule": rule.rule});
+        if let Some(message) = &rule.message {
+            entry["message"] = json!(message);
         }
+        crate::markers::schema::push_rule(&mut schema, entry);
     }
     let root = schema.as_object_mut().expect("an object schema");
     let properties = root.entry("properties").or_insert_with(|| json!({}));

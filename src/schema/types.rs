@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::object;
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::known;
+use crate::markers::Marker;
 use crate::markers::schema as markers;
 use crate::model::{Body, Field, Fields, Model, Target, TypeDef, TypeKey, TypeRef, Variant};
 
@@ -230,11 +231,19 @@ impl<'a> Builder<'a> {
             .cloned()
             .zip(args.iter().map(|a| a.substituted(outer)))
             .collect();
-        self.stack.push(def.key.clone());
         let here = Site {
             file: &def.file,
             pos: def.pos,
         };
+        // A type with its own `Serialize` is what its `Type` marker says, as controller-gen
+        // takes a Go type with its own MarshalJSON: its fields are not what goes on the wire.
+        if def.manual_serialize && crate::markers::has(&def.markers, "kubebuilder:validation:Type")
+        {
+            let mut schema = json!({});
+            markers::apply(&mut schema, &def.markers, here.file, self.diags);
+            return schema;
+        }
+        self.stack.push(def.key.clone());
         let mut schema = match &def.body {
             Body::Struct(Fields::Named(fields)) if def.serde.transparent && fields.len() == 1 => {
                 self.type_ref(&fields[0].ty, &bindings, here)
@@ -258,7 +267,36 @@ impl<'a> Builder<'a> {
             schema["description"] = description;
         }
         markers::apply(&mut schema, &def.markers, here.file, self.diags);
+        self.check_one_of(def, &schema);
         schema
+    }
+
+    /// A field of an `ExactlyOneOf`/`AtMostOneOf`/`AtLeastOneOf` group must be optional:
+    /// a required one would always count (controller-gen refuses it too).
+    fn check_one_of(&mut self, def: &TypeDef, schema: &Value) {
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for marker in &def.markers {
+            let group = marker.name.trim_start_matches("kubebuilder:validation:");
+            if !["ExactlyOneOf", "AtMostOneOf", "AtLeastOneOf"].contains(&group) {
+                continue;
+            }
+            let crate::markers::Value::List(names) = &marker.value else {
+                continue;
+            };
+            for name in names.iter().filter(|n| required.contains(&n.as_str())) {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::BadMarkerArgument,
+                        format!("field `{name}` of `{}` is in a `+{}` group, and required", def.key.name, marker.name),
+                    )
+                    .at(&def.file, marker.pos)
+                    .hint("a field of a one-of group is optional: make it an Option, or `#[serde(default)]`"),
+                );
+            }
+        }
     }
 
     /// An object from named fields.
@@ -266,6 +304,7 @@ impl<'a> Builder<'a> {
         let mut properties = Map::new();
         let mut required = Vec::new();
         let mut preserve = false;
+        let mut immutable = Vec::new();
         for field in fields.iter().filter(|f| !f.serde.skip) {
             let at = Site {
                 file: site.file,
@@ -305,9 +344,19 @@ impl<'a> Builder<'a> {
             if field.ty.option_inner().is_some() && !field.serde.skip_serializing_if {
                 schema["nullable"] = json!(true);
             }
-            markers::apply(&mut schema, &field.markers, at.file, self.diags);
-            if self.is_required(field) {
+            if !schemaless && self.is_named(&field.ty) {
+                self.apply_over_type(&mut schema, &field.markers, at.file);
+            } else {
+                markers::apply(&mut schema, &field.markers, at.file, self.diags);
+            }
+            let is_required = self.is_required(field);
+            if is_required {
                 required.push(wire.clone());
+            }
+            // The field's own rule keeps its value; this one keeps it from being
+            // taken away once set, which the field's rule cannot see.
+            if !is_required && crate::markers::has(&field.markers, "k8s:immutable") {
+                immutable.push(wire.clone());
             }
             properties.insert(wire, schema);
         }
@@ -323,13 +372,96 @@ impl<'a> Builder<'a> {
         if preserve {
             schema["x-kubernetes-preserve-unknown-fields"] = json!(true);
         }
+        for name in immutable {
+            let rule = json!({
+                "rule": format!("!has(oldSelf.{name}) || has(self.{name})"),
+                "message": format!("field {name} is immutable once set"),
+            });
+            crate::markers::schema::push_rule(&mut schema, rule);
+        }
         schema
+    }
+
+    /// Whether a field's type is a named type (one of the apis tree or of Kubernetes),
+    /// through `Option` and pointers: what controller-gen refers to and flattens.
+    fn is_named(&self, ty: &TypeRef) -> bool {
+        match ty {
+            TypeRef::Path { args, .. }
+                if matches!(ty.last_segment(), Some("Option" | "Box" | "Arc" | "Rc"))
+                    && args.len() == 1 =>
+            {
+                self.is_named(&args[0])
+            }
+            TypeRef::Path {
+                target: Some(Target::Local(_)),
+                ..
+            } => true,
+            TypeRef::Path {
+                target: Some(Target::Absolute(path)),
+                ..
+            } => known::knows(path),
+            _ => false,
+        }
+    }
+
+    /// A field's markers over the schema of its named type, as controller-gen flattens
+    /// the two: the field's CEL rules come before the type's, and a bound both set is
+    /// kept twice (`allOf` of the type's and the field's), so that a value meets both.
+    fn apply_over_type(&mut self, schema: &mut Value, field_markers: &[Marker], file: &str) {
+        const BOUNDS: &[&str] = &[
+            "maximum",
+            "minimum",
+            "exclusiveMaximum",
+            "exclusiveMinimum",
+            "multipleOf",
+            "maxLength",
+            "minLength",
+            "pattern",
+            "maxItems",
+            "minItems",
+            "maxProperties",
+            "minProperties",
+            "enum",
+        ];
+        let type_rules = schema
+            .as_object_mut()
+            .and_then(|m| m.remove("x-kubernetes-validations"));
+        let before = schema.clone();
+        markers::apply(schema, field_markers, file, self.diags);
+        let (mut types, mut fields) = (Map::new(), Map::new());
+        for key in BOUNDS {
+            if let (Some(theirs), Some(ours)) = (before.get(*key), schema.get(*key))
+                && theirs != ours
+            {
+                types.insert((*key).to_owned(), theirs.clone());
+                fields.insert((*key).to_owned(), ours.clone());
+            }
+        }
+        if let Some(map) = schema.as_object_mut() {
+            if !types.is_empty() {
+                map.retain(|k, _| !types.contains_key(k));
+                map.insert(
+                    "allOf".into(),
+                    json!([Value::Object(types), Value::Object(fields)]),
+                );
+            }
+            if let Some(Value::Array(type_rules)) = type_rules {
+                let rules = map
+                    .entry("x-kubernetes-validations")
+                    .or_insert_with(|| json!([]));
+                if let Value::Array(rules) = rules {
+                    rules.extend(type_rules);
+                }
+            }
+        }
     }
 
     fn is_required(&self, field: &Field) -> bool {
         let has = |name: &str| crate::markers::has(&field.markers, name);
-        let explicit_required = has("required") || has("kubebuilder:validation:Required");
-        let explicit_optional = has("optional") || has("kubebuilder:validation:Optional");
+        let explicit_required =
+            has("required") || has("k8s:required") || has("kubebuilder:validation:Required");
+        let explicit_optional =
+            has("optional") || has("k8s:optional") || has("kubebuilder:validation:Optional");
         explicit_required || (!field.optional && !explicit_optional && !self.optional_by_default)
     }
 

@@ -207,3 +207,21 @@ impl Installed {
         .expect("removing the CRDs");
     }
 }
+
+/// The CRD file `file` (`<group>_<plural>.yaml`) crdgen generates for `groups` of the
+/// testdata tree `tree` (its types under `apis/`), with the options `adjust` sets.
+pub fn testdata_crd(
+    tree: &str,
+    groups: &str,
+    file: &str,
+    adjust: impl FnOnce(&mut Options),
+) -> String {
+    let mut opts = Options::new(testdata(tree), "client", "apis", groups).unwrap();
+    opts.generators = crdgen::Generator::parse_list("crd").unwrap();
+    adjust(&mut opts);
+    generate_files(&opts)
+        .into_iter()
+        .find(|(path, _)| path.ends_with(file))
+        .unwrap_or_else(|| panic!("{tree} generates no {file}"))
+        .1
+}

@@ -7,7 +7,8 @@
 //! (counted in characters), `pattern`, `format` `date-time`, `date` and `email`,
 //! `minItems`/`maxItems`, `x-kubernetes-list-type` `set` and `map` (unique items and unique
 //! keys), `minProperties`/`maxProperties`, `additionalProperties`,
-//! `x-kubernetes-embedded-resource` (apiVersion and kind required). Not evaluated:
+//! `x-kubernetes-embedded-resource` (apiVersion and kind required), and each of `allOf`'s
+//! value validations. Not evaluated:
 //! `x-kubernetes-validations` (CEL rules), other formats, and `metadata` beyond what the
 //! store checks itself.
 
@@ -212,6 +213,10 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
             }
         }
         _ => {}
+    }
+    // Value validations in `allOf` (a type's bound and a field's): the value meets each.
+    for part in schema["allOf"].as_array().into_iter().flatten() {
+        check(part, value, path, errors);
     }
 }
 

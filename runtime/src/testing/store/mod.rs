@@ -286,14 +286,6 @@ impl Storage {
             ));
         }
         let id = (ns.unwrap_or_default().to_owned(), name.clone());
-        if self.resources[key].objects.contains_key(&id) {
-            return Err(ApiError::new(
-                409,
-                "AlreadyExists",
-                format!("{} \"{name}\" already exists", info.qualified()),
-            )
-            .with_details(&name, &info.group, &info.plural));
-        }
         self.serial += 1;
         meta.insert("name".into(), json!(name));
         meta.insert("uid".into(), json!(uid(self.serial)));
@@ -313,6 +305,16 @@ impl Storage {
             }
         }
         admit(&info, &name, &mut object)?;
+        // As the apiserver: an invalid object is refused (422) before its name is found
+        // taken (409).
+        if self.resources[key].objects.contains_key(&id) {
+            return Err(ApiError::new(
+                409,
+                "AlreadyExists",
+                format!("{} \"{name}\" already exists", info.qualified()),
+            )
+            .with_details(&name, &info.group, &info.plural));
+        }
         match owner {
             Owner::Update(manager) => {
                 managed::keep(None, &mut object);
