@@ -423,18 +423,25 @@ impl<'a> Builder<'a> {
             "minProperties",
             "enum",
         ];
+        if field_markers.is_empty() {
+            return;
+        }
         let type_rules = schema
             .as_object_mut()
             .and_then(|m| m.remove("x-kubernetes-validations"));
-        let before = schema.clone();
+        // Only the type's bounds are kept aside: the schema may be large.
+        let before: Vec<(&str, Value)> = BOUNDS
+            .iter()
+            .filter_map(|key| Some((*key, schema.get(*key)?.clone())))
+            .collect();
         markers::apply(schema, field_markers, file, self.diags);
         let (mut types, mut fields) = (Map::new(), Map::new());
-        for key in BOUNDS {
-            if let (Some(theirs), Some(ours)) = (before.get(*key), schema.get(*key))
-                && theirs != ours
+        for (key, theirs) in before {
+            if let Some(ours) = schema.get(key)
+                && *ours != theirs
             {
-                types.insert((*key).to_owned(), theirs.clone());
-                fields.insert((*key).to_owned(), ours.clone());
+                types.insert(key.to_owned(), theirs);
+                fields.insert(key.to_owned(), ours.clone());
             }
         }
         if let Some(map) = schema.as_object_mut() {
