@@ -71,23 +71,97 @@ pub trait Validator<K: Sync>: Send + Sync + 'static {
 #[derive(Debug)]
 pub struct Malformed(pub String);
 
-/// Reads an AdmissionReview of `K`.
-pub(super) fn request<K>(body: &[u8]) -> Result<(AdmissionRequest<K>, Value), Malformed>
+/// An AdmissionReview, read for a handler of `K`.
+pub(super) enum Review<K: Resource> {
+    /// Its objects decode as `K`; with the object as sent, for the patch (`K` may not
+    /// keep every field it was sent).
+    Typed(AdmissionRequest<K>, Value),
+    /// A review whose object does not decode as `K` (a required field left out, which
+    /// the apiserver's schema validation, run after mutating webhooks, would name):
+    /// answered all the same, never with an error the apiserver cannot show.
+    Undecodable(AdmissionRequest<DynamicObject>, Undecodable),
+}
+
+/// Where and why an object does not decode as the handler's type.
+pub(super) struct Undecodable {
+    /// `spec.schedule`.
+    pub field: String,
+    pub why: String,
+}
+
+impl Undecodable {
+    /// As the apiserver words a field error: `spec.schedule: Required value`.
+    fn message(&self) -> String {
+        match self
+            .why
+            .strip_prefix("missing field `")
+            .and_then(|w| w.split_once('`'))
+        {
+            Some((name, _)) => format!("{}: Required value", join(&self.field, name)),
+            None => format!("{}: Invalid value: {}", self.field, self.why),
+        }
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    match path {
+        "" | "." => name.to_owned(),
+        _ => format!("{path}.{name}"),
+    }
+}
+
+/// Reads an AdmissionReview for a handler of `K`: a 400 only when the body is no
+/// AdmissionReview at all.
+pub(super) fn request<K>(body: &[u8]) -> Result<Review<K>, Malformed>
 where
     K: Resource + DeserializeOwned,
 {
-    // The object as sent, for the patch: `K` may not keep every field it was sent.
     let raw: Value = serde_json::from_slice(body).map_err(|e| Malformed(e.to_string()))?;
     let original = raw
         .pointer("/request/object")
         .cloned()
         .unwrap_or(Value::Null);
-    let review: AdmissionReview<K> =
-        serde_json::from_value(raw).map_err(|e| Malformed(e.to_string()))?;
-    let request: AdmissionRequest<K> = review
-        .try_into()
-        .map_err(|_| Malformed("the AdmissionReview carries no request".into()))?;
-    Ok((request, original))
+    match serde_path_to_error::deserialize::<_, AdmissionReview<K>>(&raw) {
+        Ok(review) => {
+            let request: AdmissionRequest<K> = review.try_into().map_err(|_| no_request())?;
+            Ok(Review::Typed(request, original))
+        }
+        Err(typed) => {
+            let review: AdmissionReview<DynamicObject> =
+                serde_json::from_value(raw).map_err(|e| Malformed(e.to_string()))?;
+            let request: AdmissionRequest<DynamicObject> =
+                review.try_into().map_err(|_| no_request())?;
+            let path = typed.path().to_string();
+            let field = ["request.object.", "request.oldObject."]
+                .iter()
+                .find_map(|prefix| path.strip_prefix(prefix))
+                .unwrap_or(&path)
+                .to_owned();
+            let why = typed.into_inner().to_string();
+            // serde_json's position within the value it read means nothing to a user.
+            let why = why.split(" at line ").next().unwrap_or_default().to_owned();
+            Ok(Review::Undecodable(request, Undecodable { field, why }))
+        }
+    }
+}
+
+fn no_request() -> Malformed {
+    Malformed("the AdmissionReview carries no request".into())
+}
+
+/// The answer to a review whose object does not decode: a defaulter lets it through
+/// unchanged (the apiserver's own validation then names what is wrong), a validator
+/// denies it naming the field (422, as an invalid object).
+pub(super) fn undecodable(
+    request: &AdmissionRequest<DynamicObject>,
+    why: &Undecodable,
+    validating: bool,
+) -> AdmissionReview<DynamicObject> {
+    let response = AdmissionResponse::from(request);
+    if !validating {
+        return response.into_review();
+    }
+    denied(response, Denial::new(why.message()).with_code(422))
 }
 
 /// Runs `defaulter` on the request's object; the response carries the JSON patch from

@@ -40,7 +40,12 @@
 //! # }
 //! ```
 //!
-//! A review that does not parse is a 400; a request body over the limit a 413; a
+//! Every AdmissionReview gets an AdmissionReview back, so that the apiserver always has
+//! an answer to show: one whose object does not decode as the handler's type (a required
+//! field left out, which mutating webhooks see before schema validation) passes a
+//! defaulter unchanged, so that the apiserver's own validation names the field, and is
+//! denied by a validator naming it (`spec.schedule: Required value`, code 422). Only a
+//! body that is no AdmissionReview at all is a 400; a request body over the limit a 413; a
 //! handler that panics answers with a denial carrying code 500, and the server lives
 //! on. `/healthz` answers 200. The certificate (`tls.crt`, `tls.key` in the directory)
 //! is read again when its files change.
@@ -120,8 +125,11 @@ impl Webhooks {
     {
         self.route(path, defaulter, |defaulter: Arc<D>, body| async move {
             match admission::request::<K>(&body) {
-                Ok((request, original)) => {
+                Ok(admission::Review::Typed(request, original)) => {
                     ok(&admission::mutate(&*defaulter, request, original).await)
+                }
+                Ok(admission::Review::Undecodable(request, why)) => {
+                    ok(&admission::undecodable(&request, &why, false))
                 }
                 Err(e) => bad_request(e),
             }
@@ -137,7 +145,12 @@ impl Webhooks {
     {
         self.route(path, validator, |validator: Arc<V>, body| async move {
             match admission::request::<K>(&body) {
-                Ok((request, _)) => ok(&admission::validate(&*validator, request).await),
+                Ok(admission::Review::Typed(request, _)) => {
+                    ok(&admission::validate(&*validator, request).await)
+                }
+                Ok(admission::Review::Undecodable(request, why)) => {
+                    ok(&admission::undecodable(&request, &why, true))
+                }
                 Err(e) => bad_request(e),
             }
         })
