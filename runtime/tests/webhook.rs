@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crdgen_runtime::testing::{cluster, envtest};
-use crdgen_runtime::webhook::{Defaulter, Denial, Server, Validator, Warnings, Webhooks};
+use crdgen_runtime::webhook::{Defaulter, Denial, Server, Validator, Warnings, Webhooks, field};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
@@ -114,7 +114,20 @@ impl Defaulter<Gizmo> for GizmoRules {
     }
 }
 
-impl Validator<Gizmo> for GizmoRules {}
+/// `never` is no schedule: denied as an invalid field, as Go validators do.
+impl Validator<Gizmo> for GizmoRules {
+    async fn validate_create(&self, gizmo: &Gizmo) -> Result<Warnings, Denial> {
+        if gizmo.spec.schedule == "never" {
+            let schedule = field::Path::new("spec").child("schedule");
+            let errors = [field::invalid(&schedule, "never", "not a cron expression")];
+            return Err(Denial::invalid::<Gizmo>(
+                gizmo.metadata.name.as_deref().unwrap_or_default(),
+                &errors,
+            ));
+        }
+        Ok(Warnings::new())
+    }
+}
 
 fn webhooks() -> Webhooks {
     Webhooks::new()
@@ -175,6 +188,31 @@ async fn a_review_of_an_object_that_does_not_decode_is_answered() {
 
     let reply = hooks.call("/validate-gizmo", b"{\"kind\": 1}").await;
     assert_eq!(reply.status, 400);
+}
+
+/// A validator's field errors reach the apiserver as its 422 `Invalid` status, each a
+/// cause naming its field.
+#[tokio::test]
+async fn a_validator_denies_with_field_errors() {
+    let gizmo = json!({"apiVersion": "webhook.crdgen.dev/v1", "kind": "Gizmo",
+                       "metadata": {"name": "g", "namespace": "default"},
+                       "spec": {"schedule": "never"}});
+    let reply = webhooks()
+        .call("/validate-gizmo", &review("CREATE", gizmo, Value::Null))
+        .await;
+    let status = &response(&reply.body)["status"];
+    assert_eq!(status["code"], 422);
+    assert_eq!(status["reason"], "Invalid");
+    assert_eq!(
+        status["message"],
+        r#"Gizmo.webhook.crdgen.dev "g" is invalid: spec.schedule: Invalid value: "never": not a cron expression"#
+    );
+    assert_eq!(
+        status["details"],
+        json!({"name": "g", "group": GROUP, "kind": "Gizmo", "causes": [{
+            "reason": "FieldValueInvalid", "field": "spec.schedule",
+            "message": "Invalid value: \"never\": not a cron expression"}]})
+    );
 }
 
 fn review(operation: &str, object: Value, old: Value) -> Vec<u8> {
@@ -666,6 +704,10 @@ async fn a_real_apiserver_names_the_missing_field_through_the_webhooks() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let refused = gizmos.create(&pp, &object).await;
+    let mut never =
+        kube::api::DynamicObject::new("never", &kube::api::ApiResource::erase::<Gizmo>(&()));
+    never.data = json!({"spec": {"schedule": "never"}});
+    let invalid = gizmos.create(&pp, &never).await;
     stop.cancel();
     let _ = running.await;
     let _ = mutating
@@ -684,4 +726,19 @@ async fn a_real_apiserver_names_the_missing_field_through_the_webhooks() {
         "{message}"
     );
     assert!(!message.contains("failed calling webhook"), "{message}");
+    // The field error, as the apiserver passes a webhook's status on.
+    let Err(kube::Error::Api(status)) = invalid else {
+        panic!("`never` was accepted: {invalid:?}");
+    };
+    assert_eq!(status.code, 422);
+    assert!(
+        status
+            .message
+            .contains(r#"spec.schedule: Invalid value: "never": not a cron expression"#),
+        "{}",
+        status.message
+    );
+    let causes = status.details.map(|d| d.causes).unwrap_or_default();
+    assert_eq!(causes.len(), 1, "{causes:?}");
+    assert_eq!(causes[0].field, "spec.schedule");
 }

@@ -7,17 +7,23 @@ use std::future::Future;
 use json_patch::jsonptr::PointerBuf;
 use json_patch::{AddOperation, Patch, PatchOperation, RemoveOperation};
 use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
+use kube::core::response::{StatusCause, StatusDetails};
 use kube::core::{DynamicObject, Resource};
+
+use super::field;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// Why an admission request is refused: the message the client sees, and the HTTP code
-/// of the refusal (403 unless set).
+/// Why an admission request is refused: the message the client sees, the HTTP code of
+/// the refusal (403 unless set), and, for an invalid object, the status's reason and
+/// details (the fields at fault).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Denial {
     pub message: String,
     pub code: u16,
+    pub reason: String,
+    pub details: Option<StatusDetails>,
 }
 
 impl Denial {
@@ -25,6 +31,8 @@ impl Denial {
         Denial {
             message: message.into(),
             code: 403,
+            reason: String::new(),
+            details: None,
         }
     }
 
@@ -32,6 +40,42 @@ impl Denial {
     pub fn with_code(mut self, code: u16) -> Self {
         self.code = code;
         self
+    }
+
+    /// An invalid object, as Go's `apierrors.NewInvalid(groupKind, name, errs)`: 422
+    /// `Invalid`, `<Kind>.<group> "<name>" is invalid: <errors>`, each error a cause
+    /// naming its field. `K` gives the kind and group.
+    pub fn invalid<K: Resource<DynamicType = ()>>(name: &str, errors: &[field::Error]) -> Self {
+        let (kind, group) = (K::kind(&()), K::group(&()));
+        let qualified = match group.as_ref() {
+            "" => kind.to_string(),
+            group => format!("{kind}.{group}"),
+        };
+        let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        let listed = match all.as_slice() {
+            [one] => one.clone(),
+            _ => format!("[{}]", all.join(", ")),
+        };
+        Denial {
+            message: format!("{qualified} {name:?} is invalid: {listed}"),
+            code: 422,
+            reason: "Invalid".into(),
+            details: Some(StatusDetails {
+                name: name.to_owned(),
+                group: group.to_string(),
+                kind: kind.to_string(),
+                causes: errors
+                    .iter()
+                    .map(|e| StatusCause {
+                        reason: e.kind.reason().to_owned(),
+                        message: e.body(),
+                        field: e.field.to_string(),
+                    })
+                    .collect(),
+                uid: String::new(),
+                retry_after_seconds: 0,
+            }),
+        }
     }
 }
 
@@ -75,11 +119,11 @@ pub struct Malformed(pub String);
 pub(super) enum Review<K: Resource> {
     /// Its objects decode as `K`; with the object as sent, for the patch (`K` may not
     /// keep every field it was sent).
-    Typed(AdmissionRequest<K>, Value),
+    Typed(Box<AdmissionRequest<K>>, Value),
     /// A review whose object does not decode as `K` (a required field left out, which
     /// the apiserver's schema validation, run after mutating webhooks, would name):
     /// answered all the same, never with an error the apiserver cannot show.
-    Undecodable(AdmissionRequest<DynamicObject>, Undecodable),
+    Undecodable(Box<AdmissionRequest<DynamicObject>>, Undecodable),
 }
 
 /// Where and why an object does not decode as the handler's type.
@@ -124,7 +168,7 @@ where
     match serde_path_to_error::deserialize::<_, AdmissionReview<K>>(&raw) {
         Ok(review) => {
             let request: AdmissionRequest<K> = review.try_into().map_err(|_| no_request())?;
-            Ok(Review::Typed(request, original))
+            Ok(Review::Typed(Box::new(request), original))
         }
         Err(typed) => {
             let review: AdmissionReview<DynamicObject> =
@@ -140,7 +184,10 @@ where
             let why = typed.into_inner().to_string();
             // serde_json's position within the value it read means nothing to a user.
             let why = why.split(" at line ").next().unwrap_or_default().to_owned();
-            Ok(Review::Undecodable(request, Undecodable { field, why }))
+            Ok(Review::Undecodable(
+                Box::new(request),
+                Undecodable { field, why },
+            ))
         }
     }
 }
@@ -238,6 +285,10 @@ pub(super) fn denied(
 ) -> AdmissionReview<DynamicObject> {
     let mut response = response.deny(denial.message);
     response.result.code = denial.code;
+    if !denial.reason.is_empty() {
+        response.result.reason = denial.reason;
+    }
+    response.result.details = denial.details;
     response.into_review()
 }
 

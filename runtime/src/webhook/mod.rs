@@ -51,6 +51,7 @@
 //! is read again when its files change.
 
 mod admission;
+pub mod field;
 mod tls;
 
 pub use admission::{Defaulter, Denial, Malformed, Validator, Warnings, patch_onto};
@@ -126,7 +127,7 @@ impl Webhooks {
         self.route(path, defaulter, |defaulter: Arc<D>, body| async move {
             match admission::request::<K>(&body) {
                 Ok(admission::Review::Typed(request, original)) => {
-                    ok(&admission::mutate(&*defaulter, request, original).await)
+                    ok(&admission::mutate(&*defaulter, *request, original).await)
                 }
                 Ok(admission::Review::Undecodable(request, why)) => {
                     ok(&admission::undecodable(&request, &why, false))
@@ -146,7 +147,7 @@ impl Webhooks {
         self.route(path, validator, |validator: Arc<V>, body| async move {
             match admission::request::<K>(&body) {
                 Ok(admission::Review::Typed(request, _)) => {
-                    ok(&admission::validate(&*validator, request).await)
+                    ok(&admission::validate(&*validator, *request).await)
                 }
                 Ok(admission::Review::Undecodable(request, why)) => {
                     ok(&admission::undecodable(&request, &why, true))

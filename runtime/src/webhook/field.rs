@@ -1,0 +1,231 @@
+//! Field errors, as Go operators write them with `k8s.io/apimachinery/pkg/util/validation/field`
+//! and `apierrors.NewInvalid`: a path into the object and what is wrong there. A
+//! validator denies with a list of them ([`Denial::invalid`](super::Denial::invalid)):
+//! the apiserver's 422 `Invalid` status, its `details.causes` naming each field, which
+//! kubectl prints line by line.
+//!
+//! ```
+//! use crdgen_runtime::webhook::field::{self, Path};
+//! let spec = Path::new("spec");
+//! let errors = vec![
+//!     field::invalid(&spec.child("schedule"), "every day", "not a cron expression"),
+//!     field::required(&spec.child("jobTemplate"), ""),
+//! ];
+//! assert_eq!(
+//!     errors[0].to_string(),
+//!     r#"spec.schedule: Invalid value: "every day": not a cron expression"#
+//! );
+//! ```
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// A field's path: `spec.containers[0].image`, `metadata.labels[app]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Path(String);
+
+impl Path {
+    pub fn new(root: &str) -> Path {
+        Path(root.to_owned())
+    }
+
+    /// `spec` → `spec.schedule`.
+    #[must_use]
+    pub fn child(&self, name: &str) -> Path {
+        Path(format!("{}.{name}", self.0))
+    }
+
+    /// `spec.containers` → `spec.containers[0]`.
+    #[must_use]
+    pub fn index(&self, index: usize) -> Path {
+        Path(format!("{}[{index}]", self.0))
+    }
+
+    /// `metadata.labels` → `metadata.labels[app]`.
+    #[must_use]
+    pub fn key(&self, key: &str) -> Path {
+        Path(format!("{}[{key}]", self.0))
+    }
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What is wrong with a field: Go's `field.ErrorType`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorType {
+    Required,
+    Invalid,
+    Forbidden,
+    Duplicate,
+    NotSupported,
+    TooLong,
+    TooMany,
+    NotFound,
+}
+
+impl ErrorType {
+    /// The reason of its status cause (`FieldValueRequired`).
+    pub fn reason(self) -> &'static str {
+        match self {
+            ErrorType::Required => "FieldValueRequired",
+            ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::Forbidden => "FieldValueForbidden",
+            ErrorType::Duplicate => "FieldValueDuplicate",
+            ErrorType::NotSupported => "FieldValueNotSupported",
+            ErrorType::TooLong => "FieldValueTooLong",
+            ErrorType::TooMany => "FieldValueTooMany",
+            ErrorType::NotFound => "FieldValueNotFound",
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            ErrorType::Required => "Required value",
+            ErrorType::Invalid => "Invalid value",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::Duplicate => "Duplicate value",
+            ErrorType::NotSupported => "Unsupported value",
+            ErrorType::TooLong => "Too long",
+            ErrorType::TooMany => "Too many",
+            ErrorType::NotFound => "Not found",
+        }
+    }
+
+    /// Whether the message shows the value, as Go's `ErrorBody` does.
+    fn shows_value(self) -> bool {
+        !matches!(
+            self,
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong
+        )
+    }
+}
+
+/// One field error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Error {
+    pub kind: ErrorType,
+    pub field: Path,
+    pub value: Value,
+    pub detail: String,
+}
+
+impl Error {
+    /// The message without the field: `Invalid value: "x": not a cron expression`.
+    pub fn body(&self) -> String {
+        let mut body = self.kind.words().to_owned();
+        if self.kind.shows_value() {
+            body.push_str(&format!(": {}", self.value));
+        }
+        if !self.detail.is_empty() {
+            body.push_str(&format!(": {}", self.detail));
+        }
+        body
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.body())
+    }
+}
+
+/// The errors a validator found.
+pub type ErrorList = Vec<Error>;
+
+fn error(kind: ErrorType, field: &Path, value: Value, detail: &str) -> Error {
+    Error {
+        kind,
+        field: field.clone(),
+        value,
+        detail: detail.to_owned(),
+    }
+}
+
+fn json(value: impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+pub fn required(field: &Path, detail: &str) -> Error {
+    error(ErrorType::Required, field, Value::Null, detail)
+}
+
+pub fn invalid(field: &Path, value: impl Serialize, detail: &str) -> Error {
+    error(ErrorType::Invalid, field, json(value), detail)
+}
+
+pub fn forbidden(field: &Path, detail: &str) -> Error {
+    error(ErrorType::Forbidden, field, Value::Null, detail)
+}
+
+pub fn duplicate(field: &Path, value: impl Serialize) -> Error {
+    error(ErrorType::Duplicate, field, json(value), "")
+}
+
+pub fn not_found(field: &Path, value: impl Serialize) -> Error {
+    error(ErrorType::NotFound, field, json(value), "")
+}
+
+/// `Unsupported value: "x": supported values: "a", "b"`.
+pub fn not_supported(field: &Path, value: impl Serialize, supported: &[&str]) -> Error {
+    let quoted: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+    let detail = format!("supported values: {}", quoted.join(", "));
+    error(ErrorType::NotSupported, field, json(value), &detail)
+}
+
+pub fn too_long(field: &Path, max: usize) -> Error {
+    let detail = format!("may not be more than {max} bytes");
+    error(ErrorType::TooLong, field, Value::Null, &detail)
+}
+
+pub fn too_many(field: &Path, actual: usize, max: usize) -> Error {
+    let detail = format!("must have at most {max} items");
+    error(ErrorType::TooMany, field, json(actual), &detail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_read_as_the_apiservers() {
+        let spec = Path::new("spec");
+        let cases = [
+            (
+                required(&spec.child("schedule"), ""),
+                "spec.schedule: Required value",
+            ),
+            (
+                invalid(
+                    &spec.child("replicas"),
+                    -1,
+                    "must be greater than or equal to 0",
+                ),
+                "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+            ),
+            (
+                not_supported(&spec.child("policy"), "Sometimes", &["Allow", "Forbid"]),
+                r#"spec.policy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid""#,
+            ),
+            (
+                duplicate(&spec.child("containers").index(1).child("name"), "app"),
+                r#"spec.containers[1].name: Duplicate value: "app""#,
+            ),
+            (
+                forbidden(
+                    &Path::new("metadata").child("labels").key("team"),
+                    "set by the operator",
+                ),
+                "metadata.labels[team]: Forbidden: set by the operator",
+            ),
+        ];
+        for (error, expected) in cases {
+            assert_eq!(error.to_string(), expected);
+        }
+    }
+}
