@@ -262,9 +262,30 @@ struct GenerateGroups {
     #[arg(long, value_name = "NAMESPACE/CERTIFICATE", value_parser = crate::options::parse_namespaced_name)]
     inject_ca_from: Option<(String, String)>,
 
+    /// Put before the webhook configurations' names (`my-operator-`, kubebuilder's
+    /// kustomize namePrefix), so that two operators in one cluster keep their own
+    /// [default: none, controller-gen's names].
+    #[arg(long, value_name = "PREFIX", value_parser = parse_name_prefix)]
+    webhook_name_prefix: Option<String>,
+
     /// Name of the generated ClusterRole (and of Roles whose markers name none).
     #[arg(long, value_name = "NAME", default_value = crate::options::DEFAULT_ROLE_NAME)]
     role_name: String,
+}
+
+/// A prefix that keeps a configuration's name a DNS subdomain: lowercase letters,
+/// digits, `-` and `.`, starting with a letter or digit.
+fn parse_name_prefix(prefix: &str) -> Result<String, String> {
+    let fits = prefix
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+        && prefix.starts_with(|c: char| c.is_ascii_alphanumeric());
+    match fits {
+        true => Ok(prefix.to_owned()),
+        false => Err(format!(
+            "`{prefix}` cannot begin a name: use lowercase letters, digits, `-` and `.`, from a letter or digit"
+        )),
+    }
 }
 
 #[derive(Clone)]
@@ -324,6 +345,7 @@ impl GenerateGroups {
                     .inject_ca_from
                     .as_ref()
                     .map(|(namespace, name)| format!("{namespace}/{name}"));
+                service.name_prefix = self.webhook_name_prefix.clone().unwrap_or_default();
                 service
             },
         })

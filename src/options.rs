@@ -237,6 +237,9 @@ pub struct WebhookService {
     /// `namespace/certificate`: cert-manager's `cert-manager.io/inject-ca-from`
     /// annotation, so that its CA injector fills in every `caBundle`.
     pub inject_ca_from: Option<String>,
+    /// Put before the configurations' names (`my-operator-`: kustomize's `namePrefix`,
+    /// as kubebuilder sets it), so that two operators in one cluster keep their own.
+    pub name_prefix: String,
 }
 
 impl Default for WebhookService {
@@ -246,6 +249,7 @@ impl Default for WebhookService {
             namespace: "system".to_owned(),
             name: "webhook-service".to_owned(),
             inject_ca_from: None,
+            name_prefix: String::new(),
         }
     }
 }

@@ -2,7 +2,8 @@
 //! `+kubebuilder:webhook:path=…,mutating=…,failurePolicy=…,sideEffects=…,groups=…,
 //! resources=…,verbs=…,versions=…,name=…,admissionReviewVersions=…[,matchPolicy=…]
 //! [,timeoutSeconds=…][,reinvocationPolicy=…]` gives one webhook of the
-//! `mutating-webhook-configuration` or the `validating-webhook-configuration`, served by
+//! `mutating-webhook-configuration` or the `validating-webhook-configuration` (after
+//! `--webhook-name-prefix`, the project's kustomize `namePrefix`), served by
 //! the webhook Service (`--webhook-service`, by default controller-gen's `webhook-service`
 //! in `system`, kustomize's placeholders) at the marker's path.
 
@@ -193,19 +194,12 @@ fn one_of(value: &str, allowed: &[&str]) -> Option<String> {
 /// controller-gen's order and with its names.
 pub fn configurations(webhooks: &[Webhook], service: &WebhookService) -> Vec<Value> {
     [
-        (
-            true,
-            "MutatingWebhookConfiguration",
-            "mutating-webhook-configuration",
-        ),
-        (
-            false,
-            "ValidatingWebhookConfiguration",
-            "validating-webhook-configuration",
-        ),
+        (true, "MutatingWebhookConfiguration"),
+        (false, "ValidatingWebhookConfiguration"),
     ]
     .into_iter()
-    .filter_map(|(mutating, kind, name)| {
+    .filter_map(|(mutating, kind)| {
+        let name = crate::naming::webhook_configuration(&service.name_prefix, mutating);
         let hooks: Vec<Value> = webhooks
             .iter()
             .filter(|w| w.mutating == mutating)

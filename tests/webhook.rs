@@ -67,9 +67,22 @@ fn the_service_and_the_ca_source_are_the_projects() {
         namespace: "demo-system".into(),
         name: "demo-webhook".into(),
         inject_ca_from: Some("demo-system/demo-serving-cert".into()),
+        name_prefix: "demo-".into(),
     };
     let files = common::generate_files(&opts);
     let (_, text) = files.iter().find(|(p, _)| p == MANIFESTS).unwrap();
+    let names: Vec<String> = common::yaml_documents(text)
+        .iter()
+        .map(|c| c["metadata"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    // kubebuilder's namePrefix: two operators in one cluster keep their own.
+    assert_eq!(
+        names,
+        [
+            "demo-mutating-webhook-configuration",
+            "demo-validating-webhook-configuration"
+        ]
+    );
     for config in common::yaml_documents(text) {
         assert_eq!(
             config["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
@@ -89,6 +102,7 @@ fn the_service_and_the_ca_source_are_the_projects() {
         namespace: "demo-system".into(),
         name: "demo-webhook".into(),
         inject_ca_from: Some("demo-system/demo-serving-cert".into()),
+        name_prefix: String::new(),
     };
     let files = common::generate_files(&opts);
     let (_, gears) = files
@@ -120,6 +134,25 @@ fn the_service_and_the_ca_source_are_the_projects() {
     assert_eq!(
         out.status.code(),
         Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = common::crdgen(
+        &common::testdata("webhook"),
+        &[
+            "generate-groups",
+            "webhook",
+            "client",
+            "src/apis",
+            "batch:v1",
+            "--webhook-name-prefix",
+            "My_Op-",
+            "--verify-only",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`My_Op-` cannot begin a name"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -39,6 +39,14 @@ pub const WEBHOOK_FILE: &str = "manifests.yaml";
 pub const STAMP_FILE: &str = ".crdgen-stamp";
 
 /// Generated modules, as they appear in the output tree.
+/// A webhook configuration's name: controller-gen's, after the project's prefix
+/// (kustomize's `namePrefix`, as kubebuilder sets it), so that two operators' do not
+/// collide.
+pub fn webhook_configuration(prefix: &str, mutating: bool) -> String {
+    let kind = if mutating { "mutating" } else { "validating" };
+    format!("{prefix}{kind}-webhook-configuration")
+}
+
 pub mod modules {
     /// Per-group-version code about the API types themselves (register, clone).
     pub const APIS: &str = "apis";
@@ -129,6 +137,11 @@ pub mod scaffold {
     /// `manager-role` with its project prefix), so that two operators never share one.
     pub fn role_name(package: &str) -> String {
         format!("{package}-manager")
+    }
+
+    /// What the project puts before the names of its cluster-scoped objects.
+    pub fn name_prefix(package: &str) -> String {
+        format!("{package}-")
     }
 
     /// The namespace the operator runs in.

@@ -395,6 +395,7 @@ fn generate(project: &Path, groups: &str, package: &str) -> Result<Vec<PathBuf>,
             naming::scaffold::namespace(package),
             naming::scaffold::serving_certificate(package)
         )),
+        name_prefix: naming::scaffold::name_prefix(package),
     };
     let files = crate::generate(&opts)?.into_files(&opts)?;
     files.write(project)?;
