@@ -1,10 +1,13 @@
 //! The seed's operator framework: a controller owns a rate-limited work queue fed by
 //! informer events, runs N workers until shutdown, and leaves only `sync(key)` to write.
 //!
-//! Each worker loops on `process_next_work_item`: take a key, call `sync`, then
-//! - success: `forget` (reset its backoff);
+//! Each worker loops on `process_next_work_item`: take a key, call `sync` with it read
+//! back ([`ObjectKey`]), then
+//! - `Ok(Action::Done)`: `forget` (reset its backoff);
+//! - `Ok(Action::RequeueAfter(d))`: a success that asks to be synced again after `d`
+//!   (the next cron run): `forget`, then requeue after `d`, as controller-runtime's
+//!   `Result{RequeueAfter: d}` and kube-runtime's `Action::requeue(d)`;
 //! - [`SyncError::Requeue`]: rate-limited requeue;
-//! - [`SyncError::RequeueAfter`]: requeue after that long;
 //! - [`SyncError::Ignore`]: logged at debug level and dropped;
 //! - any other error: logged and rate-limited requeue;
 //! - a panic: caught, logged and requeued; the worker lives on;
@@ -30,6 +33,7 @@ use futures_util::FutureExt;
 use kube::Resource;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::cache::ObjectKey;
 use crate::cache::key_of;
 use crate::informer::HandlerFns;
 use crate::leaderelection::Term;
@@ -37,13 +41,21 @@ use crate::workqueue::WorkQueue;
 
 type BoxError = Box<dyn StdError + Send + Sync>;
 
+/// What a successful sync asks for next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing until the object changes again.
+    #[default]
+    Done,
+    /// Sync it again after this long (a schedule, an external state to poll).
+    RequeueAfter(Duration),
+}
+
 /// How a failed sync is handled.
 #[derive(Debug)]
 pub enum SyncError {
     /// Retry with the queue's backoff.
     Requeue(BoxError),
-    /// Retry after this long.
-    RequeueAfter(Duration),
     /// Not worth retrying (logged at debug level).
     Ignore(BoxError),
     /// Anything else: logged, and retried with backoff.
@@ -64,7 +76,6 @@ impl fmt::Display for SyncError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SyncError::Requeue(e) => write!(f, "requeue: {e}"),
-            SyncError::RequeueAfter(d) => write!(f, "requeue after {d:?}"),
             SyncError::Ignore(e) => write!(f, "ignored: {e}"),
             SyncError::Other(e) => write!(f, "{e}"),
         }
@@ -79,14 +90,14 @@ impl<E: Into<BoxError>> From<E> for SyncError {
     }
 }
 
-/// The one thing an operator author writes: bring the object named `key`
-/// (`namespace/name`) to its desired state.
+/// The one thing an operator author writes: bring the object `key` names to its
+/// desired state, and say whether to come back.
 pub trait SyncHandler: Send + Sync + 'static {
-    fn sync(&self, key: &str) -> impl Future<Output = Result<(), SyncError>> + Send;
+    fn sync(&self, key: ObjectKey<'_>) -> impl Future<Output = Result<Action, SyncError>> + Send;
 }
 
 impl<S: SyncHandler> SyncHandler for Arc<S> {
-    fn sync(&self, key: &str) -> impl Future<Output = Result<(), SyncError>> + Send {
+    fn sync(&self, key: ObjectKey<'_>) -> impl Future<Output = Result<Action, SyncError>> + Send {
         (**self).sync(key)
     }
 }
@@ -243,28 +254,28 @@ impl<S: SyncHandler> Worker<S> {
         let (name, queue, metrics) = (self.name.as_str(), &self.queue, &self.metrics);
         metrics.active_workers.increment(1.0);
         let started = tokio::time::Instant::now();
-        let outcome = AssertUnwindSafe(self.handler.sync(key))
+        let outcome = AssertUnwindSafe(self.handler.sync(ObjectKey::parse(key)))
             .catch_unwind()
             .await;
         metrics.time.record(started.elapsed().as_secs_f64());
         metrics.active_workers.decrement(1.0);
         // The `result` counter, and whether it counts as an error too.
         let (result, failed) = match outcome {
-            Ok(Ok(())) => {
+            Ok(Ok(Action::Done)) => {
                 queue.forget(key);
                 (&metrics.success, false)
+            }
+            // A chosen delay is not a failure: the backoff starts over, as in
+            // controller-runtime (`Forget`, then `AddAfter`), counted as `requeue_after`.
+            Ok(Ok(Action::RequeueAfter(delay))) => {
+                queue.forget(key);
+                queue.add_after(key.clone(), delay);
+                (&metrics.requeue_after, false)
             }
             Ok(Err(SyncError::Requeue(e))) => {
                 tracing::debug!(controller = name, key, error = %e, "requeue");
                 queue.add_rate_limited(key.clone());
                 (&metrics.requeue, false)
-            }
-            // A chosen delay is not a failure: the backoff starts over, as in
-            // controller-runtime (`Forget`, then `AddAfter`).
-            Ok(Err(SyncError::RequeueAfter(delay))) => {
-                queue.forget(key);
-                queue.add_after(key.clone(), delay);
-                (&metrics.requeue_after, false)
             }
             // controller-runtime's terminal error: counted as an error, not retried.
             Ok(Err(SyncError::Ignore(e))) => {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crdgen_runtime::CancellationToken;
 use crdgen_runtime::controller::{
-    Controller, QueueController, SyncError, SyncHandler, enqueue, enqueue_owner,
+    Action, Controller, ObjectKey, QueueController, SyncError, SyncHandler, enqueue, enqueue_owner,
 };
 use crdgen_runtime::informer::EventHandler;
 use crdgen_runtime::workqueue::WorkQueue;
@@ -34,21 +34,22 @@ struct Scripted {
 }
 
 impl SyncHandler for Scripted {
-    async fn sync(&self, key: &str) -> Result<(), SyncError> {
+    async fn sync(&self, key: ObjectKey<'_>) -> Result<Action, SyncError> {
+        let key = key.to_string();
         let elapsed = self.start.map(|s| s.elapsed()).unwrap_or_default();
-        self.calls.lock().unwrap().push((key.to_owned(), elapsed));
+        self.calls.lock().unwrap().push((key.clone(), elapsed));
         let outcome = self
             .script
             .lock()
             .unwrap()
-            .get_mut(key)
+            .get_mut(&key)
             .and_then(VecDeque::pop_front)
             .unwrap_or(Outcome::Ok);
         match outcome {
-            Outcome::Ok => Ok(()),
+            Outcome::Ok => Ok(Action::Done),
             Outcome::Fail => Err(std::io::Error::other("boom").into()),
             Outcome::Requeue => Err(SyncError::requeue("not yet")),
-            Outcome::After(d) => Err(SyncError::RequeueAfter(d)),
+            Outcome::After(d) => Ok(Action::RequeueAfter(d)),
             Outcome::Ignore => Err(SyncError::ignore("nothing to do")),
             Outcome::Panic => panic!("sync panicked on purpose"),
         }
@@ -151,11 +152,11 @@ async fn shut_down_after<S: SyncHandler>(controller: &Arc<QueueController<S>>, r
 async fn shutdown_lets_in_flight_syncs_finish_within_the_deadline() {
     struct Slow(Arc<Mutex<Vec<&'static str>>>);
     impl SyncHandler for Slow {
-        async fn sync(&self, _: &str) -> Result<(), SyncError> {
+        async fn sync(&self, _: ObjectKey<'_>) -> Result<Action, SyncError> {
             self.0.lock().unwrap().push("started");
             tokio::time::sleep(Duration::from_secs(5)).await;
             self.0.lock().unwrap().push("finished");
-            Ok(())
+            Ok(Action::Done)
         }
     }
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -184,10 +185,10 @@ async fn past_the_drain_deadline_in_flight_syncs_are_cancelled_not_left_running(
     }
     struct Stuck(Arc<Mutex<bool>>);
     impl SyncHandler for Stuck {
-        async fn sync(&self, _: &str) -> Result<(), SyncError> {
+        async fn sync(&self, _: ObjectKey<'_>) -> Result<Action, SyncError> {
             let _guard = Dropped(self.0.clone());
             std::future::pending::<()>().await;
-            Ok(())
+            Ok(Action::Done)
         }
     }
     let dropped = Arc::new(Mutex::new(false));

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crdgen_runtime::CancellationToken;
-use crdgen_runtime::controller::{QueueController, SyncError, SyncHandler};
+use crdgen_runtime::controller::{Action, ObjectKey, QueueController, SyncError, SyncHandler};
 use crdgen_runtime::leaderelection::{
     LeaderElectionConfig, LeaderElectionError, LeaderElector, LossReason,
 };
@@ -228,10 +228,10 @@ struct Logged {
 }
 
 impl SyncHandler for Logged {
-    async fn sync(&self, _key: &str) -> Result<(), SyncError> {
+    async fn sync(&self, _key: ObjectKey<'_>) -> Result<Action, SyncError> {
         self.starts.lock().unwrap().push(Instant::now());
         tokio::time::sleep(self.takes).await;
-        Ok(())
+        Ok(Action::Done)
     }
 }
 

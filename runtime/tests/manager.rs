@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crdgen_runtime::CancellationToken;
-use crdgen_runtime::controller::{Controller, QueueController, SyncError, SyncHandler};
+use crdgen_runtime::controller::{
+    Action, Controller, ObjectKey, QueueController, SyncError, SyncHandler,
+};
 use crdgen_runtime::informer::{FactoryOptions, InformerFactory};
 use crdgen_runtime::manager::{
     Readiness, install_prometheus, serve_metrics, serve_probes, stop_on_informer_failure,
@@ -51,12 +53,14 @@ struct Sync {
 }
 
 impl SyncHandler for Sync {
-    async fn sync(&self, key: &str) -> Result<(), SyncError> {
+    async fn sync(&self, key: ObjectKey<'_>) -> Result<Action, SyncError> {
         let call = self.calls.fetch_add(1, Ordering::SeqCst);
-        match key {
+        match key.name {
             "flaky" if call < 3 => Err("not yet".into()),
             "bad" if call < 3 => panic!("a bug"),
-            _ => Ok(()),
+            // A success that asks to come back in an hour: no error.
+            "polled" => Ok(Action::RequeueAfter(Duration::from_secs(3600))),
+            _ => Ok(Action::Done),
         }
     }
 }
@@ -89,14 +93,14 @@ async fn metrics_and_probes_are_served() {
             calls: AtomicUsize::new(0),
         },
     );
-    for key in ["good", "flaky", "bad"] {
+    for key in ["good", "flaky", "bad", "polled"] {
         controller.queue().add(key.to_owned());
     }
     let stop = CancellationToken::new();
     let run = controller.run(2, stop.clone());
     let watch = async {
-        // Two failures (one error, one panic), retried after 5 ms backoff: five syncs.
-        while controller.handler().calls.load(Ordering::SeqCst) < 5 {
+        // Two failures (one error, one panic), retried after 5 ms backoff: six syncs.
+        while controller.handler().calls.load(Ordering::SeqCst) < 6 {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         stop.cancel();
@@ -109,12 +113,13 @@ async fn metrics_and_probes_are_served() {
     for line in [
         r#"controller_runtime_reconcile_total{controller="served",result="success"} 3"#,
         r#"controller_runtime_reconcile_total{controller="served",result="error"} 2"#,
+        r#"controller_runtime_reconcile_total{controller="served",result="requeue_after"} 1"#,
         r#"controller_runtime_reconcile_errors_total{controller="served"} 2"#,
         r#"controller_runtime_reconcile_panics_total{controller="served"} 1"#,
-        r#"controller_runtime_reconcile_time_seconds_count{controller="served"} 5"#,
+        r#"controller_runtime_reconcile_time_seconds_count{controller="served"} 6"#,
         r#"controller_runtime_max_concurrent_reconciles{controller="served"} 2"#,
         r#"controller_runtime_active_workers{controller="served"} 0"#,
-        r#"workqueue_adds_total{name="served"} 5"#,
+        r#"workqueue_adds_total{name="served"} 6"#,
         r#"workqueue_retries_total{name="served"} 2"#,
         r#"workqueue_depth{name="served"} 0"#,
     ] {

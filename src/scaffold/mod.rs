@@ -119,21 +119,21 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
     let plural = naming::plural(&api.kind, &naming::default_plural_exceptions());
     let plural_accessor = naming::client::kind_accessor(&api.kind, &plural);
     let gv = naming::client::group_version_accessor(&group_dir, &api.version);
-    let (scope_markers, key_doc, split_key, lookup, client, test_client) = if api.namespaced {
+    let (scope_markers, key_doc, lookup, client, test_client) = if api.namespaced {
         (
             String::new(),
             "namespace/name",
-            "        let (namespace, name) = key.split_once('/').unwrap_or_default();\n        let name = name.to_owned();".to_owned(),
-            format!("self.lister.{plural_accessor}(namespace).get(&name)"),
-            format!("self.clientset.{gv}().{plural_accessor}(namespace)"),
+            format!(
+                "self.lister.{plural_accessor}(key.namespace.unwrap_or_default()).get(key.name)"
+            ),
+            format!("self.clientset.{gv}().{plural_accessor}(key.namespace.unwrap_or_default())"),
             format!("clientset.{gv}().{plural_accessor}(\"default\")"),
         )
     } else {
         (
             "/// +genclient:nonNamespaced\n/// +kubebuilder:resource:scope=Cluster\n".to_owned(),
             "name",
-            "        let name = key.to_owned();".to_owned(),
-            "self.lister.get(&name)".to_owned(),
+            "self.lister.get(key.name)".to_owned(),
             format!("self.clientset.{gv}().{plural_accessor}()"),
             format!("clientset.{gv}().{plural_accessor}()"),
         )
@@ -161,7 +161,6 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
         ("plural_accessor", plural_accessor),
         ("scope_markers", scope_markers),
         ("key_doc", key_doc.to_owned()),
-        ("split_key", split_key),
         ("lookup", lookup),
         ("client", client),
         ("test_client", test_client),

@@ -32,6 +32,41 @@ pub fn key_of<K: Resource>(object: &K) -> String {
     }
 }
 
+/// A work-queue key read back into its parts: [`key_of`]'s inverse, borrowed from the
+/// key (a sync gets one without an allocation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ObjectKey<'a> {
+    /// `None` for a cluster-scoped object.
+    pub namespace: Option<&'a str>,
+    pub name: &'a str,
+}
+
+impl<'a> ObjectKey<'a> {
+    /// `namespace/name`, or a cluster-scoped object's `name`.
+    pub fn parse(key: &'a str) -> Self {
+        match key.split_once('/') {
+            Some((namespace, name)) => ObjectKey {
+                namespace: Some(namespace),
+                name,
+            },
+            None => ObjectKey {
+                namespace: None,
+                name: key,
+            },
+        }
+    }
+}
+
+/// The key again: `namespace/name`, or `name`.
+impl std::fmt::Display for ObjectKey<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.namespace {
+            Some(namespace) => write!(f, "{namespace}/{}", self.name),
+            None => f.write_str(self.name),
+        }
+    }
+}
+
 /// The objects whose labels `selector` matches (an empty selector matches all).
 pub fn select<K: Resource>(objects: Vec<Arc<K>>, selector: &kube::core::Selector) -> Vec<Arc<K>> {
     use kube::core::SelectorExt;
@@ -220,6 +255,20 @@ mod tests {
         c.metadata.name = Some(name.into());
         c.metadata.labels = Some(BTreeMap::from([("app".to_owned(), app.to_owned())]));
         Arc::new(c)
+    }
+
+    #[test]
+    fn object_keys_read_back_what_key_of_writes() {
+        let namespaced = key_of(cm("prod", "web", "a").as_ref());
+        let key = ObjectKey::parse(&namespaced);
+        assert_eq!((key.namespace, key.name), (Some("prod"), "web"));
+        assert_eq!(key.to_string(), namespaced);
+        let mut cluster = ConfigMap::default();
+        cluster.metadata.name = Some("global".into());
+        let cluster = key_of(&cluster);
+        let key = ObjectKey::parse(&cluster);
+        assert_eq!((key.namespace, key.name), (None, "global"));
+        assert_eq!(key.to_string(), "global");
     }
 
     /// An index function: every label value of the object.
