@@ -375,41 +375,181 @@ pub fn enqueue<K: Resource + Send + Sync + 'static>(queue: &WorkQueue<String>) -
         .on_delete(move |o: &Arc<K>| d.add(key_of(o.as_ref())))
 }
 
-/// An event handler for owned objects that queues the key of their `Owner` (through
-/// owner references of `Owner`'s kind and apiVersion; owners share the owned object's
-/// namespace unless cluster-scoped).
+/// An event handler for owned objects that queues the key of their `Owner` through
+/// *every* owner reference of `Owner`'s kind (controller-runtime's
+/// `EnqueueRequestForOwner` without `OnlyControllerOwner`); owners share the owned
+/// object's namespace unless cluster-scoped. [`enqueue_controller`] follows only the
+/// controller reference, as `Owns` does.
 pub fn enqueue_owner<K, Owner>(queue: &WorkQueue<String>) -> HandlerFns<K>
 where
     K: Resource + Send + Sync + 'static,
     Owner: Resource<DynamicType = ()>,
     Owner::Scope: 'static,
 {
+    enqueue_references::<K, Owner>(queue, false)
+}
+
+/// An event handler for owned objects that queues the key of their controller, when it
+/// is an `Owner`: what controller-runtime's `Owns` watches by default.
+pub fn enqueue_controller<K, Owner>(queue: &WorkQueue<String>) -> HandlerFns<K>
+where
+    K: Resource + Send + Sync + 'static,
+    Owner: Resource<DynamicType = ()>,
+    Owner::Scope: 'static,
+{
+    enqueue_references::<K, Owner>(queue, true)
+}
+
+/// The keys of an object's owners of `Owner`'s kind (its controller only, when
+/// `controller_only`): group and kind matched, not the version, as controller-runtime
+/// matches them (a reference written by a v1alpha1 client names the same owner as one
+/// written by v1beta1's).
+pub fn owner_keys<K, Owner>(object: &K, controller_only: bool) -> Vec<String>
+where
+    K: Resource,
+    Owner: Resource<DynamicType = ()>,
+    Owner::Scope: 'static,
+{
     let namespaced = std::any::TypeId::of::<Owner::Scope>()
         == std::any::TypeId::of::<kube::core::NamespaceResourceScope>();
-    // Group and kind, not the version, as controller-runtime matches owners: a reference
-    // written by a v1alpha1 client names the same owner as one written by v1beta1's.
-    let owners = move |object: &K| -> Vec<String> {
-        let (kind, group) = (Owner::kind(&()), Owner::group(&()));
-        let meta = object.meta();
-        meta.owner_references
-            .iter()
-            .flatten()
-            .filter(|r| r.kind == kind && crate::owner::group_of(&r.api_version) == group)
-            .map(|r| match (&meta.namespace, namespaced) {
-                (Some(ns), true) => format!("{ns}/{}", r.name),
-                _ => r.name.clone(),
-            })
-            .collect()
-    };
-    let owners = Arc::new(owners);
-    let (a, u, d) = (queue.clone(), queue.clone(), queue.clone());
-    let (oa, ou, od) = (owners.clone(), owners.clone(), owners);
-    HandlerFns::new()
-        .on_add(move |o: &Arc<K>| oa(o).into_iter().for_each(|k| a.add(k)))
-        .on_update(move |old: &Arc<K>, new: &Arc<K>| {
-            ou(old).into_iter().chain(ou(new)).for_each(|k| u.add(k))
+    let (kind, group) = (Owner::kind(&()), Owner::group(&()));
+    let meta = object.meta();
+    meta.owner_references
+        .iter()
+        .flatten()
+        .filter(|r| !controller_only || r.controller == Some(true))
+        .filter(|r| r.kind == kind && crate::owner::group_of(&r.api_version) == group)
+        .map(|r| match (&meta.namespace, namespaced) {
+            (Some(ns), true) => format!("{ns}/{}", r.name),
+            _ => r.name.clone(),
         })
-        .on_delete(move |o: &Arc<K>| od(o).into_iter().for_each(|k| d.add(k)))
+        .collect()
+}
+
+fn enqueue_references<K, Owner>(queue: &WorkQueue<String>, controller_only: bool) -> HandlerFns<K>
+where
+    K: Resource + Send + Sync + 'static,
+    Owner: Resource<DynamicType = ()>,
+    Owner::Scope: 'static,
+{
+    enqueue_mapped(queue, move |object: &K| {
+        owner_keys::<K, Owner>(object, controller_only)
+    })
+}
+
+/// An event handler that queues the keys `map` gives for each added, updated (old and
+/// new) or deleted object: controller-runtime's `EnqueueRequestsFromMapFunc`.
+pub fn enqueue_mapped<K, F>(queue: &WorkQueue<String>, map: F) -> HandlerFns<K>
+where
+    K: Send + Sync + 'static,
+    F: Fn(&K) -> Vec<String> + Send + Sync + 'static,
+{
+    let map = Arc::new(map);
+    let (a, u, d) = (queue.clone(), queue.clone(), queue.clone());
+    let (ma, mu, md) = (map.clone(), map.clone(), map);
+    HandlerFns::new()
+        .on_add(move |o: &Arc<K>| ma(o).into_iter().for_each(|k| a.add(k)))
+        .on_update(move |old: &Arc<K>, new: &Arc<K>| {
+            mu(old).into_iter().chain(mu(new)).for_each(|k| u.add(k))
+        })
+        .on_delete(move |o: &Arc<K>| md(o).into_iter().for_each(|k| d.add(k)))
+}
+
+/// The index [`ControllerBuilder::owns`] gives an owned kind's cache: each object under
+/// the key (`namespace/name`) of its controller of `Owner`'s kind, so that a sync finds
+/// what it owns with `store.by_index(&owner_index::<CronJob>(), &key.to_string())`.
+pub fn owner_index<Owner: Resource<DynamicType = ()>>() -> String {
+    format!(
+        "crdgen.dev/controller:{}.{}",
+        Owner::kind(&()),
+        Owner::group(&())
+    )
+}
+
+/// controller-runtime's builder: `For` the primary kind, `Owns` what it controls,
+/// `Watches` anything else through a map to primary keys, each on a shared informer (one
+/// watch per kind however many controllers ask: take them from the factory).
+///
+/// ```ignore
+/// let controller = ControllerBuilder::new("cronjobs", sync)
+///     .for_kind(&*factory.batch().v1().cronjobs())
+///     .owns::<Job>(&factory.factory().informer::<Job>())
+///     .build();
+/// ```
+pub struct ControllerBuilder<S, Primary> {
+    controller: QueueController<S>,
+    primary: std::marker::PhantomData<fn() -> Primary>,
+}
+
+impl<S: SyncHandler> QueueController<S> {
+    /// A builder of a controller named `name` around `sync` ([`ControllerBuilder`]).
+    pub fn builder<Primary>(name: &str, sync: S) -> ControllerBuilder<S, Primary> {
+        ControllerBuilder {
+            controller: QueueController::new(name, sync),
+            primary: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<S, Primary> ControllerBuilder<S, Primary>
+where
+    S: SyncHandler,
+    Primary: Resource<DynamicType = ()> + Send + Sync + 'static,
+    Primary::Scope: 'static,
+{
+    /// Queues every change of the primary kind (`For`).
+    #[must_use]
+    pub fn for_kind(self, informer: &crate::informer::SharedInformer<Primary>) -> Self
+    where
+        Primary: Clone + serde::de::DeserializeOwned + fmt::Debug,
+    {
+        informer.add_event_handler(enqueue::<Primary>(self.controller.queue()));
+        self
+    }
+
+    /// Queues the controller of every changed `K` that a `Primary` controls (`Owns`:
+    /// the controller reference only), and indexes `K`'s cache by it ([`owner_index`]).
+    #[must_use]
+    pub fn owns<K>(self, informer: &crate::informer::SharedInformer<K>) -> Self
+    where
+        K: Resource<DynamicType = ()>
+            + Clone
+            + serde::de::DeserializeOwned
+            + fmt::Debug
+            + Send
+            + Sync
+            + 'static,
+    {
+        let index = owner_index::<Primary>();
+        if !informer.store().index_names().contains(&index) {
+            informer
+                .store()
+                .add_index(&index, |o: &K| owner_keys::<K, Primary>(o, true));
+        }
+        informer.add_event_handler(enqueue_controller::<K, Primary>(self.controller.queue()));
+        self
+    }
+
+    /// Queues the primary keys `map` gives for every changed `K` (`Watches`).
+    #[must_use]
+    pub fn watches<K, F>(self, informer: &crate::informer::SharedInformer<K>, map: F) -> Self
+    where
+        K: Resource<DynamicType = ()>
+            + Clone
+            + serde::de::DeserializeOwned
+            + fmt::Debug
+            + Send
+            + Sync
+            + 'static,
+        F: Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    {
+        informer.add_event_handler(enqueue_mapped(self.controller.queue(), map));
+        self
+    }
+
+    pub fn build(self) -> QueueController<S> {
+        self.controller
+    }
 }
 
 /// Cancels `shutdown` on SIGTERM or Ctrl-C (SIGINT), as a graceful shutdown starts.

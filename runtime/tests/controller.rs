@@ -280,3 +280,97 @@ fn question_mark_turns_any_error_into_a_retried_sync_error() {
         }
     }
 }
+
+/// The builder: `for_kind` queues the primary's changes, `owns` its controller's key for
+/// an owned object (not for a mere owner reference) and indexes the owned cache by it,
+/// `watches` what a map gives; informers come from the factory, one watch per kind.
+#[tokio::test]
+async fn the_builder_watches_the_primary_what_it_owns_and_what_it_maps() {
+    use crdgen_runtime::controller::owner_index;
+    use crdgen_runtime::informer::{FactoryOptions, InformerFactory};
+    use crdgen_runtime::testing::ApiServer;
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    let server = ApiServer::new();
+    server.register::<Deployment>(false);
+    server.register::<ReplicaSet>(false);
+    server.register::<ConfigMap>(false);
+    let mut deployment = Deployment::default();
+    deployment.metadata.name = Some("web".into());
+    deployment.metadata.namespace = Some("prod".into());
+    server.insert(&deployment).unwrap();
+    let mut controlled = replica_set(Some("web"));
+    controlled.metadata.owner_references.as_mut().unwrap()[0].controller = Some(true);
+    server.insert(&controlled).unwrap();
+    let mut referenced = replica_set(Some("other"));
+    referenced.metadata.name = Some("shared-1".into());
+    server.insert(&referenced).unwrap();
+    let mut config = ConfigMap::default();
+    config.metadata.name = Some("settings".into());
+    config.metadata.namespace = Some("prod".into());
+    config.metadata.labels = Some([("app".to_owned(), "api".to_owned())].into());
+    server.insert(&config).unwrap();
+
+    let factory = InformerFactory::new(server.client(), FactoryOptions::default());
+    let replica_sets = factory.informer::<ReplicaSet>();
+    let controller = QueueController::builder::<Deployment>("deployments", Scripted::default())
+        .for_kind(&factory.informer::<Deployment>())
+        .owns(&replica_sets)
+        .watches(&factory.informer::<ConfigMap>(), |cm: &ConfigMap| {
+            let app = cm
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("app"))
+                .cloned();
+            app.map(|app| vec![format!("prod/{app}")])
+                .unwrap_or_default()
+        })
+        .build();
+    // Asked for again: the same informer, one watch.
+    assert_eq!(
+        factory.informer::<ReplicaSet>().store().index_names(),
+        replica_sets.store().index_names()
+    );
+    let shutdown = CancellationToken::new();
+    factory.start(&shutdown);
+    assert!(
+        factory
+            .wait_for_cache_sync()
+            .await
+            .values()
+            .all(|synced| *synced)
+    );
+    // web: itself and its controlled ReplicaSet (one key, or twice); api: the
+    // ConfigMap's map; `other`, a mere owner reference, never.
+    let mut keys = Vec::new();
+    let wanted = |keys: &Vec<String>| {
+        ["prod/web", "prod/api"]
+            .iter()
+            .all(|k| keys.iter().any(|x| x == k))
+    };
+    while !wanted(&keys) {
+        let key = tokio::time::timeout(Duration::from_secs(5), controller.queue().get())
+            .await
+            .unwrap_or_else(|_| panic!("only {keys:?} queued"))
+            .unwrap();
+        controller.queue().done(&key);
+        keys.push(key);
+    }
+    while let Ok(Some(key)) =
+        tokio::time::timeout(Duration::from_millis(200), controller.queue().get()).await
+    {
+        controller.queue().done(&key);
+        keys.push(key);
+    }
+    assert!(!keys.contains(&"prod/other".to_owned()), "{keys:?}");
+    let owned = replica_sets
+        .store()
+        .by_index(&owner_index::<Deployment>(), "prod/web")
+        .unwrap_or_default();
+    assert_eq!(owned.len(), 1);
+    assert_eq!(owned[0].metadata.name.as_deref(), Some("web-7d9f"));
+    assert_eq!(server.watch_count::<ReplicaSet>(), 1, "one watch per kind");
+    shutdown.cancel();
+    factory.shutdown().await;
+}

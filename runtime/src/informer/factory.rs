@@ -189,6 +189,17 @@ impl InformerFactory {
         informer
     }
 
+    /// The informer for any kind `K` (a k8s-openapi one, a CRD's), created on first
+    /// request: one watch per kind, however many controllers ask. Watches the factory's
+    /// namespace for a namespaced kind, the cluster for a cluster-scoped one.
+    pub fn informer<K>(&self) -> SharedInformer<K>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K::Scope: ScopedApi,
+    {
+        self.informer_for::<K>(|client, namespace| K::Scope::api::<K>(client, namespace))
+    }
+
     /// Starts every informer requested so far that is not running yet; calling it again
     /// starts those requested since. They stop on `shutdown` or [`Self::shutdown`].
     /// Needs a Tokio runtime.
@@ -376,3 +387,33 @@ impl fmt::Display for CacheSyncError {
 }
 
 impl std::error::Error for CacheSyncError {}
+
+/// How a kind of this scope is listed and watched: within a namespace when the factory
+/// has one and the kind is namespaced, cluster-wide otherwise.
+pub trait ScopedApi {
+    fn api<K: Resource<Scope = Self, DynamicType = ()>>(
+        client: kube::Client,
+        namespace: Option<&str>,
+    ) -> Api<K>;
+}
+
+impl ScopedApi for kube::core::NamespaceResourceScope {
+    fn api<K: Resource<Scope = Self, DynamicType = ()>>(
+        client: kube::Client,
+        namespace: Option<&str>,
+    ) -> Api<K> {
+        match namespace {
+            Some(namespace) => Api::namespaced(client, namespace),
+            None => Api::all(client),
+        }
+    }
+}
+
+impl ScopedApi for kube::core::ClusterResourceScope {
+    fn api<K: Resource<Scope = Self, DynamicType = ()>>(
+        client: kube::Client,
+        _: Option<&str>,
+    ) -> Api<K> {
+        Api::all(client)
+    }
+}

@@ -31,7 +31,7 @@ use tokio_util::task::TaskTracker;
 
 pub use factory::{
     CacheSyncError, DEFAULT_CACHE_SYNC_TIMEOUT, FactoryOptions, InformerFactory, InformerFailure,
-    Unsynced,
+    ScopedApi, Unsynced,
 };
 pub use handler::{EventHandler, HandlerFns, Notification};
 use handler::{Receiver, Subscriber, deliver, notify};
