@@ -466,6 +466,29 @@ pub fn owner_index<Owner: Resource<DynamicType = ()>>() -> String {
     )
 }
 
+/// What a shared informer can watch: a kind of fixed type, decodable and shareable.
+pub trait Informed:
+    Resource<DynamicType = ()>
+    + Clone
+    + serde::de::DeserializeOwned
+    + fmt::Debug
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<K> Informed for K where
+    K: Resource<DynamicType = ()>
+        + Clone
+        + serde::de::DeserializeOwned
+        + fmt::Debug
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// controller-runtime's builder: `For` the primary kind, `Owns` what it controls,
 /// `Watches` anything else through a map to primary keys, each on a shared informer (one
 /// watch per kind however many controllers ask: take them from the factory).
@@ -512,13 +535,7 @@ where
     #[must_use]
     pub fn owns<K>(self, informer: &crate::informer::SharedInformer<K>) -> Self
     where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + serde::de::DeserializeOwned
-            + fmt::Debug
-            + Send
-            + Sync
-            + 'static,
+        K: Informed,
     {
         let index = owner_index::<Primary>();
         if !informer.store().index_names().contains(&index) {
@@ -534,13 +551,7 @@ where
     #[must_use]
     pub fn watches<K, F>(self, informer: &crate::informer::SharedInformer<K>, map: F) -> Self
     where
-        K: Resource<DynamicType = ()>
-            + Clone
-            + serde::de::DeserializeOwned
-            + fmt::Debug
-            + Send
-            + Sync
-            + 'static,
+        K: Informed,
         F: Fn(&K) -> Vec<String> + Send + Sync + 'static,
     {
         informer.add_event_handler(enqueue_mapped(self.controller.queue(), map));
