@@ -214,6 +214,9 @@ fn imports(webhooks: WebhookKinds) -> String {
         names.extend(["Validator", "Warnings"]);
     }
     names.push("Webhooks");
+    if webhooks.validation {
+        names.push("field");
+    }
     format!("{{{}}}", names.join(", "))
 }
 
@@ -262,11 +265,16 @@ impl Validator<{kind}> for {kind}Validator {{
     }}
 }}
 
-/// The example rule: `foo` is at most 63 characters. Write your own.
+/// The example rule: `foo` is at most 63 characters. Write your own: each error names
+/// its field, as the apiserver's own validation does (`field::invalid`, `required`…).
 fn validate(object: &{kind}) -> Result<Warnings, Denial> {{
-    match &object.spec.foo {{
-        Some(foo) if foo.len() > 63 => Err(Denial::new("spec.foo is longer than 63 characters")),
-        _ => Ok(Warnings::new()),
+    let mut errors = Vec::new();
+    if object.spec.foo.as_ref().is_some_and(|foo| foo.len() > 63) {{
+        errors.push(field::too_long(&field::Path::new("spec").child("foo"), 63));
+    }}
+    match errors.is_empty() {{
+        true => Ok(Warnings::new()),
+        false => Err(Denial::invalid::<{kind}>(object.metadata.name.as_deref().unwrap_or_default(), &errors)),
     }}
 }}
 "#
@@ -413,7 +421,9 @@ async fn the_validator_denies_a_long_foo() {{
     assert_eq!(answer(path, json!({{"foo": "short"}})).await["allowed"], true);
     let denied = answer(path, json!({{"foo": "x".repeat(64)}})).await;
     assert_eq!(denied["allowed"], false);
-    assert_eq!(denied["status"]["message"], "spec.foo is longer than 63 characters");
+    assert_eq!(denied["status"]["code"], 422);
+    assert_eq!(denied["status"]["details"]["causes"][0]["field"], "spec.foo");
+    assert!(denied["status"]["message"].as_str().unwrap().ends_with("spec.foo: Too long: may not be more than 63 bytes"));
 }}
 "#,
             names::webhook_path("validate", group, version, kind)
