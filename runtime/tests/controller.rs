@@ -281,96 +281,163 @@ fn question_mark_turns_any_error_into_a_retried_sync_error() {
     }
 }
 
+/// A Deployment (or its ReplicaSet) the apiserver takes: a selector and a template.
+fn workload<K: serde::de::DeserializeOwned>(name: &str, owners: serde_json::Value) -> K {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "ownerReferences": owners},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                         "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.9"}]}}
+        }
+    }))
+    .unwrap()
+}
+
 /// The builder: `for_kind` queues the primary's changes, `owns` its controller's key for
 /// an owned object (not for a mere owner reference) and indexes the owned cache by it,
 /// `watches` what a map gives; informers come from the factory, one watch per kind.
-#[tokio::test]
-async fn the_builder_watches_the_primary_what_it_owns_and_what_it_maps() {
+/// Returns what differs from that.
+async fn builder_checks(client: kube::Client, ns: &str) -> Vec<String> {
     use crdgen_runtime::controller::owner_index;
     use crdgen_runtime::informer::{FactoryOptions, InformerFactory};
-    use crdgen_runtime::testing::ApiServer;
     use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::{Api, PostParams};
 
-    let server = ApiServer::new();
-    server.register::<Deployment>(false);
-    server.register::<ReplicaSet>(false);
-    server.register::<ConfigMap>(false);
-    let mut deployment = Deployment::default();
-    deployment.metadata.name = Some("web".into());
-    deployment.metadata.namespace = Some("prod".into());
-    server.insert(&deployment).unwrap();
-    let mut controlled = replica_set(Some("web"));
-    controlled.metadata.owner_references.as_mut().unwrap()[0].controller = Some(true);
-    server.insert(&controlled).unwrap();
-    let mut referenced = replica_set(Some("other"));
-    referenced.metadata.name = Some("shared-1".into());
-    server.insert(&referenced).unwrap();
-    let mut config = ConfigMap::default();
-    config.metadata.name = Some("settings".into());
-    config.metadata.namespace = Some("prod".into());
-    config.metadata.labels = Some([("app".to_owned(), "api".to_owned())].into());
-    server.insert(&config).unwrap();
+    let mut wrong = Vec::new();
+    let pp = PostParams::default();
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), ns);
+    let web = deployments
+        .create(&pp, &workload("web", serde_json::json!([])))
+        .await
+        .unwrap();
+    let owner = |name: &str, uid: &str, controller: bool| {
+        serde_json::json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": name,
+                            "uid": uid, "controller": controller}])
+    };
+    let replica_sets: Api<ReplicaSet> = Api::namespaced(client.clone(), ns);
+    let uid = web.metadata.uid.clone().unwrap_or_default();
+    replica_sets
+        .create(&pp, &workload("web-7d9f", owner("web", &uid, true)))
+        .await
+        .unwrap();
+    replica_sets
+        .create(
+            &pp,
+            &workload(
+                "shared-1",
+                owner("other", "00000000-0000-0000-0000-000000000001", false),
+            ),
+        )
+        .await
+        .unwrap();
+    let config: ConfigMap = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "settings", "labels": {"app": "api"}}
+    }))
+    .unwrap();
+    Api::<ConfigMap>::namespaced(client.clone(), ns)
+        .create(&pp, &config)
+        .await
+        .unwrap();
 
-    let factory = InformerFactory::new(server.client(), FactoryOptions::default());
-    let replica_sets = factory.informer::<ReplicaSet>();
+    let factory = InformerFactory::new(client, FactoryOptions::default().namespace(ns));
+    let owned = factory.informer::<ReplicaSet>();
+    let namespace = ns.to_owned();
     let controller = QueueController::builder::<Deployment>("deployments", Scripted::default())
         .for_kind(&factory.informer::<Deployment>())
-        .owns(&replica_sets)
-        .watches(&factory.informer::<ConfigMap>(), |cm: &ConfigMap| {
-            let app = cm
-                .metadata
-                .labels
-                .as_ref()
-                .and_then(|l| l.get("app"))
-                .cloned();
-            app.map(|app| vec![format!("prod/{app}")])
+        .owns(&owned)
+        .watches(&factory.informer::<ConfigMap>(), move |cm: &ConfigMap| {
+            let app = cm.metadata.labels.as_ref().and_then(|l| l.get("app"));
+            app.map(|app| vec![format!("{namespace}/{app}")])
                 .unwrap_or_default()
         })
         .build();
-    // Asked for again: the same informer, one watch.
-    assert_eq!(
-        factory.informer::<ReplicaSet>().store().index_names(),
-        replica_sets.store().index_names()
-    );
     let shutdown = CancellationToken::new();
     factory.start(&shutdown);
-    assert!(
-        factory
-            .wait_for_cache_sync()
-            .await
-            .values()
-            .all(|synced| *synced)
+    if !factory
+        .wait_for_cache_sync()
+        .await
+        .values()
+        .all(|synced| *synced)
+    {
+        wrong.push("the caches did not sync".to_owned());
+    }
+    let (web_key, api_key, other_key) = (
+        format!("{ns}/web"),
+        format!("{ns}/api"),
+        format!("{ns}/other"),
     );
-    // web: itself and its controlled ReplicaSet (one key, or twice); api: the
-    // ConfigMap's map; `other`, a mere owner reference, never.
     let mut keys = Vec::new();
-    let wanted = |keys: &Vec<String>| {
-        ["prod/web", "prod/api"]
-            .iter()
-            .all(|k| keys.iter().any(|x| x == k))
-    };
-    while !wanted(&keys) {
-        let key = tokio::time::timeout(Duration::from_secs(5), controller.queue().get())
-            .await
-            .unwrap_or_else(|_| panic!("only {keys:?} queued"))
-            .unwrap();
-        controller.queue().done(&key);
-        keys.push(key);
+    while ![&web_key, &api_key].iter().all(|k| keys.contains(*k)) {
+        match tokio::time::timeout(Duration::from_secs(10), controller.queue().get()).await {
+            Ok(Some(key)) => {
+                controller.queue().done(&key);
+                keys.push(key);
+            }
+            _ => {
+                wrong.push(format!("only {keys:?} were queued"));
+                break;
+            }
+        }
     }
     while let Ok(Some(key)) =
-        tokio::time::timeout(Duration::from_millis(200), controller.queue().get()).await
+        tokio::time::timeout(Duration::from_millis(300), controller.queue().get()).await
     {
         controller.queue().done(&key);
         keys.push(key);
     }
-    assert!(!keys.contains(&"prod/other".to_owned()), "{keys:?}");
-    let owned = replica_sets
+    if keys.contains(&other_key) {
+        wrong.push(format!("a mere owner reference was followed: {keys:?}"));
+    }
+    let mine: Vec<String> = owned
         .store()
-        .by_index(&owner_index::<Deployment>(), "prod/web")
-        .unwrap_or_default();
-    assert_eq!(owned.len(), 1);
-    assert_eq!(owned[0].metadata.name.as_deref(), Some("web-7d9f"));
-    assert_eq!(server.watch_count::<ReplicaSet>(), 1, "one watch per kind");
+        .by_index(&owner_index::<Deployment>(), &web_key)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|rs| rs.metadata.name.clone())
+        .collect();
+    if !mine.contains(&"web-7d9f".to_owned()) || mine.contains(&"shared-1".to_owned()) {
+        wrong.push(format!("the owner index of web holds {mine:?}"));
+    }
     shutdown.cancel();
     factory.shutdown().await;
+    wrong
+}
+
+#[tokio::test]
+async fn the_builder_watches_the_primary_what_it_owns_and_what_it_maps() {
+    use crdgen_runtime::testing::ApiServer;
+    let server = ApiServer::new();
+    server.register::<Deployment>(false);
+    server.register::<ReplicaSet>(false);
+    server.register::<k8s_openapi::api::core::v1::ConfigMap>(false);
+    let wrong = builder_checks(server.client(), "prod").await;
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert_eq!(server.watch_count::<ReplicaSet>(), 1, "one watch per kind");
+}
+
+#[tokio::test]
+async fn the_builder_on_a_real_apiserver() {
+    use crdgen_runtime::testing::cluster;
+    let Some(cluster::Connection { client, .. }) = cluster::connect("controller builder").await
+    else {
+        return;
+    };
+    let ns = format!(
+        "crdgen-builder-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+    );
+    let namespaces: kube::Api<k8s_openapi::api::core::v1::Namespace> =
+        kube::Api::all(client.clone());
+    let object = serde_json::from_value(serde_json::json!({"metadata": {"name": ns}})).unwrap();
+    namespaces
+        .create(&Default::default(), &object)
+        .await
+        .unwrap();
+    let wrong = builder_checks(client, &ns).await;
+    let _ = namespaces.delete(&ns, &Default::default()).await;
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }
