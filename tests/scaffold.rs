@@ -341,6 +341,42 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         if real { 3 } else { 0 },
         "each kind's controller, and the operator binary, on the real control plane:\n{report}"
     );
+    // Clean as a project's own CI wants it: formatted, and no clippy warning (where the
+    // toolchain has rustfmt and clippy; the scaffold formats with rustfmt when it can).
+    let has = |tool: &str| {
+        Command::new(env!("CARGO"))
+            .args([tool, "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if has("fmt") {
+        let fmt = Command::new(env!("CARGO"))
+            .current_dir(&project)
+            .args(["fmt", "--check"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            fmt.status.code(),
+            Some(0),
+            "cargo fmt --check:\n{}",
+            text(&fmt)
+        );
+    }
+    if has("clippy") {
+        let clippy = Command::new(env!("CARGO"))
+            .current_dir(&project)
+            .args(["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"])
+            .env("CARGO_TARGET_DIR", target_dir())
+            .env_remove("RUSTFLAGS")
+            .output()
+            .unwrap();
+        assert_eq!(
+            clippy.status.code(),
+            Some(0),
+            "cargo clippy:\n{}",
+            text(&clippy)
+        );
+    }
     // The in-memory server is for tests: a release build leaves it out.
     let tree = Command::new(env!("CARGO"))
         .current_dir(&project)

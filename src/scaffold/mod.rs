@@ -357,6 +357,7 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
         &format!("{group_dir}:{version}"),
         name,
     )?);
+    format_rust(staging.path(), &written);
     if dir.exists() {
         std::fs::remove_dir(dir).map_err(Error::Io)?;
     }
@@ -588,7 +589,10 @@ fn write_and_regenerate(
         .map_err(|d| Error::Diagnostics(crate::diag::render_all(&[d], &Default::default())))?;
     let generated = project_groups(project).and_then(|groups| generate(project, &groups, package));
     match generated {
-        Ok(files) => written.extend(files),
+        Ok(files) => {
+            written.extend(files);
+            format_rust(project, &written);
+        }
         Err(e) => {
             return Err(match journal.undo() {
                 Ok(()) => e,
@@ -599,6 +603,28 @@ fn write_and_regenerate(
     written.sort();
     written.dedup();
     Ok(written)
+}
+
+/// Lays the scaffolded Rust files out as `cargo fmt` does (kubebuilder runs `go fmt`
+/// after it scaffolds): where a template's lines break depends on the names put in it.
+/// Generated code (`src/client`) carries `rustfmt::skip` and is left as written. Without
+/// rustfmt, or where it fails on the user's own code, the files stay as written: the
+/// project's `cargo fmt` does the rest.
+fn format_rust(root: &Path, files: &[PathBuf]) {
+    let rust: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs") && !f.starts_with("src/client"))
+        .map(|f| root.join(f))
+        .collect();
+    if rust.is_empty() {
+        return;
+    }
+    let _ = std::process::Command::new("rustfmt")
+        .args(["--edition", "2024"])
+        .args(&rust)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
 }
 
 #[cfg(test)]

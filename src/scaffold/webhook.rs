@@ -269,7 +269,7 @@ impl Validator<{kind}> for {kind}Validator {{
 /// its field, as the apiserver's own validation does (`field::invalid`, `required`…).
 fn validate(object: &{kind}) -> Result<Warnings, Denial> {{
     let mut errors = Vec::new();
-    if object.spec.foo.as_ref().is_some_and(|foo| foo.len() > 63) {{
+    if object.spec.foo.as_ref().is_some_and(|value| value.len() > 63) {{
         errors.push(field::too_long(&field::Path::new("spec").child("foo"), 63));
     }}
     match errors.is_empty() {{

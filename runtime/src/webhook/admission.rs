@@ -23,7 +23,8 @@ pub struct Denial {
     pub message: String,
     pub code: u16,
     pub reason: String,
-    pub details: Option<StatusDetails>,
+    /// Boxed: a `Result<_, Denial>` stays small (clippy's `result_large_err`).
+    pub details: Option<Box<StatusDetails>>,
 }
 
 impl Denial {
@@ -60,7 +61,7 @@ impl Denial {
             message: format!("{qualified} {name:?} is invalid: {listed}"),
             code: 422,
             reason: "Invalid".into(),
-            details: Some(StatusDetails {
+            details: Some(Box::new(StatusDetails {
                 name: name.to_owned(),
                 group: group.to_string(),
                 kind: kind.to_string(),
@@ -74,7 +75,7 @@ impl Denial {
                     .collect(),
                 uid: String::new(),
                 retry_after_seconds: 0,
-            }),
+            })),
         }
     }
 }
@@ -288,7 +289,7 @@ pub(super) fn denied(
     if !denial.reason.is_empty() {
         response.result.reason = denial.reason;
     }
-    response.result.details = denial.details;
+    response.result.details = denial.details.map(|details| *details);
     response.into_review()
 }
 
