@@ -369,10 +369,13 @@ pub fn main() -> ExitCode {
                 .clone()
                 .unwrap_or_else(crate::scaffold::default_runtime);
             eprintln!("crdgen-runtime from {runtime}");
-            scaffolded(
-                crate::scaffold::init(&args.name, &args.api.api(), &runtime),
-                &args.name,
-            )
+            let made = crate::scaffold::init(&args.name, &args.api.api(), &runtime);
+            let ok = made.is_ok();
+            let code = scaffolded(made, &args.name);
+            if ok {
+                eprintln!("{}", next_steps(&args.name));
+            }
+            code
         }
         Command::Create(Create::Api { api, dir }) => {
             scaffolded(crate::scaffold::create_api(&dir, &api.api()), &dir)
@@ -395,6 +398,14 @@ pub fn main() -> ExitCode {
             )
         }
     }
+}
+
+/// What to do after `init`, as kubebuilder says it.
+fn next_steps(project: &std::path::Path) -> String {
+    format!(
+        "Next steps:\n  cd {}\n  cargo test                            # the controllers, in memory (and on envtest when found)\n  kubectl apply -f config/crd/bases/    # with a cluster at hand\n  cargo run -- --leader-elect=false     # the operator, against the current kubeconfig\n  crdgen create api --group … --version … --kind …   # another kind\nAfter changing src/apis, run hack/update-codegen.sh (it runs crdgen from PATH, or $CRDGEN).",
+        project.display()
+    )
 }
 
 fn generate_groups(args: &GenerateGroups) -> ExitCode {

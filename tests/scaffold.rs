@@ -107,7 +107,21 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("Next steps:\n  cd "), "{}", text(&out));
     let project = dir.path().join("my-operator");
+    // Without crdgen on PATH or $CRDGEN, the script says where it looks.
+    let script = Command::new("bash")
+        .arg(project.join("hack/update-codegen.sh"))
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CRDGEN")
+        .output()
+        .unwrap();
+    assert_eq!(script.status.code(), Some(1));
+    assert!(
+        text(&script).contains("set CRDGEN to its binary"),
+        "{}",
+        text(&script)
+    );
     for file in [
         "Cargo.toml",
         "src/main.rs",
@@ -192,6 +206,11 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         std::fs::read_to_string(project.join("config/crd/bases/bcrds.example.com_examples.yaml"))
             .unwrap();
     assert!(crd.contains("strategy: Webhook"), "{crd}");
+    let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
+    assert!(
+        readme.contains("## Running with webhooks") && readme.contains("--no-webhooks"),
+        "{readme}"
+    );
     let again = crdgen(&project, &example_webhook(&["--defaulting"]));
     assert_eq!(
         again.status.code(),

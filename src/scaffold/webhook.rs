@@ -129,6 +129,7 @@ pub fn create_webhook(
     );
     changes.extend(rewritten(module, old_module, module_text));
     changes.extend(appended(project, "src/lib.rs", "pub mod webhook;\n", None)?);
+    changes.extend(appended(project, "README.md", RUNNING_WITH_WEBHOOKS, None)?);
     let served = with_server(&main, &crate_name);
     changes.extend(rewritten(main_rel, Some(main), served));
     if webhooks.conversion && !types.contains("+crdgen:conversion:webhook") {
@@ -146,6 +147,9 @@ pub fn create_webhook(
     plan.changes.extend(changes);
     write_and_regenerate(project, &plan, &package)
 }
+
+/// What the project's README says of running with webhooks, once they are there.
+const RUNNING_WITH_WEBHOOKS: &str = "## Running with webhooks\n\nThe operator serves its webhooks beside its controllers and needs their serving certificate: locally, `cargo run -- --leader-elect=false --no-webhooks` (or `ENABLE_WEBHOOKS=false`), or `--cert-dir DIR` with `tls.crt` and `tls.key` in `DIR`; in the cluster, cert-manager issues it (`config/certmanager/`).\n";
 
 /// The webhook module's text with `pub mod {module};` among its module declarations
 /// (before its `use` items).
