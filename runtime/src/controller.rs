@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::cache::ObjectKey;
 use crate::cache::key_of;
-use crate::informer::HandlerFns;
+use crate::informer::{HandlerFns, Informed};
 use crate::leaderelection::Term;
 use crate::workqueue::WorkQueue;
 
@@ -466,29 +466,6 @@ pub fn owner_index<Owner: Resource<DynamicType = ()>>() -> String {
     )
 }
 
-/// What a shared informer can watch: a kind of fixed type, decodable and shareable.
-pub trait Informed:
-    Resource<DynamicType = ()>
-    + Clone
-    + serde::de::DeserializeOwned
-    + fmt::Debug
-    + Send
-    + Sync
-    + 'static
-{
-}
-
-impl<K> Informed for K where
-    K: Resource<DynamicType = ()>
-        + Clone
-        + serde::de::DeserializeOwned
-        + fmt::Debug
-        + Send
-        + Sync
-        + 'static
-{
-}
-
 /// controller-runtime's builder: `For` the primary kind, `Owns` what it controls,
 /// `Watches` anything else through a map to primary keys, each on a shared informer (one
 /// watch per kind however many controllers ask: take them from the factory).
@@ -496,7 +473,7 @@ impl<K> Informed for K where
 /// ```ignore
 /// let controller = ControllerBuilder::new("cronjobs", sync)
 ///     .for_kind(&*factory.batch().v1().cronjobs())
-///     .owns::<Job>(&factory.factory().informer::<Job>())
+///     .owns(&factory.informer::<Job>())
 ///     .build();
 /// ```
 pub struct ControllerBuilder<S, Primary> {

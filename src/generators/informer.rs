@@ -147,6 +147,15 @@ impl {factory} {{
     pub fn factory(&self) -> &{untyped} {{
         &self.factory
     }}
+    /// The shared informer of any kind, Kubernetes' own included (a controller's owned
+    /// Jobs): one watch per kind, however many controllers ask.
+    pub fn informer<K>(&self) -> ::{runtime}::informer::SharedInformer<K>
+    where
+        K: ::{runtime}::informer::Informed,
+        K::Scope: ::{runtime}::informer::ScopedApi,
+    {{
+        self.factory.informer::<K>()
+    }}
 {group_accessors}}}
 /// The seed's `InformerFactory`, for code written against every factory.
 impl ::{runtime}::controller::StartInformers for {factory} {{

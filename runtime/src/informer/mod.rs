@@ -34,6 +34,18 @@ pub use factory::{
     ScopedApi, Unsynced,
 };
 pub use handler::{EventHandler, HandlerFns, Notification};
+
+/// What a shared informer can watch: a kind of fixed type, decodable and shareable.
+pub trait Informed:
+    Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+impl<K> Informed for K where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
 use handler::{Receiver, Subscriber, deliver, notify};
 
 use crate::cache::{Store, key_of};

@@ -322,3 +322,23 @@ fn build_rs_writes_a_crd_per_kind() {
         ]
     );
 }
+
+/// The generated factory hands out informers of any kind, Kubernetes' own included,
+/// sharing them with its untyped factory: one informer (one watch) per kind.
+#[tokio::test]
+async fn the_generated_factory_gives_informers_of_any_kind() {
+    use crdgen_consumer::client::informers::SharedInformerFactory;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    let server = crdgen_runtime::testing::ApiServer::new();
+    let factory = SharedInformerFactory::new(server.client());
+    let typed = factory.informer::<ConfigMap>();
+    typed
+        .store()
+        .add_index("by-app", |_: &ConfigMap| Vec::new());
+    let untyped = factory.factory().informer::<ConfigMap>();
+    assert!(
+        untyped.store().index_names().contains(&"by-app".to_owned()),
+        "the same informer: {:?}",
+        untyped.store().index_names()
+    );
+}

@@ -57,6 +57,15 @@ impl SharedInformerFactory {
     pub fn factory(&self) -> &::crdgen_runtime::informer::InformerFactory {
         &self.factory
     }
+    /// The shared informer of any kind, Kubernetes' own included (a controller's owned
+    /// Jobs): one watch per kind, however many controllers ask.
+    pub fn informer<K>(&self) -> ::crdgen_runtime::informer::SharedInformer<K>
+    where
+        K: ::crdgen_runtime::informer::Informed,
+        K::Scope: ::crdgen_runtime::informer::ScopedApi,
+    {
+        self.factory.informer::<K>()
+    }
     /// Informers of the `bcrds.example.com` API group.
     pub fn bcrds(&self) -> bcrds::BcrdsInformers<'_> {
         bcrds::BcrdsInformers::new(&self.factory)
