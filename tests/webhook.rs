@@ -118,42 +118,30 @@ fn the_service_and_the_ca_source_are_the_projects() {
         crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"],
         serde_json::json!({"name": "demo-webhook", "namespace": "demo-system", "path": "/convert"})
     );
-    let out = common::crdgen(
-        &common::testdata("webhook"),
-        &[
-            "generate-groups",
-            "webhook",
-            "client",
-            "src/apis",
-            "batch:v1",
-            "--webhook-service",
-            "Not/valid",
-            "--verify-only",
-        ],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = common::crdgen(
-        &common::testdata("webhook"),
-        &[
-            "generate-groups",
-            "webhook",
-            "client",
-            "src/apis",
-            "batch:v1",
+    // A flag value that cannot name the objects is a usage error, naming it.
+    for (flag, value, why) in [
+        ("--webhook-service", "Not/valid", "Not/valid"),
+        (
             "--webhook-name-prefix",
             "My_Op-",
-            "--verify-only",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("`My_Op-` cannot begin a name"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+            "`My_Op-` cannot begin a name",
+        ),
+    ] {
+        let out = common::crdgen(
+            &common::testdata("webhook"),
+            &[
+                "generate-groups",
+                "webhook",
+                "client",
+                "src/apis",
+                "batch:v1",
+                flag,
+                value,
+                "--verify-only",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(why), "{flag}: {stderr}");
+    }
 }

@@ -146,39 +146,19 @@ async fn a_review_of_an_object_that_does_not_decode_is_answered() {
     let hooks = webhooks();
     let gizmo = json!({"apiVersion": "webhook.crdgen.dev/v1", "kind": "Gizmo",
                        "metadata": {"name": "g", "namespace": "default"}, "spec": {}});
-    let reply = hooks
-        .call(
-            "/mutate-gizmo",
-            &review("CREATE", gizmo.clone(), Value::Null),
-        )
-        .await;
-    assert_eq!(reply.status, 200);
-    let answer = response(&reply.body);
+    let answer = answer_create(&hooks, "/mutate-gizmo", gizmo.clone()).await;
     assert_eq!(answer["allowed"], true, "{answer}");
     assert!(answer.get("patch").is_none(), "{answer}");
     assert_eq!(answer["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
 
-    let reply = hooks
-        .call(
-            "/validate-gizmo",
-            &review("CREATE", gizmo.clone(), Value::Null),
-        )
-        .await;
-    assert_eq!(reply.status, 200);
-    let answer = response(&reply.body);
+    let answer = answer_create(&hooks, "/validate-gizmo", gizmo.clone()).await;
     assert_eq!(answer["allowed"], false, "{answer}");
     assert_eq!(answer["status"]["code"], 422);
     assert_eq!(answer["status"]["message"], "spec.schedule: Required value");
 
     let mut wrong_type = gizmo;
     wrong_type["spec"]["schedule"] = json!(5);
-    let reply = hooks
-        .call(
-            "/validate-gizmo",
-            &review("CREATE", wrong_type, Value::Null),
-        )
-        .await;
-    let answer = response(&reply.body);
+    let answer = answer_create(&hooks, "/validate-gizmo", wrong_type).await;
     assert!(
         answer["status"]["message"].as_str().unwrap().starts_with(
             "spec.schedule: Invalid value: invalid type: integer `5`, expected a string"
@@ -197,10 +177,8 @@ async fn a_validator_denies_with_field_errors() {
     let gizmo = json!({"apiVersion": "webhook.crdgen.dev/v1", "kind": "Gizmo",
                        "metadata": {"name": "g", "namespace": "default"},
                        "spec": {"schedule": "never"}});
-    let reply = webhooks()
-        .call("/validate-gizmo", &review("CREATE", gizmo, Value::Null))
-        .await;
-    let status = &response(&reply.body)["status"];
+    let answer = answer_create(&webhooks(), "/validate-gizmo", gizmo).await;
+    let status = &answer["status"];
     assert_eq!(status["code"], 422);
     assert_eq!(status["reason"], "Invalid");
     assert_eq!(
@@ -238,6 +216,15 @@ fn widget(name: &str, spec: Value) -> Value {
 
 fn response(body: &[u8]) -> Value {
     serde_json::from_slice::<Value>(body).unwrap()["response"].clone()
+}
+
+/// The response to a CREATE review of `object` at `path`, which must be answered (200).
+async fn answer_create(hooks: &Webhooks, path: &str, object: Value) -> Value {
+    let reply = hooks
+        .call(path, &review("CREATE", object, Value::Null))
+        .await;
+    assert_eq!(reply.status, 200);
+    response(&reply.body)
 }
 
 #[tokio::test]

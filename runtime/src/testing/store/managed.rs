@@ -18,20 +18,21 @@ type FieldSet = BTreeSet<Path>;
 
 const ITSELF: &str = ".";
 
-/// Fields no manager owns: identity and bookkeeping the apiserver sets itself.
+/// Fields no manager owns: identity and bookkeeping the apiserver sets itself (spelled
+/// as field-set paths, so that each path is compared without building one).
 const UNOWNED: &[&[&str]] = &[
-    &["apiVersion"],
-    &["kind"],
-    &["metadata", "name"],
-    &["metadata", "namespace"],
-    &["metadata", "uid"],
-    &["metadata", "resourceVersion"],
-    &["metadata", "generation"],
-    &["metadata", "creationTimestamp"],
-    &["metadata", "deletionTimestamp"],
-    &["metadata", "deletionGracePeriodSeconds"],
-    &["metadata", "managedFields"],
-    &["metadata", "selfLink"],
+    &["f:apiVersion"],
+    &["f:kind"],
+    &["f:metadata", "f:name"],
+    &["f:metadata", "f:namespace"],
+    &["f:metadata", "f:uid"],
+    &["f:metadata", "f:resourceVersion"],
+    &["f:metadata", "f:generation"],
+    &["f:metadata", "f:creationTimestamp"],
+    &["f:metadata", "f:deletionTimestamp"],
+    &["f:metadata", "f:deletionGracePeriodSeconds"],
+    &["f:metadata", "f:managedFields"],
+    &["f:metadata", "f:selfLink"],
 ];
 
 /// The part of an object a write addresses, which its entries are recorded for.
@@ -351,9 +352,9 @@ fn fields(object: &Value, schema: Option<&Value>) -> FieldSet {
     let mut out = FieldSet::new();
     collect(object, schema, &mut Vec::new(), &mut out);
     out.retain(|p| {
-        !UNOWNED.iter().any(|u| {
-            p.len() >= u.len() && p.iter().zip(u.iter()).all(|(a, b)| *a == format!("f:{b}"))
-        })
+        !UNOWNED
+            .iter()
+            .any(|u| p.len() >= u.len() && p.iter().zip(u.iter()).all(|(a, b)| a.as_str() == *b))
     });
     out
 }
