@@ -33,6 +33,8 @@ mod serve;
 mod sync;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "tls")]
+mod tls;
 #[cfg(feature = "webhook")]
 pub mod webhook;
 pub mod workqueue;

@@ -9,6 +9,11 @@ pub use super::crds::{ClusterError, install_crds, uninstall_crds};
 /// The environment variable naming a kubeconfig of a real cluster for the suites.
 pub const KUBECONFIG_VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
 
+/// The environment variable that turns a skip into a failure: set (to anything but
+/// `0` or `false`) where a real control plane must be at hand, as in a project's CI
+/// that installs envtest's binaries, so that a CI which lost them goes red, not green.
+pub const REQUIRED_VARIABLE: &str = "CRDGEN_E2E_REQUIRED";
+
 /// A real cluster to run a suite against.
 pub struct Connection {
     /// A client for the calling Tokio runtime.
@@ -25,7 +30,7 @@ pub struct Connection {
 ///
 /// # Panics
 /// When the kubeconfig cannot be used or a found control plane does not start: a broken
-/// test setup, not a skip.
+/// test setup, not a skip. And instead of skipping, when [`REQUIRED_VARIABLE`] is set.
 pub async fn connect(what: &str) -> Option<Connection> {
     if let Some(path) = std::env::var_os(KUBECONFIG_VARIABLE) {
         let client = from_kubeconfig(&path)
@@ -62,21 +67,29 @@ pub async fn connect(what: &str) -> Option<Connection> {
                     kubeconfig: env.kubeconfig_path().to_owned(),
                 })
             }
-            Err(missing) => {
-                say(&format!(
-                    "{what}: skipped: no {KUBECONFIG_VARIABLE}, and {missing}"
-                ));
-                None
-            }
+            Err(missing) => skip(&format!(
+                "{what}: skipped: no {KUBECONFIG_VARIABLE}, and {missing}"
+            )),
         }
     }
     #[cfg(not(feature = "envtest"))]
     {
-        say(&format!(
+        skip(&format!(
             "{what}: skipped: set {KUBECONFIG_VARIABLE} to a kubeconfig, or enable crdgen-runtime's `envtest` feature"
-        ));
-        None
+        ))
     }
+}
+
+/// Says why a suite is skipped, or fails it when [`REQUIRED_VARIABLE`] asks for a real
+/// control plane.
+fn skip(why: &str) -> Option<Connection> {
+    let required = std::env::var(REQUIRED_VARIABLE)
+        .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"));
+    if required {
+        panic!("{REQUIRED_VARIABLE} is set, so a real control plane must be at hand: {why}");
+    }
+    say(why);
+    None
 }
 
 async fn from_kubeconfig(path: &std::ffi::OsStr) -> Result<kube::Client, String> {

@@ -109,6 +109,12 @@ impl ApiServer {
             Ok(bytes) => bytes,
             Err(e) => return error(&ApiError::bad_request(format!("unreadable body: {e}"))),
         };
+        if let Some(answer) = self.review(&parts.method, parts.uri.path(), &bytes) {
+            return match answer {
+                Ok((status, value)) => json(status, &value),
+                Err(e) => error(&e),
+            };
+        }
         let params = Params::parse(parts.uri.query());
         let Some(route) = route(parts.uri.path()) else {
             return error(&ApiError::new(

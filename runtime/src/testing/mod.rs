@@ -74,6 +74,7 @@
 //! For what only a real apiserver can judge, `envtest` (the `envtest` feature) starts
 //! one, and [`cluster::connect`] picks the one a suite runs against.
 
+mod auth;
 pub mod cluster;
 mod crds;
 #[cfg(feature = "envtest")]
@@ -123,6 +124,8 @@ pub async fn eventually(limit: std::time::Duration, mut done: impl FnMut() -> bo
 #[derive(Clone, Default)]
 pub struct ApiServer {
     store: Arc<Mutex<Storage>>,
+    /// The ServiceAccount tokens it issued (see `auth.rs`).
+    tokens: Arc<Mutex<auth::Tokens>>,
 }
 
 impl ApiServer {

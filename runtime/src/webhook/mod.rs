@@ -52,10 +52,9 @@
 
 mod admission;
 pub mod field;
-mod tls;
 
+pub use crate::tls::{CERT_FILE, KEY_FILE};
 pub use admission::{Defaulter, Denial, Malformed, Validator, Warnings, patch_onto};
-pub use tls::{CERT_FILE, KEY_FILE};
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -81,9 +80,7 @@ use tokio_util::sync::CancellationToken;
 /// its old version, each up to the apiserver's 3 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 7 << 20;
 /// How often the certificate files are looked at.
-pub const CERT_RELOAD_PERIOD: Duration = Duration::from_secs(5);
-/// How long a client gets for its TLS handshake.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+pub const CERT_RELOAD_PERIOD: Duration = crate::tls::RELOAD_PERIOD;
 
 /// An answer: an HTTP status and a JSON body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -237,7 +234,7 @@ impl Webhooks {
 
     /// Listens on `addr` with the certificate of `cert_dir` (`tls.crt`, `tls.key`).
     pub async fn bind(self, addr: SocketAddr, cert_dir: &Path) -> std::io::Result<Server> {
-        let tls = tls::Reloading::new(cert_dir).map_err(std::io::Error::other)?;
+        let tls = crate::tls::Reloading::new(cert_dir).map_err(std::io::Error::other)?;
         Ok(Server {
             listener: TcpListener::bind(addr).await?,
             tls,
@@ -250,7 +247,7 @@ impl Webhooks {
 /// A bound webhook server; [`Server::run`] serves until shutdown.
 pub struct Server {
     listener: TcpListener,
-    tls: Arc<tls::Reloading>,
+    tls: Arc<crate::tls::Reloading>,
     webhooks: Arc<Webhooks>,
     reload_every: Duration,
 }
@@ -270,15 +267,8 @@ impl Server {
     /// Serves until `shutdown`, then lets connections in flight finish (up to a drain
     /// deadline) and returns.
     pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
-        let acceptor = tokio_rustls::TlsAcceptor::from(self.tls.server_config());
         let watcher = tokio::spawn(self.tls.clone().watch(self.reload_every, shutdown.clone()));
-        let handshake = move |stream| {
-            let acceptor = acceptor.clone();
-            async move {
-                let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await;
-                tls.ok().and_then(Result::ok)
-            }
-        };
+        let handshake = self.tls.handshake();
         let webhooks = self.webhooks;
         let respond = move |request| {
             let webhooks = webhooks.clone();

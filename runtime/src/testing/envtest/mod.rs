@@ -41,7 +41,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 pub use binaries::Binaries;
 use pki::Pki;
 pub use pki::serving_certificates;
-#[cfg(feature = "webhook")]
+#[cfg(feature = "tls")]
 pub use pki::trusting;
 use process::Process;
 

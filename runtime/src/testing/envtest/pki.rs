@@ -137,7 +137,7 @@ fn random_hex(bytes: usize) -> Result<String, EnvtestError> {
 
 /// A TLS client that trusts `ca_pem` (what [`serving_certificates`] returns): how a
 /// test or bench reaches a server on loopback, as the apiserver does with a `caBundle`.
-#[cfg(feature = "webhook")]
+#[cfg(feature = "tls")]
 pub fn trusting(ca_pem: &str) -> Result<tokio_rustls::TlsConnector, EnvtestError> {
     use rustls_pki_types::CertificateDer;
     use rustls_pki_types::pem::PemObject;

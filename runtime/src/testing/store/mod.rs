@@ -245,6 +245,14 @@ impl Storage {
         }
     }
 
+    /// Every stored object of a resource; none when it is not served.
+    pub fn objects(&self, key: &ResourceKey) -> impl Iterator<Item = &Value> + use<'_> {
+        self.resources
+            .get(key)
+            .into_iter()
+            .flat_map(|c| c.objects.values())
+    }
+
     pub fn get(&self, key: &ResourceKey, ns: Option<&str>, name: &str) -> Result<Value, ApiError> {
         self.object(key, ns, name).map(|(_, o)| o)
     }

@@ -1,11 +1,18 @@
 //! What an operator binary serves beside its controllers, as controller-runtime's
 //! manager does: a Prometheus endpoint (`/metrics`) with everything the runtime records
-//! (work queues, reconciles, informer lag, leadership), and the container probes
+//! (work queues, reconciles, informer lag, leadership), served over HTTPS to those the
+//! apiserver says may read it ([`serve_metrics_secure`], kubebuilder's default) or as
+//! plain HTTP ([`serve_metrics`]), and the container probes
 //! `/healthz` (alive while it serves) and `/readyz` (once the caches synced, until an
 //! informer fails; not tied to leading, so that replicas waiting for the lease are
 //! ready too and a rolling update can proceed).
 
+mod auth;
+
+pub use auth::{ALLOW_TTL, DENY_TTL, MetricsAuth, Refusal, TOKEN_TTL};
+
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -134,8 +141,9 @@ pub async fn serve_probes(
     ))
 }
 
-/// Binds `addr` and serves `/metrics` from `metrics` until `shutdown`, keeping its
-/// histograms within their window. Returns the bound address and the server's future.
+/// Binds `addr` and serves `/metrics` from `metrics` as plain HTTP until `shutdown`,
+/// keeping its histograms within their window: for a scraper on a trusted network, or
+/// a local run. Returns the bound address (port 0 picks one) and the server's future.
 pub async fn serve_metrics(
     addr: SocketAddr,
     metrics: PrometheusHandle,
@@ -143,6 +151,84 @@ pub async fn serve_metrics(
 ) -> std::io::Result<(SocketAddr, impl Future<Output = ()> + Send + 'static)> {
     let listener = TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
+    Ok((
+        bound,
+        metrics_server(listener, metrics, None, plain, shutdown),
+    ))
+}
+
+/// How [`serve_metrics_secure`] serves: who reviews the requests, and the certificate.
+pub struct SecureMetrics {
+    auth: MetricsAuth,
+    cert_dir: Option<PathBuf>,
+}
+
+impl SecureMetrics {
+    /// Requests reviewed by the apiserver `client` talks to (see [`MetricsAuth`]); a
+    /// self-signed certificate unless [`cert_dir`](Self::cert_dir) names one.
+    pub fn new(client: kube::Client) -> Self {
+        SecureMetrics {
+            auth: MetricsAuth::new(client),
+            cert_dir: None,
+        }
+    }
+
+    /// Serve the certificate in `dir` (`tls.crt`, `tls.key`: a mounted TLS Secret, as
+    /// cert-manager writes one), read again when it changes.
+    #[must_use]
+    pub fn cert_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cert_dir = Some(dir.into());
+        self
+    }
+}
+
+/// Binds `addr` and serves `/metrics` from `metrics` over HTTPS until `shutdown`, each
+/// request authenticated and authorised by the apiserver as controller-runtime's
+/// secure metrics server does it ([`MetricsAuth`]: 401 without a token the apiserver
+/// knows, 403 without a grant of `get` on the `/metrics` non-resource URL). Returns the
+/// bound address and the server's future; an error when the certificate cannot be
+/// read or made.
+pub async fn serve_metrics_secure(
+    addr: SocketAddr,
+    metrics: PrometheusHandle,
+    secure: SecureMetrics,
+    shutdown: CancellationToken,
+) -> std::io::Result<(SocketAddr, impl Future<Output = ()> + Send + 'static)> {
+    let tls = match &secure.cert_dir {
+        Some(dir) => crate::tls::Reloading::new(dir),
+        None => crate::tls::Reloading::self_signed(),
+    }
+    .map_err(std::io::Error::other)?;
+    let listener = TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    let watcher = tls
+        .clone()
+        .watch(crate::tls::RELOAD_PERIOD, shutdown.clone());
+    let server = metrics_server(
+        listener,
+        metrics,
+        Some(secure.auth),
+        tls.handshake(),
+        shutdown,
+    );
+    Ok((bound, async move {
+        tokio::join!(server, watcher);
+    }))
+}
+
+/// Serves `/metrics` on `listener` through `handshake`, asking `auth` first when there
+/// is one, and keeps the histograms within their window, until `shutdown`.
+async fn metrics_server<H, HFut, S>(
+    listener: TcpListener,
+    metrics: PrometheusHandle,
+    auth: Option<MetricsAuth>,
+    handshake: H,
+    shutdown: CancellationToken,
+) where
+    H: Fn(tokio::net::TcpStream) -> HFut + Clone + Send + 'static,
+    HFut: Future<Output = Option<S>> + Send,
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let upkeep = {
         let (metrics, shutdown) = (metrics.clone(), shutdown.clone());
         async move {
@@ -156,11 +242,27 @@ pub async fn serve_metrics(
         }
     };
     let respond = move |request: Request<Incoming>| {
-        let rendered = (request.uri().path() == "/metrics").then(|| metrics.render());
+        let (metrics, auth) = (metrics.clone(), auth.clone());
         async move {
-            match rendered {
-                Some(text) => response(200, PROMETHEUS_TEXT, text),
-                None => response(404, TEXT, "not found: /metrics"),
+            if let Some(auth) = auth {
+                let authorization = request
+                    .headers()
+                    .get(hyper::header::AUTHORIZATION)
+                    .map(|v| v.as_bytes());
+                let checked = auth
+                    .check(
+                        authorization,
+                        request.method().as_str(),
+                        request.uri().path(),
+                    )
+                    .await;
+                if let Err(refused) = checked {
+                    return response(refused.status, TEXT, refused.message);
+                }
+            }
+            match request.uri().path() {
+                "/metrics" => response(200, PROMETHEUS_TEXT, metrics.render()),
+                _ => response(404, TEXT, "not found: /metrics"),
             }
         }
     };
@@ -169,12 +271,10 @@ pub async fn serve_metrics(
         listener,
         Limits::default(),
         shutdown,
-        plain,
+        handshake,
         respond,
     );
-    Ok((bound, async move {
-        tokio::join!(server, upkeep);
-    }))
+    tokio::join!(server, upkeep);
 }
 
 /// The Prometheus text exposition format.

@@ -1,17 +1,23 @@
-//! The serving certificate, read from a directory (`tls.crt`, `tls.key`, as a
-//! Kubernetes TLS secret mounts them) and read again when the files change, as
-//! cert-manager rotates them: handshakes after the change get the new certificate.
+//! The serving certificate of the webhook and secure metrics servers: read from a
+//! directory (`tls.crt`, `tls.key`, as a Kubernetes TLS secret mounts them) and read
+//! again when the files change, as cert-manager rotates them (handshakes after the
+//! change get the new certificate); or, for metrics without a directory, a self-signed
+//! one made at start, as controller-runtime's metrics server makes.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime};
 
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use tokio::net::TcpStream;
 use tokio_rustls::rustls::crypto::ring::sign::any_supported_type;
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
 use tokio_rustls::rustls::{self, ServerConfig};
+use tokio_rustls::server::TlsStream;
 use tokio_util::sync::CancellationToken;
 
 /// The certificate file of a certificate directory.
@@ -19,24 +25,69 @@ pub const CERT_FILE: &str = "tls.crt";
 /// The private key file of a certificate directory.
 pub const KEY_FILE: &str = "tls.key";
 
+/// How often the certificate files are looked at.
+pub(crate) const RELOAD_PERIOD: Duration = Duration::from_secs(5);
+/// How long a client gets for its TLS handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The current certificate, swapped when the files change.
 #[derive(Debug)]
-pub(super) struct Reloading {
-    dir: PathBuf,
+pub(crate) struct Reloading {
+    /// Where the files are; `None` for a self-signed certificate, which never changes.
+    dir: Option<PathBuf>,
     current: RwLock<Arc<CertifiedKey>>,
 }
 
 impl Reloading {
     /// Reads the directory's certificate; an error when it has none usable.
-    pub(super) fn new(dir: &Path) -> Result<Arc<Self>, String> {
+    pub(crate) fn new(dir: &Path) -> Result<Arc<Self>, String> {
         Ok(Arc::new(Reloading {
-            dir: dir.to_owned(),
+            dir: Some(dir.to_owned()),
             current: RwLock::new(Arc::new(read(dir)?)),
         }))
     }
 
+    /// A fresh self-signed certificate for `localhost` and 127.0.0.1, as
+    /// controller-runtime serves metrics with when given no certificate: the traffic is
+    /// encrypted, and scrapers either skip verification or are given a certificate.
+    #[cfg(feature = "manager")]
+    pub(crate) fn self_signed() -> Result<Arc<Self>, String> {
+        let generated =
+            rcgen::generate_simple_self_signed(["localhost".to_owned(), "127.0.0.1".to_owned()])
+                .map_err(|e| format!("cannot make a self-signed certificate: {e}"))?;
+        let key = PrivateKeyDer::try_from(generated.signing_key.serialize_der())
+            .map_err(|e| format!("cannot read the self-signed key: {e}"))?;
+        let signing = any_supported_type(&key).map_err(|e| e.to_string())?;
+        Ok(Arc::new(Reloading {
+            dir: None,
+            current: RwLock::new(Arc::new(CertifiedKey::new(
+                vec![generated.cert.der().clone()],
+                signing,
+            ))),
+        }))
+    }
+
+    /// The TLS handshake a server runs on each accepted connection, with the current
+    /// certificate; `None` (the connection dropped) when it fails or takes too long.
+    pub(crate) fn handshake(
+        self: &Arc<Self>,
+    ) -> impl Fn(TcpStream) -> Pin<Box<dyn Future<Output = Option<TlsStream<TcpStream>>> + Send>>
+    + Clone
+    + Send
+    + 'static
+    + use<> {
+        let acceptor = tokio_rustls::TlsAcceptor::from(self.server_config());
+        move |stream| {
+            let accepting = acceptor.accept(stream);
+            Box::pin(async move {
+                let tls = tokio::time::timeout(HANDSHAKE_TIMEOUT, accepting).await;
+                tls.ok().and_then(Result::ok)
+            })
+        }
+    }
+
     /// A rustls configuration that serves the current certificate (HTTP/1.1 only).
-    pub(super) fn server_config(self: &Arc<Self>) -> Arc<ServerConfig> {
+    fn server_config(self: &Arc<Self>) -> Arc<ServerConfig> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -50,25 +101,28 @@ impl Reloading {
     /// Reads the files again whenever their modification times change, every `period`,
     /// until `stop`. A change that does not read (a key half written) keeps the old
     /// certificate until the next change.
-    pub(super) async fn watch(self: Arc<Self>, period: Duration, stop: CancellationToken) {
-        let mut seen = stamps(&self.dir);
+    pub(crate) async fn watch(self: Arc<Self>, period: Duration, stop: CancellationToken) {
+        let Some(dir) = self.dir.clone() else {
+            return;
+        };
+        let mut seen = stamps(&dir);
         loop {
             tokio::select! {
                 () = stop.cancelled() => return,
                 () = tokio::time::sleep(period) => {}
             }
-            let now = stamps(&self.dir);
+            let now = stamps(&dir);
             if now == seen {
                 continue;
             }
-            match read(&self.dir) {
+            match read(&dir) {
                 Ok(key) => {
                     *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(key);
-                    tracing::info!(dir = %self.dir.display(), "webhook certificate reloaded");
+                    tracing::info!(dir = %dir.display(), "serving certificate reloaded");
                     seen = now;
                 }
                 Err(e) => {
-                    tracing::warn!(dir = %self.dir.display(), "webhook certificate not reloaded: {e}")
+                    tracing::warn!(dir = %dir.display(), "serving certificate not reloaded: {e}")
                 }
             }
         }
