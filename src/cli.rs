@@ -403,7 +403,7 @@ pub fn main() -> ExitCode {
 /// What to do after `init`, as kubebuilder says it.
 fn next_steps(project: &std::path::Path) -> String {
     format!(
-        "Next steps:\n  cd {}\n  cargo test                            # the controllers, in memory (and on envtest when found)\n  kubectl apply -f config/crd/bases/    # with a cluster at hand\n  cargo run -- --leader-elect=false     # the operator, against the current kubeconfig\n  crdgen create api --group … --version … --kind …   # another kind\nAfter changing src/apis, run hack/update-codegen.sh (it runs crdgen from PATH, or $CRDGEN).",
+        "Next steps:\n  cd {}\n  make test       # the controllers, in memory (and on envtest when setup-envtest is installed)\n  make install    # the CRDs, into the cluster of the current kubectl context\n  make run        # the operator, against that cluster\n  make docker-build docker-push deploy IMG=<registry>/<name>:<tag>   # ship it\n  crdgen create api --group … --version … --kind …   # another kind\nAfter changing src/apis, run make generate (crdgen from PATH, or $CRDGEN); make help lists the rest.",
         project.display()
     )
 }

@@ -3,34 +3,22 @@
 //! and with CRDGEN_E2E_KUBECONFIG the operator reconciles an object in a real cluster.
 
 mod common;
+#[path = "scaffold/deployed.rs"]
+mod deployed;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crdgen_runtime::testing::cluster;
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding};
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use deployed::{Deployed, shipping_checks};
 use serde::Deserialize;
 
-/// A YAML file of two documents, as the two types.
 /// The documents of a multi-document YAML file, as values.
 fn documents(path: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(path).unwrap();
     serde_yaml_ng::Deserializer::from_str(&text)
         .map(|doc| serde_json::Value::deserialize(doc).unwrap())
         .collect()
-}
-
-/// The one document of `kind` in `path`, typed.
-fn document<T: for<'de> Deserialize<'de>>(path: &Path, kind: &str) -> T {
-    let mut found = documents(path).into_iter().filter(|d| d["kind"] == kind);
-    let one = found
-        .next()
-        .unwrap_or_else(|| panic!("no {kind} in {}", path.display()));
-    assert!(found.next().is_none(), "one {kind} in {}", path.display());
-    serde_json::from_value(one).unwrap()
 }
 
 use common::crdgen;
@@ -138,6 +126,15 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         "config/rbac/role.yaml",
         "config/rbac/service_account.yaml",
         "config/manager/manager.yaml",
+        "config/default/kustomization.yaml",
+        "config/default/metrics_service.yaml",
+        "config/crd/kustomization.yaml",
+        "config/rbac/kustomization.yaml",
+        "config/manager/kustomization.yaml",
+        "Dockerfile",
+        ".dockerignore",
+        "Makefile",
+        ".github/workflows/ci.yml",
     ] {
         assert!(project.join(file).is_file(), "{file} was not laid down");
     }
@@ -177,31 +174,14 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         "tests/example_webhook.rs",
         "config/webhook/service.yaml",
         "config/webhook/manifests.yaml",
+        "config/webhook/kustomization.yaml",
         "config/certmanager/certificate.yaml",
+        "config/certmanager/kustomization.yaml",
     ] {
         assert!(project.join(file).is_file(), "{file} was not laid down");
     }
-    let manifests = std::fs::read_to_string(project.join("config/webhook/manifests.yaml")).unwrap();
-    let configurations: Vec<serde_json::Value> = serde_yaml_ng::Deserializer::from_str(&manifests)
-        .map(|doc| serde::Deserialize::deserialize(doc).unwrap())
-        .collect();
-    assert_eq!(configurations.len(), 2, "{manifests}");
-    let service: k8s_openapi::api::core::v1::Service = serde_yaml_ng::from_str(
-        &std::fs::read_to_string(project.join("config/webhook/service.yaml")).unwrap(),
-    )
-    .unwrap();
-    for configuration in &configurations {
-        assert_eq!(
-            configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
-            "my-operator-system/my-operator-serving-cert"
-        );
-        let reference = &configuration["webhooks"][0]["clientConfig"]["service"];
-        assert_eq!(reference["name"].as_str(), service.metadata.name.as_deref());
-        assert_eq!(
-            reference["namespace"].as_str(),
-            service.metadata.namespace.as_deref()
-        );
-    }
+    let configurations: Vec<_> = documents(&project.join("config/webhook/manifests.yaml"));
+    assert_eq!(configurations.len(), 2, "{configurations:#?}");
     let crd =
         std::fs::read_to_string(project.join("config/crd/bases/bcrds.example.com_examples.yaml"))
             .unwrap();
@@ -219,108 +199,10 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         text(&again)
     );
 
-    // The role grants what each kind's controller does: watch it, write its status;
-    // and what main.rs does: record events, and (in its namespace) hold the leader Lease.
-    let roles = project.join("config/rbac/role.yaml");
-    let role: ClusterRole = document(&roles, "ClusterRole");
-    let lease_role: Role = document(&roles, "Role");
-    let grants = |rules: &Option<Vec<PolicyRule>>, group: &str, resource: &str, verb: &str| {
-        rules.iter().flatten().any(|rule| {
-            rule.api_groups.iter().flatten().any(|g| g == group)
-                && rule.resources.iter().flatten().any(|r| r == resource)
-                && rule.verbs.iter().any(|v| v == verb)
-        })
-    };
-    let granted =
-        |resource: &str, verb: &str| grants(&role.rules, "bcrds.example.com", resource, verb);
-    for resource in ["examples", "widgets"] {
-        for verb in ["list", "watch", "get"] {
-            assert!(granted(resource, verb), "{verb} {resource} in {role:?}");
-        }
-        assert!(granted(&format!("{resource}/status"), "patch"), "{role:?}");
-    }
-    assert!(
-        grants(&role.rules, "events.k8s.io", "events", "create"),
-        "{role:?}"
-    );
-    assert_eq!(
-        lease_role.metadata.namespace.as_deref(),
-        Some("my-operator-system")
-    );
-    for verb in ["get", "create", "update"] {
-        assert!(
-            grants(&lease_role.rules, "coordination.k8s.io", "leases", verb),
-            "{lease_role:?}"
-        );
-    }
-    // The deployment runs as the service account both roles are bound to, in one
-    // namespace, electing a leader there, with its probes and metrics port.
-    let accounts = project.join("config/rbac/service_account.yaml");
-    let account: ServiceAccount = document(&accounts, "ServiceAccount");
-    let binding: ClusterRoleBinding = document(&accounts, "ClusterRoleBinding");
-    let lease_binding: RoleBinding = document(&accounts, "RoleBinding");
-    let manager = project.join("config/manager/manager.yaml");
-    let namespace: Namespace = document(&manager, "Namespace");
-    let deployment: Deployment = document(&manager, "Deployment");
-    assert_eq!(binding.role_ref.name, role.metadata.name.clone().unwrap());
-    assert_eq!(
-        (
-            &lease_binding.role_ref.kind,
-            Some(&lease_binding.role_ref.name)
-        ),
-        (&"Role".to_owned(), lease_role.metadata.name.as_ref())
-    );
-    assert_eq!(
-        lease_binding.metadata.namespace,
-        lease_role.metadata.namespace
-    );
-    assert_eq!(lease_binding.subjects, binding.subjects);
-    let subject = &binding.subjects.unwrap()[0];
-    assert_eq!(
-        (Some(&subject.name), subject.namespace.as_ref()),
-        (
-            account.metadata.name.as_ref(),
-            account.metadata.namespace.as_ref()
-        )
-    );
-    assert_eq!(account.metadata.namespace, namespace.metadata.name);
-    assert_eq!(deployment.metadata.namespace, namespace.metadata.name);
-    let pod = deployment.spec.template.spec.unwrap();
-    assert_eq!(pod.service_account_name, account.metadata.name);
-    let container = &pod.containers[0];
-    let args = container.args.clone().unwrap_or_default();
-    assert!(args.contains(&"--leader-elect=true".to_owned()), "{args:?}");
-    let port = |name: &str| {
-        container
-            .ports
-            .iter()
-            .flatten()
-            .find(|p| p.name.as_deref() == Some(name))
-            .map(|p| p.container_port)
-    };
-    assert_eq!((port("metrics"), port("health")), (Some(8080), Some(8081)));
-    assert!(args.contains(&"--metrics-bind-address=0.0.0.0:8080".to_owned()));
-    assert!(args.contains(&"--health-probe-bind-address=0.0.0.0:8081".to_owned()));
-    for (probe, path) in [
-        (&container.liveness_probe, "/healthz"),
-        (&container.readiness_probe, "/readyz"),
-    ] {
-        let get = probe.as_ref().and_then(|p| p.http_get.as_ref()).unwrap();
-        assert_eq!(get.path.as_deref(), Some(path));
-        assert_eq!(get.port, IntOrString::String("health".into()));
-    }
-    let lease_namespace = container
-        .env
-        .iter()
-        .flatten()
-        .find(|e| e.name == "POD_NAMESPACE");
-    assert_eq!(
-        lease_namespace
-            .and_then(|e| e.value_from.as_ref())
-            .and_then(|v| v.field_ref.as_ref())
-            .map(|f| f.field_path.as_str()),
-        Some("metadata.namespace")
-    );
+    // What `kubectl apply -k config/default` deploys: every object in its place.
+    let deployed = Deployed::render(&project);
+    deployed.check("my-operator");
+    shipping_checks(&project, &deployed);
     let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
     assert!(
         main.contains(
@@ -360,6 +242,24 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         if real { 3 } else { 0 },
         "each kind's controller, and the operator binary, on the real control plane:\n{report}"
     );
+    // A CI that sets CRDGEN_E2E_REQUIRED fails where a real-cluster test would skip.
+    if !real {
+        let required = Command::new(env!("CARGO"))
+            .current_dir(&project)
+            .args(["test", "--quiet", "--test", "operator"])
+            .env("CARGO_TARGET_DIR", target_dir())
+            .env("CRDGEN_E2E_REQUIRED", "true")
+            .env_remove("RUSTFLAGS")
+            .output()
+            .unwrap();
+        assert_ne!(required.status.code(), Some(0), "{}", text(&required));
+        assert!(
+            text(&required)
+                .contains("CRDGEN_E2E_REQUIRED is set, so a real control plane must be at hand"),
+            "{}",
+            text(&required)
+        );
+    }
     // Clean as a project's own CI wants it: formatted, and no clippy warning (where the
     // toolchain has rustfmt and clippy; the scaffold formats with rustfmt when it can).
     let has = |tool: &str| {
@@ -490,18 +390,6 @@ fn init_refuses_a_directory_that_is_not_empty() {
     );
 }
 
-/// Creates `object` as a server-side dry run: what the apiserver's validation says of it.
-async fn dry_run<K>(api: kube::Api<K>, object: &K) -> Result<(), kube::Error>
-where
-    K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
-{
-    let dry_run = kube::api::PostParams {
-        dry_run: true,
-        ..Default::default()
-    };
-    api.create(&dry_run, object).await.map(drop)
-}
-
 /// `crdgen init NAME` in `dir` for a namespaced `e2e.crdgen.dev/v1alpha1` Probe.
 fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
     let args = [
@@ -520,11 +408,14 @@ fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// With CRDGEN_E2E_KUBECONFIG: the scaffolded RBAC and Deployment pass the apiserver's
-/// validation, as server-side dry runs (the namespaced ones in `default`).
+/// With a real apiserver: everything `kubectl apply -k config/default` sends (webhooks
+/// included) passes its validation, as server-side dry runs in the project's namespace
+/// (created for real first). cert-manager's Issuer and Certificate are left out: their
+/// CRDs are cert-manager's, not in an envtest control plane.
 #[tokio::test]
-async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
-    use kube::api::Api;
+async fn the_deployed_manifests_pass_the_apiservers_validation() {
+    use kube::api::{Api, DynamicObject, PostParams};
+    use kube::discovery::pinned_kind;
 
     let Some(cluster::Connection { client, .. }) =
         cluster::connect("scaffold e2e (manifests)").await
@@ -532,52 +423,62 @@ async fn the_scaffolded_manifests_pass_the_apiservers_validation() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let project = init_probe_project(dir.path(), "manifests");
-    let (roles, accounts, manager) = (
-        project.join("config/rbac/role.yaml"),
-        project.join("config/rbac/service_account.yaml"),
-        project.join("config/manager/manager.yaml"),
-    );
-    let role: ClusterRole = document(&roles, "ClusterRole");
-    let mut lease_role: Role = document(&roles, "Role");
-    let mut account: ServiceAccount = document(&accounts, "ServiceAccount");
-    let binding: ClusterRoleBinding = document(&accounts, "ClusterRoleBinding");
-    let mut lease_binding: RoleBinding = document(&accounts, "RoleBinding");
-    let namespace: Namespace = document(&manager, "Namespace");
-    let mut deployment: Deployment = document(&manager, "Deployment");
-    account.metadata.namespace = Some("default".into());
-    deployment.metadata.namespace = Some("default".into());
-    lease_role.metadata.namespace = Some("default".into());
-    lease_binding.metadata.namespace = Some("default".into());
-
-    let c = &client;
-    let outcomes = [
-        ("Namespace", dry_run(Api::all(c.clone()), &namespace).await),
-        ("ClusterRole", dry_run(Api::all(c.clone()), &role).await),
-        (
-            "ClusterRoleBinding",
-            dry_run(Api::all(c.clone()), &binding).await,
-        ),
-        (
-            "Role",
-            dry_run(Api::namespaced(c.clone(), "default"), &lease_role).await,
-        ),
-        (
-            "RoleBinding",
-            dry_run(Api::namespaced(c.clone(), "default"), &lease_binding).await,
-        ),
-        (
-            "ServiceAccount",
-            dry_run(Api::namespaced(c.clone(), "default"), &account).await,
-        ),
-        (
-            "Deployment",
-            dry_run(Api::namespaced(c.clone(), "default"), &deployment).await,
-        ),
+    // A fresh name per run: its namespace stays behind (envtest never finishes a
+    // namespace's deletion).
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let name = format!("dry{}", millis % 1_000_000_000);
+    let project = init_probe_project(dir.path(), &name);
+    let webhook = [
+        "create",
+        "webhook",
+        "--group",
+        "e2e.crdgen.dev",
+        "--version",
+        "v1alpha1",
+        "--kind",
+        "Probe",
+        "--defaulting",
+        "--programmatic-validation",
     ];
-    let refused: Vec<_> = outcomes
-        .into_iter()
-        .filter_map(|(kind, outcome)| outcome.err().map(|e| format!("{kind}: {e}")))
-        .collect();
+    assert_eq!(crdgen(&project, &webhook).status.code(), Some(0));
+    let deployed = Deployed::render(&project);
+    let mut refused = Vec::new();
+    let (real, dry) = (
+        PostParams::default(),
+        PostParams {
+            dry_run: true,
+            ..Default::default()
+        },
+    );
+    for object in &deployed.objects {
+        if object["apiVersion"] == "cert-manager.io/v1" {
+            continue;
+        }
+        let object: DynamicObject = serde_json::from_value(object.clone()).unwrap();
+        let types = object.types.clone().unwrap();
+        let gvk = kube::api::GroupVersionKind::try_from(&types).unwrap();
+        let (resource, capabilities) = pinned_kind(&client, &gvk).await.unwrap();
+        let api: Api<DynamicObject> = match (capabilities.scope, &object.metadata.namespace) {
+            (kube::discovery::Scope::Namespaced, Some(ns)) => {
+                Api::namespaced_with(client.clone(), ns, &resource)
+            }
+            _ => Api::all_with(client.clone(), &resource),
+        };
+        let params = if types.kind == "Namespace" {
+            &real
+        } else {
+            &dry
+        };
+        if let Err(e) = api.create(params, &object).await {
+            refused.push(format!(
+                "{} {}: {e}",
+                types.kind,
+                object.metadata.name.unwrap_or_default()
+            ));
+        }
+    }
     assert!(refused.is_empty(), "the apiserver refused: {refused:#?}");
 }

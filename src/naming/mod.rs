@@ -133,31 +133,34 @@ pub mod conversion {
 
 /// Names in the projects `crdgen init` makes.
 pub mod scaffold {
-    /// The ClusterRole the operator runs with: `<package>-manager` (kubebuilder's
-    /// `manager-role` with its project prefix), so that two operators never share one.
-    pub fn role_name(package: &str) -> String {
-        format!("{package}-manager")
-    }
+    //! The scaffold's manifests are laid out as kubebuilder lays them out: under
+    //! `config/`, objects carry kubebuilder's plain names (`manager-role` in namespace
+    //! `system`), and `config/default/kustomization.yaml` gives them the project's
+    //! namespace and name prefix, in one place.
 
-    /// What the project puts before the names of its cluster-scoped objects.
+    /// The namespace of the operator's namespaced objects under `config/`.
+    pub const NAMESPACE: &str = "system";
+    /// The ClusterRole (and leader-election Role) the operator runs with.
+    pub const ROLE: &str = "manager-role";
+    /// The Service its webhooks are reached through.
+    pub const WEBHOOK_SERVICE: &str = "webhook-service";
+    /// The cert-manager Certificate of its webhook server.
+    pub const SERVING_CERTIFICATE: &str = "serving-cert";
+
+    /// What kustomize puts before the names of the project's objects: `<package>-`.
     pub fn name_prefix(package: &str) -> String {
         format!("{package}-")
     }
 
-    /// The namespace the operator runs in.
+    /// The namespace the operator runs in, as deployed: `<package>-system`.
     pub fn namespace(package: &str) -> String {
-        format!("{package}-system")
+        format!("{package}-{NAMESPACE}")
     }
 
-    /// The Service its webhooks are reached through (the longest name a project makes
-    /// of its own: a DNS label).
-    pub fn webhook_service(package: &str) -> String {
-        format!("{package}-webhook-service")
-    }
-
-    /// The cert-manager Certificate of its webhook server.
-    pub fn serving_certificate(package: &str) -> String {
-        format!("{package}-serving-cert")
+    /// The webhook Service as deployed: the longest name a project makes of its own,
+    /// which must be a DNS label.
+    pub fn deployed_webhook_service(package: &str) -> String {
+        format!("{}{WEBHOOK_SERVICE}", name_prefix(package))
     }
 
     /// kubebuilder's webhook path: `/mutate-bcrds-example-com-v1alpha1-example`.

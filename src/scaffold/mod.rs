@@ -20,8 +20,7 @@ mod templates {
     pub const CARGO_TOML: &str = include_str!("../../templates/project/Cargo.toml.tmpl");
     pub const README: &str = include_str!("../../templates/project/README.md.tmpl");
     pub const BOILERPLATE: &str = include_str!("../../templates/project/hack/boilerplate.rs.txt");
-    pub const UPDATE_CODEGEN: &str =
-        include_str!("../../templates/project/hack/update-codegen.sh.tmpl");
+    pub const UPDATE_CODEGEN: &str = include_str!("../../templates/project/hack/update-codegen.sh");
     pub const VERIFY_CODEGEN: &str = include_str!("../../templates/project/hack/verify-codegen.sh");
     pub const LIB: &str = include_str!("../../templates/project/src/lib.rs");
     pub const MAIN: &str = include_str!("../../templates/project/src/main.rs.tmpl");
@@ -39,16 +38,43 @@ mod templates {
     pub const SAMPLE: &str =
         include_str!("../../templates/project/config/samples/sample.yaml.tmpl");
     pub const SERVICE_ACCOUNT: &str =
-        include_str!("../../templates/project/config/rbac/service_account.yaml.tmpl");
+        include_str!("../../templates/project/config/rbac/service_account.yaml");
     pub const MANAGER: &str =
         include_str!("../../templates/project/config/manager/manager.yaml.tmpl");
     pub const WEBHOOK_MOD: &str = include_str!("../../templates/project/src/webhook/mod.rs.tmpl");
     pub const WEBHOOK: &str = include_str!("../../templates/project/src/webhook/kind.rs.tmpl");
     pub const WEBHOOK_SERVICE: &str =
-        include_str!("../../templates/project/config/webhook/service.yaml.tmpl");
+        include_str!("../../templates/project/config/webhook/service.yaml");
+    pub const WEBHOOK_KUSTOMIZATION: &str =
+        include_str!("../../templates/project/config/webhook/kustomization.yaml");
     pub const CERTIFICATE: &str =
-        include_str!("../../templates/project/config/certmanager/certificate.yaml.tmpl");
+        include_str!("../../templates/project/config/certmanager/certificate.yaml");
+    pub const CERTMANAGER_KUSTOMIZATION: &str =
+        include_str!("../../templates/project/config/certmanager/kustomization.yaml");
+    pub const CERTMANAGER_KUSTOMIZECONFIG: &str =
+        include_str!("../../templates/project/config/certmanager/kustomizeconfig.yaml");
+    pub const DEFAULT_WEBHOOKS: &str =
+        include_str!("../../templates/project/config/default/webhooks.yaml.part");
+    pub const DOCKERFILE: &str = include_str!("../../templates/project/Dockerfile.tmpl");
+    pub const DOCKERIGNORE: &str = include_str!("../../templates/project/dockerignore");
+    pub const MAKEFILE: &str = include_str!("../../templates/project/Makefile");
+    pub const WORKFLOW: &str = include_str!("../../templates/project/.github/workflows/ci.yml");
+    pub const DEFAULT_KUSTOMIZATION: &str =
+        include_str!("../../templates/project/config/default/kustomization.yaml.tmpl");
+    pub const METRICS_SERVICE: &str =
+        include_str!("../../templates/project/config/default/metrics_service.yaml");
+    pub const CRD_KUSTOMIZATION: &str =
+        include_str!("../../templates/project/config/crd/kustomization.yaml.tmpl");
+    pub const CRD_KUSTOMIZECONFIG: &str =
+        include_str!("../../templates/project/config/crd/kustomizeconfig.yaml");
+    pub const RBAC_KUSTOMIZATION: &str =
+        include_str!("../../templates/project/config/rbac/kustomization.yaml");
+    pub const MANAGER_KUSTOMIZATION: &str =
+        include_str!("../../templates/project/config/manager/kustomization.yaml.tmpl");
 }
+
+/// The line of `config/crd/kustomization.yaml` before which `create api` lists a CRD.
+const CRD_BASES_MARKER: &str = "# crdgen:crd-bases\n";
 
 /// Where a new project takes crdgen-runtime from.
 /// Where a new project takes crdgen-runtime from when `--runtime` does not say: the
@@ -157,6 +183,7 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
                 api.kind.to_snake_case()
             ),
         ),
+        ("crd_file", naming::crd_file(&api.group, &plural)),
         ("plural", plural.clone()),
         ("plural_accessor", plural_accessor),
         ("scope_markers", scope_markers),
@@ -231,7 +258,7 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     let crate_name = name.replace('-', "_");
     let dns = crate::dns::label(name).and_then(|()| {
         // The longest label made of it: its webhook Service's name.
-        (naming::scaffold::webhook_service(name).len() <= crate::dns::LABEL_MAX)
+        (naming::scaffold::deployed_webhook_service(name).len() <= crate::dns::LABEL_MAX)
             .then_some(())
             .ok_or_else(|| "with `-webhook-service` it is longer than 63 characters".to_owned())
     });
@@ -249,7 +276,8 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     }
     let mut values = kind_values(api).map_err(usage)?;
     values.insert("name", name.to_owned());
-    values.insert("role", naming::scaffold::role_name(name));
+    values.insert("namespace", naming::scaffold::namespace(name));
+    values.insert("name_prefix", naming::scaffold::name_prefix(name));
     values.insert("crate", crate_name);
     // `manager`: the metrics endpoint and probes main.rs serves.
     values.insert(
@@ -334,6 +362,44 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
             templates::MANAGER,
             false,
         ),
+        ("Dockerfile".into(), templates::DOCKERFILE, false),
+        (".dockerignore".into(), templates::DOCKERIGNORE, false),
+        ("Makefile".into(), templates::MAKEFILE, false),
+        (
+            ".github/workflows/ci.yml".into(),
+            templates::WORKFLOW,
+            false,
+        ),
+        (
+            "config/default/kustomization.yaml".into(),
+            templates::DEFAULT_KUSTOMIZATION,
+            false,
+        ),
+        (
+            "config/default/metrics_service.yaml".into(),
+            templates::METRICS_SERVICE,
+            false,
+        ),
+        (
+            "config/crd/kustomization.yaml".into(),
+            templates::CRD_KUSTOMIZATION,
+            false,
+        ),
+        (
+            "config/crd/kustomizeconfig.yaml".into(),
+            templates::CRD_KUSTOMIZECONFIG,
+            false,
+        ),
+        (
+            "config/rbac/kustomization.yaml".into(),
+            templates::RBAC_KUSTOMIZATION,
+            false,
+        ),
+        (
+            "config/manager/kustomization.yaml".into(),
+            templates::MANAGER_KUSTOMIZATION,
+            false,
+        ),
     ];
     // Everything is laid down beside the target and moved into place at the end, so a
     // failure leaves nothing half-written.
@@ -352,11 +418,7 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
         write(&full, &render(template, &values), executable).map_err(Error::Io)?;
         written.push(PathBuf::from(path));
     }
-    written.extend(generate(
-        staging.path(),
-        &format!("{group_dir}:{version}"),
-        name,
-    )?);
+    written.extend(generate(staging.path(), &format!("{group_dir}:{version}"))?);
     format_rust(staging.path(), &written);
     if dir.exists() {
         std::fs::remove_dir(dir).map_err(Error::Io)?;
@@ -382,20 +444,18 @@ fn write(path: &Path, text: &str, executable: bool) -> std::io::Result<()> {
 }
 
 /// Generates a project's code, CRDs, role and webhook configurations, as its
-/// `hack/update-codegen.sh` does.
-fn generate(project: &Path, groups: &str, package: &str) -> Result<Vec<PathBuf>, Error> {
+/// `hack/update-codegen.sh` does: with kubebuilder's plain names, which
+/// `config/default` prefixes.
+fn generate(project: &Path, groups: &str) -> Result<Vec<PathBuf>, Error> {
+    use naming::scaffold::{NAMESPACE, ROLE, SERVING_CERTIFICATE, WEBHOOK_SERVICE};
     let mut opts = Options::new(project, "src/client", "src/apis", groups).map_err(Error::Usage)?;
     opts.header = HeaderSource::File("hack/boilerplate.rs.txt".into());
-    opts.role_name = naming::scaffold::role_name(package);
+    opts.role_name = ROLE.to_owned();
     opts.webhook_service = crate::options::WebhookService {
-        namespace: naming::scaffold::namespace(package),
-        name: naming::scaffold::webhook_service(package),
-        inject_ca_from: Some(format!(
-            "{}/{}",
-            naming::scaffold::namespace(package),
-            naming::scaffold::serving_certificate(package)
-        )),
-        name_prefix: naming::scaffold::name_prefix(package),
+        namespace: NAMESPACE.to_owned(),
+        name: WEBHOOK_SERVICE.to_owned(),
+        inject_ca_from: Some(format!("{NAMESPACE}/{SERVING_CERTIFICATE}")),
+        name_prefix: String::new(),
     };
     let files = crate::generate(&opts)?.into_files(&opts)?;
     files.write(project)?;
@@ -507,6 +567,8 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         plan.changes
             .extend(appended(project, &rel, &line, template)?);
     }
+    plan.changes
+        .extend(listed_crd(project, &values["crd_file"])?);
     let new_main = main_text
         .replace("    // crdgen:build-controllers", &format!("    let {kind_snake} = controller::{kind_snake}::new(&clientset, &factory).drain_deadline(drain);\n    // crdgen:build-controllers"))
         .replace("        // crdgen:run-controllers", &format!("        {kind_snake}.run_leading(workers, &term),\n        // crdgen:run-controllers"));
@@ -517,7 +579,34 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
             new: new_main.into(),
         },
     ));
-    write_and_regenerate(project, &plan, &package)
+    write_and_regenerate(project, &plan)
+}
+
+/// `config/crd/kustomization.yaml` listing the CRD file `crd_file` too; nothing when it
+/// does already, or when the project has no such file (one made before crdgen wrote it).
+fn listed_crd(project: &Path, crd_file: &str) -> Result<Option<(PathBuf, Change<'static>)>, Error> {
+    let rel = "config/crd/kustomization.yaml";
+    let Ok(old) = std::fs::read_to_string(project.join(rel)) else {
+        return Ok(None);
+    };
+    let entry = format!("- bases/{crd_file}\n");
+    if old.contains(&entry) {
+        return Ok(None);
+    }
+    if !old.contains(CRD_BASES_MARKER) {
+        return Err(Error::Usage(format!(
+            "{rel} lacks the `{}` line crdgen lists CRDs at",
+            CRD_BASES_MARKER.trim_end()
+        )));
+    }
+    let new = old.replacen(CRD_BASES_MARKER, &format!("{entry}{CRD_BASES_MARKER}"), 1);
+    Ok(Some((
+        rel.into(),
+        Change::Update {
+            old,
+            new: new.into(),
+        },
+    )))
 }
 
 /// The package name in a project's Cargo.toml (`command` names what needs it).
@@ -582,12 +671,11 @@ fn appended(
 fn write_and_regenerate(
     project: &Path,
     plan: &crate::sink::Plan<'_>,
-    package: &str,
 ) -> Result<Vec<PathBuf>, Error> {
     let mut written: Vec<PathBuf> = plan.changes.iter().map(|(rel, _)| rel.clone()).collect();
     let (_, journal) = crate::sink::write(plan, project, &[])
         .map_err(|d| Error::Diagnostics(crate::diag::render_all(&[d], &Default::default())))?;
-    let generated = project_groups(project).and_then(|groups| generate(project, &groups, package));
+    let generated = project_groups(project).and_then(|groups| generate(project, &groups));
     match generated {
         Ok(files) => {
             written.extend(files);
@@ -640,7 +728,14 @@ mod tests {
             namespaced: true,
         };
         let mut values = kind_values(&api).unwrap();
-        for key in ["name", "role", "crate", "runtime", "runtime_envtest"] {
+        for key in [
+            "name",
+            "namespace",
+            "name_prefix",
+            "crate",
+            "runtime",
+            "runtime_envtest",
+        ] {
             values.insert(key, "x".into());
         }
         let all = [
@@ -659,6 +754,10 @@ mod tests {
             templates::SAMPLE,
             templates::SERVICE_ACCOUNT,
             templates::MANAGER,
+            templates::DOCKERFILE,
+            templates::DEFAULT_KUSTOMIZATION,
+            templates::CRD_KUSTOMIZATION,
+            templates::MANAGER_KUSTOMIZATION,
         ];
         for template in all {
             assert!(!render(template, &values).contains("{{"), "{template}");

@@ -91,22 +91,30 @@ pub fn create_webhook(
             &kind,
         )?,
     ];
-    for (rel, template) in [
+    for (rel, text) in [
         ("config/webhook/service.yaml", templates::WEBHOOK_SERVICE),
+        (
+            "config/webhook/kustomization.yaml",
+            templates::WEBHOOK_KUSTOMIZATION,
+        ),
         (
             "config/certmanager/certificate.yaml",
             templates::CERTIFICATE,
         ),
+        (
+            "config/certmanager/kustomization.yaml",
+            templates::CERTMANAGER_KUSTOMIZATION,
+        ),
+        (
+            "config/certmanager/kustomizeconfig.yaml",
+            templates::CERTMANAGER_KUSTOMIZECONFIG,
+        ),
     ] {
         if !project.join(rel).exists() {
-            changes.push((
-                rel.into(),
-                Change::Create {
-                    new: render(template, &values).into(),
-                },
-            ));
+            changes.push((rel.into(), Change::Create { new: text.into() }));
         }
     }
+    changes.extend(deployed_with_webhooks(project)?);
     let module = "src/webhook/mod.rs";
     let old_module = std::fs::read_to_string(project.join(module)).ok();
     let module_text = old_module
@@ -145,7 +153,29 @@ pub fn create_webhook(
     let with_feature = with_webhook_feature(&cargo);
     changes.extend(rewritten("Cargo.toml", Some(cargo), with_feature));
     plan.changes.extend(changes);
-    write_and_regenerate(project, &plan, &package)
+    write_and_regenerate(project, &plan)
+}
+
+/// `config/default/kustomization.yaml` deploying the webhooks too: their Service and
+/// certificate, and where cert-manager injects its CA. Nothing when it does already, or
+/// when the project has no such file (one made before crdgen wrote it).
+fn deployed_with_webhooks(project: &Path) -> Result<Option<(PathBuf, Change<'static>)>, Error> {
+    const MARKER: &str = "# crdgen:webhooks\n";
+    let rel = "config/default/kustomization.yaml";
+    let Ok(old) = std::fs::read_to_string(project.join(rel)) else {
+        return Ok(None);
+    };
+    if old.lines().any(|l| l == "- ../webhook") {
+        return Ok(None);
+    }
+    if !old.contains(MARKER) {
+        return Err(Error::Usage(format!(
+            "{rel} lacks the `{}` line crdgen adds the webhooks at",
+            MARKER.trim_end()
+        )));
+    }
+    let new = old.replacen(MARKER, templates::DEFAULT_WEBHOOKS, 1);
+    Ok(rewritten(rel, Some(old), new))
 }
 
 /// What the project's README says of running with webhooks, once they are there.
@@ -294,7 +324,7 @@ fn validate(object: &{kind}) -> Result<Warnings, Denial> {{
 
 /// The webhook server started beside the controllers (once), with its flags.
 fn with_server(main: &str, crate_name: &str) -> String {
-    if main.contains("cert_dir") {
+    if main.contains("no_webhooks: bool") {
         return main.to_owned();
     }
     main.replace(

@@ -17,8 +17,9 @@ done
 # The Kubernetes version the CRD schemas of Kubernetes' own types follow: the one
 # Cargo.toml's k8s-openapi feature names (v1_33 is 1.33; `latest` is crdgen's default).
 kube_version=$(sed -n 's/^k8s-openapi .*"v1_\([0-9]*\)".*/1.\1/p' Cargo.toml)
+# The manifests carry kubebuilder's plain names; config/default/kustomization.yaml
+# gives them the project's namespace and name prefix.
 "$crdgen" generate-groups all src/client src/apis "${groups# }" \
   ${kube_version:+--kube-version "$kube_version"} \
-  --boilerplate hack/boilerplate.rs.txt --role-name {{role}} \
-  --webhook-service {{name}}-system/{{name}}-webhook-service --webhook-name-prefix {{name}}- \
-  --inject-ca-from {{name}}-system/{{name}}-serving-cert "$@"
+  --boilerplate hack/boilerplate.rs.txt --role-name manager-role \
+  --webhook-service system/webhook-service --inject-ca-from system/serving-cert "$@"
