@@ -242,6 +242,12 @@ impl Deployed {
         let certificate = self.get::<Value>("Certificate", &format!("{name}-serving-cert"));
         let service = format!("{name}-webhook-service");
         let injected = format!("{namespace}/{name}-serving-cert");
+        let calls_service = |reference: &Value| {
+            assert_eq!(
+                (reference["name"].as_str(), reference["namespace"].as_str()),
+                (Some(service.as_str()), Some(namespace.as_str()))
+            );
+        };
         for (kind, configuration) in [
             (
                 "MutatingWebhookConfiguration",
@@ -257,28 +263,14 @@ impl Deployed {
                 configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
                 injected.as_str()
             );
-            let reference = &configuration["webhooks"][0]["clientConfig"]["service"];
-            assert_eq!(
-                (&reference["name"], &reference["namespace"]),
-                (
-                    &Value::from(service.clone()),
-                    &Value::from(namespace.clone())
-                )
-            );
+            calls_service(&configuration["webhooks"][0]["clientConfig"]["service"]);
         }
         let converting: Value = self.get("CustomResourceDefinition", "examples.bcrds.example.com");
         assert_eq!(
             converting["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
             injected.as_str()
         );
-        let reference = &converting["spec"]["conversion"]["webhook"]["clientConfig"]["service"];
-        assert_eq!(
-            (&reference["name"], &reference["namespace"]),
-            (
-                &Value::from(service.clone()),
-                &Value::from(namespace.clone())
-            )
-        );
+        calls_service(&converting["spec"]["conversion"]["webhook"]["clientConfig"]["service"]);
         let plain: Value = self.get("CustomResourceDefinition", "widgets.bcrds.example.com");
         assert!(
             plain["metadata"]

@@ -182,50 +182,37 @@ fn decide(store: &Storage, spec: &SubjectAccessReviewSpec) -> Option<String> {
         };
         rules.unwrap_or_default()
     };
-    let allows = |rule: &PolicyRule| matches(rule, spec);
-    for binding in objects::<ClusterRoleBinding>(store, "clusterrolebindings", None) {
-        let bound = binding
-            .subjects
+    // Cluster-wide bindings, then the namespace's (whose ServiceAccount subjects may
+    // leave the namespace out): each as what it is, its role and its subjects.
+    let cluster = objects::<ClusterRoleBinding>(store, "clusterrolebindings", None).map(|b| {
+        let what = format!(
+            "ClusterRoleBinding \"{}\"",
+            b.metadata.name.unwrap_or_default()
+        );
+        (what, b.role_ref, b.subjects, None)
+    });
+    let local = namespace.into_iter().flat_map(|ns| {
+        objects::<RoleBinding>(store, "rolebindings", Some(ns)).map(move |b| {
+            let what = format!(
+                "RoleBinding \"{}/{ns}\"",
+                b.metadata.name.unwrap_or_default()
+            );
+            (what, b.role_ref, b.subjects, Some(ns))
+        })
+    });
+    for (what, role_ref, subjects, ns) in cluster.chain(local) {
+        let bound = subjects
             .iter()
             .flatten()
-            .find(|s| subject_is(s, user, groups, None));
+            .find(|s| subject_is(s, user, groups, ns));
         if let Some(subject) = bound
-            && rules_of(&binding.role_ref.kind, &binding.role_ref.name, None)
+            && rules_of(&role_ref.kind, &role_ref.name, ns)
                 .iter()
-                .any(allows)
+                .any(|rule| matches(rule, spec))
         {
             return Some(format!(
-                "RBAC: allowed by ClusterRoleBinding \"{}\" of ClusterRole \"{}\" to {} \"{}\"",
-                binding.metadata.name.unwrap_or_default(),
-                binding.role_ref.name,
-                subject.kind,
-                subject.name
-            ));
-        }
-    }
-    let namespace = namespace?;
-    for binding in objects::<RoleBinding>(store, "rolebindings", Some(namespace)) {
-        let bound = binding
-            .subjects
-            .iter()
-            .flatten()
-            .find(|s| subject_is(s, user, groups, Some(namespace)));
-        if let Some(subject) = bound
-            && rules_of(
-                &binding.role_ref.kind,
-                &binding.role_ref.name,
-                Some(namespace),
-            )
-            .iter()
-            .any(allows)
-        {
-            return Some(format!(
-                "RBAC: allowed by RoleBinding \"{}/{namespace}\" of {} \"{}\" to {} \"{}\"",
-                binding.metadata.name.unwrap_or_default(),
-                binding.role_ref.kind,
-                binding.role_ref.name,
-                subject.kind,
-                subject.name
+                "RBAC: allowed by {what} of {} \"{}\" to {} \"{}\"",
+                role_ref.kind, role_ref.name, subject.kind, subject.name
             ));
         }
     }
