@@ -582,24 +582,42 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
     write_and_regenerate(project, &plan)
 }
 
-/// `config/crd/kustomization.yaml` listing the CRD file `crd_file` too; nothing when it
-/// does already, or when the project has no such file (one made before crdgen wrote it).
+/// `config/crd/kustomization.yaml` listing the CRD file `crd_file` too.
 fn listed_crd(project: &Path, crd_file: &str) -> Result<Option<(PathBuf, Change<'static>)>, Error> {
-    let rel = "config/crd/kustomization.yaml";
+    let entry = format!("- bases/{crd_file}\n");
+    let listed = format!("{entry}{CRD_BASES_MARKER}");
+    inserted_at_marker(
+        project,
+        "config/crd/kustomization.yaml",
+        CRD_BASES_MARKER,
+        &listed,
+        &entry,
+    )
+}
+
+/// `rel` with its `marker` line replaced by `text` (which keeps the marker when more
+/// may come); nothing when it holds `done` already, or when the project has no such
+/// file (one made before crdgen wrote it). A file that lost its marker is a usage error.
+fn inserted_at_marker(
+    project: &Path,
+    rel: &str,
+    marker: &str,
+    text: &str,
+    done: &str,
+) -> Result<Option<(PathBuf, Change<'static>)>, Error> {
     let Ok(old) = std::fs::read_to_string(project.join(rel)) else {
         return Ok(None);
     };
-    let entry = format!("- bases/{crd_file}\n");
-    if old.contains(&entry) {
+    if old.contains(done) {
         return Ok(None);
     }
-    if !old.contains(CRD_BASES_MARKER) {
+    if !old.contains(marker) {
         return Err(Error::Usage(format!(
-            "{rel} lacks the `{}` line crdgen lists CRDs at",
-            CRD_BASES_MARKER.trim_end()
+            "{rel} lacks the `{}` line crdgen adds to",
+            marker.trim_end()
         )));
     }
-    let new = old.replacen(CRD_BASES_MARKER, &format!("{entry}{CRD_BASES_MARKER}"), 1);
+    let new = old.replacen(marker, text, 1);
     Ok(Some((
         rel.into(),
         Change::Update {

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{
-    Api, appended, kind_values, new_file, project_package, render, templates, write_and_regenerate,
+    Api, appended, inserted_at_marker, kind_values, new_file, project_package, render, templates,
+    write_and_regenerate,
 };
 use crate::Error;
 use crate::naming::{self, scaffold as names};
@@ -157,25 +158,15 @@ pub fn create_webhook(
 }
 
 /// `config/default/kustomization.yaml` deploying the webhooks too: their Service and
-/// certificate, and where cert-manager injects its CA. Nothing when it does already, or
-/// when the project has no such file (one made before crdgen wrote it).
+/// certificate, and where cert-manager injects its CA.
 fn deployed_with_webhooks(project: &Path) -> Result<Option<(PathBuf, Change<'static>)>, Error> {
-    const MARKER: &str = "# crdgen:webhooks\n";
-    let rel = "config/default/kustomization.yaml";
-    let Ok(old) = std::fs::read_to_string(project.join(rel)) else {
-        return Ok(None);
-    };
-    if old.lines().any(|l| l == "- ../webhook") {
-        return Ok(None);
-    }
-    if !old.contains(MARKER) {
-        return Err(Error::Usage(format!(
-            "{rel} lacks the `{}` line crdgen adds the webhooks at",
-            MARKER.trim_end()
-        )));
-    }
-    let new = old.replacen(MARKER, templates::DEFAULT_WEBHOOKS, 1);
-    Ok(rewritten(rel, Some(old), new))
+    inserted_at_marker(
+        project,
+        "config/default/kustomization.yaml",
+        "# crdgen:webhooks\n",
+        templates::DEFAULT_WEBHOOKS,
+        "\n- ../webhook\n",
+    )
 }
 
 /// What the project's README says of running with webhooks, once they are there.

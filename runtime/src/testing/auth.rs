@@ -15,7 +15,7 @@ use http::{Method, StatusCode};
 use k8s_openapi::api::authentication::v1::UserInfo;
 use k8s_openapi::api::authorization::v1::SubjectAccessReviewSpec;
 use k8s_openapi::api::rbac::v1::{
-    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, Subject,
+    ClusterRole, ClusterRoleBinding, PolicyRule, RoleBinding, Subject,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -32,6 +32,7 @@ pub(super) struct Tokens {
 
 const TOKEN_REVIEWS: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
 const ACCESS_REVIEWS: &str = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 /// How long an issued token says it lasts (the apiserver's default `expirationSeconds`).
 const TOKEN_SECONDS: i64 = 3600;
 
@@ -169,18 +170,17 @@ fn decide(store: &Storage, spec: &SubjectAccessReviewSpec) -> Option<String> {
         .as_ref()
         .and_then(|r| r.namespace.as_deref())
         .filter(|n| !n.is_empty());
-    let cluster_roles = |name: &str| {
-        objects::<ClusterRole>(store, "clusterroles", None)
-            .find(|r| r.metadata.name.as_deref() == Some(name))
-    };
+    // A binding's role, read by name: a ClusterRole, or a Role in the binding's namespace.
     let rules_of = |kind: &str, name: &str, ns: Option<&str>| -> Vec<PolicyRule> {
-        let rules = match kind {
-            "ClusterRole" => cluster_roles(name).and_then(|r| r.rules),
-            _ => objects::<Role>(store, "roles", ns)
-                .find(|r| r.metadata.name.as_deref() == Some(name))
-                .and_then(|r| r.rules),
+        let (plural, ns) = match kind {
+            "ClusterRole" => ("clusterroles", None),
+            _ => ("roles", ns),
         };
-        rules.unwrap_or_default()
+        let key: ResourceKey = (RBAC_GROUP.into(), "v1".into(), plural.into());
+        let role = store.get(&key, ns, name).ok();
+        role.and_then(|r| serde_json::from_value::<ClusterRole>(r).ok())
+            .and_then(|r| r.rules)
+            .unwrap_or_default()
     };
     // Cluster-wide bindings, then the namespace's (whose ServiceAccount subjects may
     // leave the namespace out): each as what it is, its role and its subjects.
