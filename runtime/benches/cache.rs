@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use crdgen_runtime::cache::{NAMESPACE_INDEX, Store};
+use crdgen_runtime::cache::{NAMESPACE_INDEX, Writer};
 use k8s_openapi::api::core::v1::{
     Container, ContainerPort, Pod, PodSpec, PodStatus, ResourceRequirements,
 };
@@ -152,7 +152,7 @@ fn bytes_per_object<T>(fill: impl FnOnce() -> T) -> (f64, T) {
 fn main() {
     println!("memory per cached object, {OBJECTS} Pods with 3 managedFields entries each:");
     let (ours_dropped, store) = bytes_per_object(|| {
-        let store = Store::new();
+        let store = Writer::new();
         for i in 0..OBJECTS {
             let mut p = pod("default", i, true);
             p.metadata.managed_fields = None; // what the factory's default transform does
@@ -162,7 +162,7 @@ fn main() {
     });
     drop(store);
     let (ours_kept, store) = bytes_per_object(|| {
-        let store = Store::new();
+        let store = Writer::new();
         for i in 0..OBJECTS {
             store.insert(Arc::new(pod("default", i, true)));
         }
@@ -189,7 +189,7 @@ fn main() {
     });
     drop(objects);
     let (metadata_only, store) = bytes_per_object(|| {
-        let store = Store::new();
+        let store = Writer::new();
         for i in 0..OBJECTS {
             let mut p = pod("default", i, true);
             p.metadata.managed_fields = None;
@@ -215,10 +215,11 @@ fn main() {
     // their objects would interleave in memory and each store's reads would touch
     // twice as many pages.
     let lister_pod = |i: usize| pod(&format!("ns-{:03}", i % 100), i, false);
-    let store = Store::new();
+    let store = Writer::new();
     for i in 0..100_000 {
         store.insert(Arc::new(lister_pod(i)));
     }
+    let store = store.reader();
     let (reader, mut writer) = reflector::store::<Pod>();
     for i in 0..100_000 {
         writer.apply_watcher_event(&Event::Apply(lister_pod(i)));

@@ -514,12 +514,11 @@ where
     where
         K: Informed,
     {
-        let index = owner_index::<Primary>();
-        if !informer.store().index_names().contains(&index) {
-            informer
-                .store()
-                .add_index(&index, |o: &K| owner_keys::<K, Primary>(o, true));
-        }
+        // A second controller owning `K` through this informer finds the index the first
+        // added, under the same name with the same function: the conflict is that one.
+        let _already_indexed = informer.add_index(&owner_index::<Primary>(), |o: &K| {
+            owner_keys::<K, Primary>(o, true)
+        });
         informer.add_event_handler(enqueue_controller::<K, Primary>(self.controller.queue()));
         self
     }

@@ -67,7 +67,7 @@ impl {lister} {{
     ) -> ::std::option::Option<::std::vec::Vec<{arc}>> {{
         self.store.by_index(index, value)
     }}
-    /// The cache underneath, e.g. to add an index.
+    /// The cache underneath, read-only (indexes are added on the informer).
     pub fn store(&self) -> &{store} {{
         &self.store
     }}

@@ -1,5 +1,6 @@
 //! A thread-safe indexed cache of objects, shared between an informer (the only
-//! writer) and any number of listers and controllers (readers).
+//! writer, through its [`Writer`]) and any number of listers and controllers (readers,
+//! through [`Store`] handles, which cannot change it).
 //!
 //! Objects are kept by client-go's key (`namespace/name`, or `name` when
 //! cluster-scoped) in a hash map, so `get` is O(1). Indexes map an index value to the
@@ -92,7 +93,8 @@ struct Inner<K> {
     indexes: BTreeMap<String, Index<K>>,
 }
 
-/// The cache. Cloning gives another handle to the same cache.
+/// A read handle to the cache. Cloning gives another handle to the same cache; only
+/// its [`Writer`] changes it.
 pub struct Store<K> {
     inner: Arc<RwLock<Inner<K>>>,
 }
@@ -105,13 +107,35 @@ impl<K> Clone for Store<K> {
     }
 }
 
-impl<K: Resource + 'static> Default for Store<K> {
-    fn default() -> Self {
-        Store::new()
+/// The cache's only write handle, held by the informer that fills it (kube-runtime's
+/// `Writer`): listers and controllers get [`Store`]s, which read.
+pub struct Writer<K> {
+    store: Store<K>,
+}
+
+/// An index by that name is already there (client-go's `AddIndexers` refuses it too):
+/// replacing it would change what existing readers of it see.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexConflict {
+    /// The index asked for.
+    pub name: String,
+}
+
+impl std::fmt::Display for IndexConflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the cache already has an index named `{}`", self.name)
     }
 }
 
-impl<K: Resource + 'static> Store<K> {
+impl std::error::Error for IndexConflict {}
+
+impl<K: Resource + 'static> Default for Writer<K> {
+    fn default() -> Self {
+        Writer::new()
+    }
+}
+
+impl<K: Resource + 'static> Writer<K> {
     /// An empty cache with the namespace index.
     pub fn new() -> Self {
         let namespace: IndexFn<K> = Arc::new(|o: &K| o.meta().namespace.iter().cloned().collect());
@@ -122,25 +146,43 @@ impl<K: Resource + 'static> Store<K> {
                 values: Map::default(),
             },
         )]);
-        Store {
-            inner: Arc::new(RwLock::new(Inner {
-                items: Map::default(),
-                indexes,
-            })),
+        Writer {
+            store: Store {
+                inner: Arc::new(RwLock::new(Inner {
+                    items: Map::default(),
+                    indexes,
+                })),
+            },
         }
     }
 
-    fn read(&self) -> RwLockReadGuard<'_, Inner<K>> {
-        self.inner.read().unwrap_or_else(|p| p.into_inner())
+    /// A read handle to this cache.
+    pub fn reader(&self) -> Store<K> {
+        self.store.clone()
+    }
+
+    /// The read handle this writer keeps, borrowed.
+    pub fn store(&self) -> &Store<K> {
+        &self.store
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, Inner<K>> {
-        self.inner.write().unwrap_or_else(|p| p.into_inner())
+        self.store.inner.write().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Adds a named index, computing it for what is already cached.
-    pub fn add_index(&self, name: &str, func: impl Fn(&K) -> Vec<String> + Send + Sync + 'static) {
+    /// Adds a named index, computing it for what is already cached; an index of that
+    /// name (`namespace` included) is kept and the new one refused.
+    pub fn add_index(
+        &self,
+        name: &str,
+        func: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) -> Result<(), IndexConflict> {
         let mut inner = self.write();
+        if inner.indexes.contains_key(name) {
+            return Err(IndexConflict {
+                name: name.to_owned(),
+            });
+        }
         let mut index = Index {
             func: Arc::new(func),
             values: Map::default(),
@@ -156,6 +198,44 @@ impl<K: Resource + 'static> Store<K> {
             }
         }
         inner.indexes.insert(name.to_owned(), index);
+        Ok(())
+    }
+
+    /// Stores `object`, returning what it replaced.
+    pub fn insert(&self, object: Arc<K>) -> Option<Arc<K>> {
+        let key = key_of(object.as_ref());
+        let mut inner = self.write();
+        let old = inner.items.insert(Key::new(&key), object.clone());
+        let Inner { indexes, .. } = &mut *inner;
+        for index in indexes.values_mut() {
+            if let Some(old) = &old {
+                unindex(index, &key, old);
+            }
+            for value in (index.func)(&object) {
+                index
+                    .values
+                    .entry(value)
+                    .or_default()
+                    .insert(key.clone(), object.clone());
+            }
+        }
+        old
+    }
+
+    /// Removes the object with `key`, returning it.
+    pub fn remove(&self, key: &str) -> Option<Arc<K>> {
+        let mut inner = self.write();
+        let old = inner.items.remove(key.as_bytes())?;
+        for index in inner.indexes.values_mut() {
+            unindex(index, key, &old);
+        }
+        Some(old)
+    }
+}
+
+impl<K: Resource + 'static> Store<K> {
+    fn read(&self) -> RwLockReadGuard<'_, Inner<K>> {
+        self.inner.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The object with `key`, in O(1).
@@ -192,43 +272,14 @@ impl<K: Resource + 'static> Store<K> {
         self.read().indexes.keys().cloned().collect()
     }
 
+    /// How many objects are cached.
     pub fn len(&self) -> usize {
         self.read().items.len()
     }
 
+    /// Whether nothing is cached.
     pub fn is_empty(&self) -> bool {
         self.read().items.is_empty()
-    }
-
-    /// Stores `object`, returning what it replaced.
-    pub fn insert(&self, object: Arc<K>) -> Option<Arc<K>> {
-        let key = key_of(object.as_ref());
-        let mut inner = self.write();
-        let old = inner.items.insert(Key::new(&key), object.clone());
-        let Inner { indexes, .. } = &mut *inner;
-        for index in indexes.values_mut() {
-            if let Some(old) = &old {
-                unindex(index, &key, old);
-            }
-            for value in (index.func)(&object) {
-                index
-                    .values
-                    .entry(value)
-                    .or_default()
-                    .insert(key.clone(), object.clone());
-            }
-        }
-        old
-    }
-
-    /// Removes the object with `key`, returning it.
-    pub fn remove(&self, key: &str) -> Option<Arc<K>> {
-        let mut inner = self.write();
-        let old = inner.items.remove(key.as_bytes())?;
-        for index in inner.indexes.values_mut() {
-            unindex(index, key, &old);
-        }
-        Some(old)
     }
 }
 
@@ -287,23 +338,24 @@ mod tests {
 
     #[test]
     fn indexes_follow_inserts_updates_and_removals() {
-        let store = Store::new();
-        store.add_index("app", label_values);
-        store.insert(cm("a", "x", "web"));
-        store.insert(cm("a", "y", "db"));
-        store.insert(cm("b", "x", "web"));
+        let writer = Writer::new();
+        writer.add_index("app", label_values).unwrap();
+        let store = writer.reader();
+        writer.insert(cm("a", "x", "web"));
+        writer.insert(cm("a", "y", "db"));
+        writer.insert(cm("b", "x", "web"));
         assert_eq!(
             names(store.by_index(NAMESPACE_INDEX, "a").unwrap()),
             ["a/x", "a/y"]
         );
         assert_eq!(names(store.by_index("app", "web").unwrap()), ["a/x", "b/x"]);
 
-        let old = store.insert(cm("a", "x", "db")).unwrap();
+        let old = writer.insert(cm("a", "x", "db")).unwrap();
         assert_eq!(old.metadata.labels.as_ref().unwrap()["app"], "web");
         assert_eq!(names(store.by_index("app", "web").unwrap()), ["b/x"]);
         assert_eq!(names(store.by_index("app", "db").unwrap()), ["a/x", "a/y"]);
 
-        store.remove("a/y");
+        writer.remove("a/y");
         assert_eq!(
             names(store.by_index(NAMESPACE_INDEX, "a").unwrap()),
             ["a/x"]
@@ -319,9 +371,30 @@ mod tests {
 
     #[test]
     fn an_index_added_later_covers_cached_objects() {
-        let store = Store::new();
-        store.insert(cm("a", "x", "web"));
-        store.add_index("app", label_values);
+        let writer = Writer::new();
+        writer.insert(cm("a", "x", "web"));
+        writer.add_index("app", label_values).unwrap();
+        assert_eq!(
+            names(writer.store().by_index("app", "web").unwrap()),
+            ["a/x"]
+        );
+    }
+
+    #[test]
+    fn an_index_is_never_replaced() {
+        let writer = Writer::new();
+        writer.insert(cm("a", "x", "web"));
+        writer.add_index("app", label_values).unwrap();
+        let conflict = writer.add_index("app", |_: &ConfigMap| vec!["other".into()]);
+        assert_eq!(conflict.unwrap_err().name, "app");
+        let namespace = writer.add_index(NAMESPACE_INDEX, |_: &ConfigMap| Vec::new());
+        assert!(namespace.is_err(), "the namespace index stays");
+        let store = writer.reader();
         assert_eq!(names(store.by_index("app", "web").unwrap()), ["a/x"]);
+        assert!(store.by_index("app", "other").unwrap().is_empty());
+        assert_eq!(
+            names(store.by_index(NAMESPACE_INDEX, "a").unwrap()),
+            ["a/x"]
+        );
     }
 }

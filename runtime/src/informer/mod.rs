@@ -48,7 +48,7 @@ impl<K> Informed for K where
 
 use handler::{Receiver, Subscriber, deliver, notify};
 
-use crate::cache::{Store, key_of};
+use crate::cache::{IndexConflict, Store, Writer, key_of};
 use crate::sync::lock;
 
 /// A typed transform of objects before they are cached.
@@ -69,7 +69,8 @@ enum SyncState {
 
 struct Shared<K> {
     resource: String,
-    store: Store<K>,
+    /// The cache's only write handle.
+    store: Writer<K>,
     /// Every handler's and subscriber's channel. Held while the store changes, so
     /// that a handler added concurrently sees each object exactly once.
     subscribers: Mutex<Vec<Subscriber<K>>>,
@@ -164,7 +165,7 @@ where
         SharedInformer {
             shared: Arc::new(Shared {
                 resource,
-                store: Store::new(),
+                store: Writer::new(),
                 subscribers: Mutex::new(Vec::new()),
                 channels: Default::default(),
                 state: watch::channel(SyncState::Pending).0,
@@ -183,7 +184,17 @@ where
 
     /// The cache listers read.
     pub fn store(&self) -> &Store<K> {
-        &self.shared.store
+        self.shared.store.store()
+    }
+
+    /// Adds a named index to the cache, computed for what is cached already (client-go's
+    /// `AddIndexers`); an index of that name is kept and the new one refused.
+    pub fn add_index(
+        &self,
+        name: &str,
+        func: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) -> Result<(), IndexConflict> {
+        self.shared.store.add_index(name, func)
     }
 
     /// The resource's full name, `plural.version.group`: `examples.v1alpha1.bcrds.example.com`.
@@ -231,7 +242,7 @@ where
                 // Under the subscribers' lock, as events are sent: no resync copy of an
                 // object can overtake a newer event about it.
                 let _events = lock(&shared.subscribers);
-                for object in shared.store.list() {
+                for object in shared.store.store().list() {
                     let old = object.clone();
                     if !subscriber.send(Notification::Update { old, new: object }) {
                         return;
@@ -262,7 +273,7 @@ where
         let (subscriber, receiver) =
             Subscriber::channel(&self.shared.resource, number, factory_resync);
         let mut subscribers = lock(&self.shared.subscribers);
-        for object in self.shared.store.list() {
+        for object in self.shared.store.store().list() {
             subscriber.send(Notification::Add(object));
         }
         if !self.shared.stopped.is_cancelled() {
@@ -411,7 +422,7 @@ where
     /// whose final state is unknown for what is gone, an update for what changed, an add for what is new.
     fn replace(&self, listed: HashMap<String, Arc<K>>) {
         let mut subscribers = lock(&self.subscribers);
-        for old in self.store.list() {
+        for old in self.store.store().list() {
             let key = key_of(old.as_ref());
             if !listed.contains_key(&key) {
                 self.store.remove(&key);
@@ -441,7 +452,7 @@ where
             return;
         }
         let mut subscribers = lock(&self.subscribers);
-        let objects = self.store.list();
+        let objects = self.store.store().list();
         subscribers.retain(|subscriber| {
             !subscriber.factory_resync
                 || objects.iter().all(|object| {

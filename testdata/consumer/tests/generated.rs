@@ -333,8 +333,8 @@ async fn the_generated_factory_gives_informers_of_any_kind() {
     let factory = SharedInformerFactory::new(server.client());
     let typed = factory.informer::<ConfigMap>();
     typed
-        .store()
-        .add_index("by-app", |_: &ConfigMap| Vec::new());
+        .add_index("by-app", |_: &ConfigMap| Vec::new())
+        .unwrap();
     let untyped = factory.factory().informer::<ConfigMap>();
     assert!(
         untyped.store().index_names().contains(&"by-app".to_owned()),

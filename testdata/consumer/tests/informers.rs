@@ -261,10 +261,12 @@ pub async fn custom_indexers(env: &Env) {
             .unwrap();
     }
     let (factory, _token) = started(env, FactoryOptions::default()).await;
-    let lister = factory.bcrds().v1alpha1().examples().lister();
-    lister
-        .store()
-        .add_index("image", |e: &Example| vec![e.spec.worker_image.clone()]);
+    let examples = factory.bcrds().v1alpha1().examples();
+    examples
+        .informer()
+        .add_index("image", |e: &Example| vec![e.spec.worker_image.clone()])
+        .unwrap();
+    let lister = examples.lister();
     let mut nginx = names(lister.by_index("image", "nginx").unwrap());
     nginx.retain(|n| n.starts_with('i'));
     assert_eq!(nginx, ["i1", "i3"]);
