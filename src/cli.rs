@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
+use crate::generators::Generator;
 use crate::naming::ModulePath;
-use crate::options::{Generator, GroupVersions, HeaderSource, Options, parse_plural_exceptions};
+use crate::options::{GroupVersions, HeaderSource, Options, parse_plural_exceptions};
 use crate::run::{self, Mode, Outcome};
 
 const USAGE_ERROR: u8 = 2;
@@ -218,7 +219,7 @@ struct GenerateGroups {
     output_module: Option<String>,
 
     /// Directory for CRD YAML (one `<group>_<plural>.yaml` per kind), relative to --output-base.
-    #[arg(long, value_name = "DIR", default_value = crate::options::DEFAULT_CRD_DIR)]
+    #[arg(long, value_name = "DIR", default_value = Generator::Crd.default_dir())]
     crd_dir: PathBuf,
 
     /// Cut descriptions in CRD schemas to this many characters.
@@ -244,12 +245,12 @@ struct GenerateGroups {
     marker_paths: Option<Vec<PathBuf>>,
 
     /// Directory for the generated role.yaml, relative to --output-base.
-    #[arg(long, value_name = "DIR", default_value = crate::options::DEFAULT_RBAC_DIR)]
+    #[arg(long, value_name = "DIR", default_value = Generator::Rbac.default_dir())]
     rbac_dir: PathBuf,
 
     /// Directory for the generated webhook configurations (manifests.yaml), relative to
     /// --output-base.
-    #[arg(long, value_name = "DIR", default_value = crate::options::DEFAULT_WEBHOOK_DIR)]
+    #[arg(long, value_name = "DIR", default_value = Generator::Webhook.default_dir())]
     webhook_dir: PathBuf,
 
     /// The Service the apiserver reaches the webhooks (and conversion) through
@@ -326,16 +327,18 @@ impl GenerateGroups {
                 &self.output_pkg,
                 "output-module",
             )?,
-            crd_dir: self.crd_dir.clone(),
+            manifest_dirs: BTreeMap::from([
+                (Generator::Crd, self.crd_dir.clone()),
+                (Generator::Rbac, self.rbac_dir.clone()),
+                (Generator::Webhook, self.webhook_dir.clone()),
+            ]),
             max_description_len: self.max_description_len,
             kube_version: self
                 .kube_version
                 .unwrap_or_else(crate::known::KubeVersion::latest),
             embedded_object_meta: self.generate_embedded_object_meta,
             marker_paths: self.marker_paths.clone(),
-            rbac_dir: self.rbac_dir.clone(),
             role_name: self.role_name.clone(),
-            webhook_dir: self.webhook_dir.clone(),
             webhook_service: {
                 let mut service = crate::options::WebhookService::default();
                 if let Some((namespace, name)) = &self.webhook_service {

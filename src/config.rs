@@ -4,9 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::generators::Generator;
 use crate::known::KubeVersion;
 use crate::naming::{self, ModulePath};
-use crate::options::{Generator, GroupVersions, HeaderSource, Options};
+use crate::options::{GroupVersions, HeaderSource, Options};
 use crate::pipeline::{Error, generate};
 
 /// Builder for build.rs:
@@ -44,7 +45,7 @@ impl Default for Config {
         Config {
             apis_dir: PathBuf::from("src/apis"),
             groups: Vec::new(),
-            generators: Generator::ALL.into_iter().collect(),
+            generators: Generator::ALL.iter().copied().collect(),
             apis_module: None,
             output_module: "crate::client".to_owned(),
             boilerplate: None,
@@ -228,17 +229,16 @@ impl Config {
             plural_exceptions: self.plural_exceptions.clone(),
             apis_module,
             output_module: ModulePath::parse(&self.output_module).map_err(usage)?,
-            crd_dir: PathBuf::from(crate::options::DEFAULT_CRD_DIR),
+            // Each YAML generator's files go to its directory under `OUT_DIR`.
+            manifest_dirs: BTreeMap::new(),
             max_description_len: None,
             kube_version: self.resolved_kube_version().map_err(usage)?,
             embedded_object_meta: self.embedded_object_meta,
             // `src` of the crate, as the command line's default; the role goes to
             // `OUT_DIR/rbac/role.yaml`.
             marker_paths: None,
-            rbac_dir: PathBuf::from(crate::options::DEFAULT_RBAC_DIR),
             role_name: self.role_name.clone(),
             // Written to `OUT_DIR/webhook/manifests.yaml`.
-            webhook_dir: PathBuf::from(crate::options::DEFAULT_WEBHOOK_DIR),
             webhook_service: crate::options::WebhookService::default(),
         })
     }

@@ -4,149 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use crate::generators::Generator;
 use crate::known::KubeVersion;
 use crate::naming::ModulePath;
-
-/// A generator crdgen can run. The order here is the order `all` lists them in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Generator {
-    /// `impl kube::Resource`, group/version constants and typed constructors.
-    Register,
-    /// `impl Clone` for API types that do not derive it (Rust's deepcopy-gen).
-    Clone,
-    /// Apply configurations for server-side apply (applyconfiguration-gen); need
-    /// `register` and `clone`.
-    ApplyConfiguration,
-    /// The typed clientset; needs `register` and `clone`, which it brings along.
-    Client,
-    /// Listers over the informers' caches.
-    Lister,
-    /// Shared informers and their factory; bring `lister` along.
-    Informer,
-    /// CustomResourceDefinition YAML.
-    Crd,
-    /// A ClusterRole (and namespaced Roles) from `+kubebuilder:rbac` markers.
-    Rbac,
-    /// Mutating and validating webhook configurations from `+kubebuilder:webhook`.
-    Webhook,
-}
-
-impl Generator {
-    pub const ALL: [Generator; 9] = [
-        Generator::Register,
-        Generator::Clone,
-        Generator::ApplyConfiguration,
-        Generator::Client,
-        Generator::Lister,
-        Generator::Informer,
-        Generator::Crd,
-        Generator::Rbac,
-        Generator::Webhook,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Generator::Register => "register",
-            Generator::Clone => "clone",
-            Generator::ApplyConfiguration => "applyconfiguration",
-            Generator::Client => "client",
-            Generator::Lister => "lister",
-            Generator::Informer => "informer",
-            Generator::Crd => "crd",
-            Generator::Rbac => "rbac",
-            Generator::Webhook => "webhook",
-        }
-    }
-
-    /// Whether its output is Rust under OUTPUT_PKG (the others write YAML elsewhere).
-    pub fn writes_rust(self) -> bool {
-        !matches!(self, Generator::Crd | Generator::Rbac | Generator::Webhook)
-    }
-
-    /// Generators whose output this one's output uses.
-    fn requires(self) -> &'static [Generator] {
-        match self {
-            Generator::Client => &[
-                Generator::Register,
-                Generator::Clone,
-                Generator::ApplyConfiguration,
-            ],
-            Generator::ApplyConfiguration => &[Generator::Register, Generator::Clone],
-            Generator::Lister => &[Generator::Register],
-            Generator::Informer => &[Generator::Register, Generator::Clone, Generator::Lister],
-            Generator::Register
-            | Generator::Clone
-            | Generator::Crd
-            | Generator::Rbac
-            | Generator::Webhook => &[],
-        }
-    }
-
-    fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Generator::Clone => &["deepcopy"],
-            Generator::Register
-            | Generator::ApplyConfiguration
-            | Generator::Client
-            | Generator::Lister
-            | Generator::Informer
-            | Generator::Crd
-            | Generator::Rbac
-            | Generator::Webhook => &[],
-        }
-    }
-
-    fn from_name(name: &str) -> Option<Generator> {
-        Generator::ALL
-            .into_iter()
-            .find(|g| g.name() == name || g.aliases().contains(&name))
-    }
-
-    /// Every accepted name, for help texts and error messages.
-    pub fn valid_names() -> String {
-        let mut names = vec!["all".to_owned()];
-        for g in Generator::ALL {
-            names.push(g.name().to_owned());
-            names.extend(g.aliases().iter().map(|a| format!("{a} (= {})", g.name())));
-        }
-        names.join(", ")
-    }
-
-    /// `generators` and every generator whose output they use.
-    pub fn with_requirements(
-        generators: impl IntoIterator<Item = Generator>,
-    ) -> BTreeSet<Generator> {
-        let mut out = BTreeSet::new();
-        for g in generators {
-            out.insert(g);
-            out.extend(g.requires());
-        }
-        out
-    }
-
-    /// Parses `register,clone` or `all`.
-    pub fn parse_list(list: &str) -> Result<BTreeSet<Generator>, String> {
-        let mut named = Vec::new();
-        for name in list.split(',').map(str::trim) {
-            if name == "all" {
-                named.extend(Generator::ALL);
-            } else if let Some(g) = Generator::from_name(name) {
-                named.push(g);
-            } else if name.is_empty() {
-                return Err(format!(
-                    "empty generator name in `{list}`; valid names: {}",
-                    Generator::valid_names()
-                ));
-            } else {
-                return Err(format!(
-                    "unknown generator `{name}`; valid names: {}",
-                    Generator::valid_names()
-                ));
-            }
-        }
-        Ok(Generator::with_requirements(named))
-    }
-}
 
 /// One group directory and the versions to generate for it: `bcrds:v1alpha1,v1beta1`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -217,12 +77,6 @@ pub fn parse_plural_exceptions(spec: &str) -> Result<BTreeMap<String, String>, S
     Ok(out)
 }
 
-/// Where CRDs go by default, as in kubebuilder projects.
-pub const DEFAULT_CRD_DIR: &str = "config/crd/bases";
-/// Where the role goes by default, as in kubebuilder projects.
-pub const DEFAULT_RBAC_DIR: &str = "config/rbac";
-/// Where the webhook configurations go by default, as in kubebuilder projects.
-pub const DEFAULT_WEBHOOK_DIR: &str = "config/webhook";
 /// The role's name by default: kubebuilder's (`rbac:roleName=manager-role`).
 pub const DEFAULT_ROLE_NAME: &str = "manager-role";
 /// What the rbac generator scans by default, when it exists: the crate's sources.
@@ -305,8 +159,10 @@ pub struct Options {
     pub apis_module: ModulePath,
     /// Rust module path of OUTPUT_PKG, e.g. `crate::pkg::client`.
     pub output_module: ModulePath,
-    /// Where CRD YAML goes, relative to `output_base`; crdgen owns it too.
-    pub crd_dir: PathBuf,
+    /// Where a YAML generator's files go, relative to `output_base`, for those not in
+    /// their default directory (`config/crd/bases` for CRDs, as in kubebuilder
+    /// projects); crdgen owns the files in it that it generated, and no others.
+    pub manifest_dirs: BTreeMap<Generator, PathBuf>,
     /// Descriptions in CRD schemas are cut to this many characters.
     pub max_description_len: Option<usize>,
     /// The Kubernetes version whose types (k8s-openapi's) the API types embed.
@@ -319,14 +175,8 @@ pub struct Options {
     /// `+kubebuilder:webhook` markers are read from, relative to `output_base`; `None`
     /// for `src` when there is one.
     pub marker_paths: Option<Vec<PathBuf>>,
-    /// Where `role.yaml` goes, relative to `output_base`; crdgen owns the files in it
-    /// that it generated, and no others.
-    pub rbac_dir: PathBuf,
     /// The name of the ClusterRole and of Roles whose markers name none.
     pub role_name: String,
-    /// Where the webhook configurations (`manifests.yaml`) go, relative to `output_base`;
-    /// crdgen owns the files in it that it generated, and no others.
-    pub webhook_dir: PathBuf,
     /// Where the apiserver reaches the webhooks, in the configurations and in the CRDs
     /// that convert by webhook.
     pub webhook_service: WebhookService,
@@ -343,7 +193,7 @@ impl Options {
     ) -> Result<Options, String> {
         let (output_pkg, apis_pkg) = (output_pkg.into(), apis_pkg.into());
         Ok(Options {
-            generators: Generator::ALL.into_iter().collect(),
+            generators: Generator::ALL.iter().copied().collect(),
             output_base: output_base.into(),
             groups: GroupVersions::parse_all(groups_versions)?,
             header: HeaderSource::Default,
@@ -351,38 +201,40 @@ impl Options {
             plural_exceptions: BTreeMap::new(),
             apis_module: ModulePath::from_dir(&apis_pkg)?,
             output_module: ModulePath::from_dir(&output_pkg)?,
-            crd_dir: PathBuf::from(DEFAULT_CRD_DIR),
+            manifest_dirs: BTreeMap::new(),
             max_description_len: None,
             kube_version: KubeVersion::latest(),
             embedded_object_meta: false,
             marker_paths: None,
-            rbac_dir: PathBuf::from(DEFAULT_RBAC_DIR),
             role_name: DEFAULT_ROLE_NAME.to_owned(),
-            webhook_dir: PathBuf::from(DEFAULT_WEBHOOK_DIR),
             webhook_service: WebhookService::default(),
             output_pkg,
             apis_pkg,
         })
     }
 
+    /// Where a YAML generator's files go, relative to the output base; `None` for a
+    /// generator of Rust.
+    pub fn manifest_dir(&self, generator: Generator) -> Option<PathBuf> {
+        let default = generator.definition().manifest_dir()?.default;
+        Some(
+            self.manifest_dirs
+                .get(&generator)
+                .cloned()
+                .unwrap_or_else(|| default.into()),
+        )
+    }
+
     /// The directories crdgen owns, relative to the output base: OUTPUT_PKG when a Rust
     /// generator runs (so that CRDs can be generated on their own, as controller-gen
-    /// runs apart from code-generator), the CRD directory when CRDs are generated, and
-    /// the RBAC directory when the role is.
+    /// runs apart from code-generator), and the directory of each YAML generator that
+    /// runs.
     pub fn owned_dirs(&self) -> Vec<PathBuf> {
         let mut dirs = Vec::new();
         if self.writes_rust() {
             dirs.push(self.output_pkg.clone());
         }
-        if self.generators.contains(&Generator::Crd) {
-            dirs.push(self.crd_dir.clone());
-        }
-        if self.generators.contains(&Generator::Rbac) {
-            dirs.push(self.rbac_dir.clone());
-        }
-        if self.generators.contains(&Generator::Webhook) {
-            dirs.push(self.webhook_dir.clone());
-        }
+        dirs.extend(self.generators.iter().filter_map(|g| self.manifest_dir(*g)));
         dirs
     }
 
@@ -394,15 +246,23 @@ impl Options {
     /// Checks what the types alone cannot: both trees are plain relative paths below
     /// the output base, and neither contains the other.
     pub fn validate(&self) -> Result<(), String> {
-        let marker_paths = self.marker_paths.iter().flatten().map(|p| ("--paths", p));
+        let marker_paths = self
+            .marker_paths
+            .iter()
+            .flatten()
+            .map(|p| ("--paths", p.clone()));
+        // The YAML generators' directories, each under its flag.
+        let yaml_dirs: Vec<(&str, PathBuf)> = self
+            .generators
+            .iter()
+            .filter_map(|g| Some((g.definition().manifest_dir()?.flag, self.manifest_dir(*g)?)))
+            .collect();
         for (name, dir) in [
-            ("OUTPUT_PKG", &self.output_pkg),
-            ("APIS_PKG", &self.apis_pkg),
-            ("--crd-dir", &self.crd_dir),
-            ("--rbac-dir", &self.rbac_dir),
-            ("--webhook-dir", &self.webhook_dir),
+            ("OUTPUT_PKG", self.output_pkg.clone()),
+            ("APIS_PKG", self.apis_pkg.clone()),
         ]
         .into_iter()
+        .chain(yaml_dirs.iter().cloned())
         .chain(marker_paths)
         {
             let plain = dir.components().all(|c| {
@@ -426,22 +286,11 @@ impl Options {
                 self.apis_pkg.display()
             ));
         }
-        // The YAML generators' directories: each apart from the trees and the others.
-        let yaml_dirs = [
-            (Generator::Crd, "--crd-dir", &self.crd_dir),
-            (Generator::Rbac, "--rbac-dir", &self.rbac_dir),
-            (Generator::Webhook, "--webhook-dir", &self.webhook_dir),
-        ];
-        for (i, (generator, flag, dir)) in yaml_dirs.iter().enumerate() {
-            if !self.generators.contains(generator) {
-                continue;
-            }
+        // Each YAML generator's directory apart from the trees and the others.
+        for (i, (flag, dir)) in yaml_dirs.iter().enumerate() {
             let dir = normalize(dir);
             let overlaps = |d: &PathBuf| dir.starts_with(d) || d.starts_with(&dir);
-            let others = yaml_dirs[..i]
-                .iter()
-                .filter(|(g, ..)| self.generators.contains(g))
-                .map(|(.., d)| normalize(d));
+            let others = yaml_dirs[..i].iter().map(|(_, d)| normalize(d));
             if overlaps(&out) || overlaps(&apis) || others.into_iter().any(|d| overlaps(&d)) {
                 return Err(format!(
                     "{flag} `{}` overlaps OUTPUT_PKG, APIS_PKG or another generator's directory; each gets a directory of its own",
@@ -577,39 +426,6 @@ mod tests {
         );
         assert!(GroupVersions::parse_all("bcrds:v1,").is_err());
         assert!(GroupVersions::parse_all("  ").is_err());
-    }
-
-    #[test]
-    fn parses_generator_lists() {
-        assert_eq!(
-            Generator::parse_list("deepcopy").unwrap(),
-            BTreeSet::from([Generator::Clone])
-        );
-        assert_eq!(
-            Generator::parse_list("all").unwrap(),
-            BTreeSet::from(Generator::ALL)
-        );
-        assert_eq!(
-            Generator::parse_list("client").unwrap(),
-            BTreeSet::from([
-                Generator::Register,
-                Generator::Clone,
-                Generator::ApplyConfiguration,
-                Generator::Client
-            ])
-        );
-        assert_eq!(
-            Generator::parse_list("informer").unwrap(),
-            BTreeSet::from([
-                Generator::Register,
-                Generator::Clone,
-                Generator::Lister,
-                Generator::Informer
-            ])
-        );
-        let err = Generator::parse_list("register,lsiter").unwrap_err();
-        assert!(err.contains("unknown generator `lsiter`"), "{err}");
-        assert!(err.contains("register"), "{err}");
     }
 
     #[test]

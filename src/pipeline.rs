@@ -6,25 +6,19 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Diagnostics, Sources, render_all};
 use crate::emit::{self, OutputSet, RustModule, header::Header};
+use crate::generators::{self, Generator};
 use crate::model::{self, Model};
 use crate::naming;
-use crate::options::{Generator, Options};
-use crate::{generators, parse, rbac, scan, source, webhook};
+use crate::options::Options;
+use crate::{parse, scan, source};
 
 /// A successful generation: the model, the generated module tree, and what was read.
 #[derive(Debug)]
 pub struct Generation {
     pub model: Model,
     pub tree: RustModule,
-    /// CRDs as YAML documents (without the header) by file name, when the `crd`
-    /// generator runs.
-    pub crds: BTreeMap<String, String>,
-    /// The roles as YAML documents (without the header), when the `rbac` generator
-    /// found any rule.
-    pub role: Option<String>,
-    /// The webhook configurations as YAML documents (without the header), when the
-    /// `webhook` generator found any webhook.
-    pub webhooks: Option<String>,
+    /// Each YAML generator's files (without the header) by file name, when it runs.
+    pub manifests: BTreeMap<Generator, BTreeMap<String, String>>,
     pub header: Header,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
@@ -41,9 +35,7 @@ impl Generation {
         let Generation {
             model,
             tree,
-            crds,
-            role,
-            webhooks,
+            manifests,
             header,
             sources,
             ..
@@ -62,15 +54,10 @@ impl Generation {
             emit::add_files(tree, &header, &opts.output_pkg, &mut output)
                 .map_err(|d| Error::Diagnostics(render_all(&[d], &sources)))?;
         }
-        if opts.generators.contains(&Generator::Crd) {
-            add_crds(&mut output, &opts.crd_dir, &crds, &header);
-        }
-        let manifests = [
-            (&opts.rbac_dir, naming::ROLE_FILE, role.as_deref()),
-            (&opts.webhook_dir, naming::WEBHOOK_FILE, webhooks.as_deref()),
-        ];
-        for (dir, file, text) in manifests {
-            add_manifest(&mut output, &dir.join(file), text, &header);
+        for (generator, files) in &manifests {
+            if let Some(dir) = opts.manifest_dir(*generator) {
+                add_manifests(&mut output, &dir, files, &header);
+            }
         }
         if let Ok(freed) = freed {
             let _ = freed.join();
@@ -78,40 +65,26 @@ impl Generation {
         Ok(Files { output, sources })
     }
 
-    /// What build.rs writes into `OUT_DIR`: everything in one includable file, and the
-    /// CRDs beside it (pruned as the command line prunes them).
+    /// What build.rs writes into `OUT_DIR`: everything in one includable file, and each
+    /// YAML generator's files in its directory beside it (pruned as the command line
+    /// prunes them).
     pub fn into_build_files(self) -> Result<Files, Error> {
+        let build_dir = |g: &Generator| Some(g.definition().manifest_dir()?.build);
         let mut output = OutputSet {
-            owned_dirs: vec![
-                naming::BUILD_CRD_DIR.into(),
-                naming::BUILD_RBAC_DIR.into(),
-                naming::BUILD_WEBHOOK_DIR.into(),
-            ],
+            owned_dirs: Generator::ALL
+                .iter()
+                .filter_map(build_dir)
+                .map(PathBuf::from)
+                .collect(),
             files: BTreeMap::new(),
         };
         output
             .files
             .insert(naming::BUILD_OUTPUT_FILE.into(), self.single_file()?);
-        add_crds(
-            &mut output,
-            Path::new(naming::BUILD_CRD_DIR),
-            &self.crds,
-            &self.header,
-        );
-        let manifests = [
-            (
-                naming::BUILD_RBAC_DIR,
-                naming::ROLE_FILE,
-                self.role.as_deref(),
-            ),
-            (
-                naming::BUILD_WEBHOOK_DIR,
-                naming::WEBHOOK_FILE,
-                self.webhooks.as_deref(),
-            ),
-        ];
-        for (dir, file, text) in manifests {
-            add_manifest(&mut output, &Path::new(dir).join(file), text, &self.header);
+        for (generator, files) in &self.manifests {
+            if let Some(dir) = build_dir(generator) {
+                add_manifests(&mut output, Path::new(dir), files, &self.header);
+            }
         }
         Ok(Files {
             output,
@@ -138,17 +111,15 @@ impl Generation {
     }
 }
 
-/// Each CRD as a file under `dir`, with the header.
-fn add_crds(output: &mut OutputSet, dir: &Path, crds: &BTreeMap<String, String>, header: &Header) {
-    for (name, body) in crds {
+/// A generator's YAML files, each under `dir` with the header.
+fn add_manifests(
+    output: &mut OutputSet,
+    dir: &Path,
+    files: &BTreeMap<String, String>,
+    header: &Header,
+) {
+    for (name, body) in files {
         output.files.insert(dir.join(name), header.yaml_file(body));
-    }
-}
-
-/// A manifest of YAML documents at `path`, with the header, when there is one.
-fn add_manifest(output: &mut OutputSet, path: &Path, text: Option<&str>, header: &Header) {
-    if let Some(text) = text {
-        output.files.insert(path.to_owned(), header.yaml_file(text));
     }
 }
 
@@ -281,13 +252,18 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     } = input;
     let mut diags = Diagnostics::default();
     let parsed = parse::parse_all(&discovered, &mut diags);
-    let found = scan::scan(
-        &discovered.marker_sources(),
-        &[rbac::MARKER, webhook::MARKER],
-        &mut diags,
-    );
-    let rbac_rules = rbac::rules(&found, &mut diags);
-    let webhooks = webhook::webhooks(&found, &mut diags);
+    // The markers that belong to no type, of every generator that runs: each reads its
+    // own from them.
+    let names: Vec<&str> = opts
+        .generators
+        .iter()
+        .flat_map(|g| g.definition().markers)
+        .copied()
+        .collect();
+    let markers = scan::scan(&discovered.marker_sources(), &names, &mut diags);
+    for generator in &opts.generators {
+        (generator.definition().check_markers)(&markers, &mut diags);
+    }
     if diags.has_errors() {
         return Err(stop(diags, &sources));
     }
@@ -297,15 +273,12 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     }
     let ctx = generators::Context {
         model: &model,
-        rbac_rules: &rbac_rules,
-        webhooks: &webhooks,
+        markers: &markers,
         opts,
     };
-    let generators::Output {
+    let generators::Generated {
         rust: tree,
-        crds,
-        role,
-        webhooks,
+        manifests,
     } = generators::run(&ctx, &mut diags);
     if diags.has_errors() {
         return Err(stop(diags, &sources));
@@ -313,9 +286,7 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     Ok(Generation {
         model,
         tree,
-        crds,
-        role,
-        webhooks,
+        manifests,
         header,
         inputs: discovered.inputs,
         warnings: diags.into_sorted(),

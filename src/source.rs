@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
-use crate::options::{Generator, Options};
+use crate::options::Options;
 
 #[derive(Debug, Hash)]
 pub struct SourceFile {
@@ -132,7 +132,11 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
             versions: version_sources,
         });
     }
-    if opts.generators.contains(&Generator::Rbac) || opts.generators.contains(&Generator::Webhook) {
+    if opts
+        .generators
+        .iter()
+        .any(|g| !g.definition().markers.is_empty())
+    {
         found.marker_files = marker_files(opts, &display, &mut found.inputs, sources, diags);
     }
     found

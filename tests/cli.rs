@@ -281,7 +281,7 @@ fn usage_errors_exit_2() {
     let err = stderr(&unknown);
     assert!(
         err.contains(
-            "unknown generator `lsiter`; valid names: all, register, clone, deepcopy (= clone)"
+            "unknown generator `lsiter`; valid names: all, register, conversion, clone, deepcopy (= clone)"
         ),
         "{err}"
     );

@@ -8,7 +8,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 fn crds(opts: &crdgen::Options) -> Vec<(String, String)> {
     common::generate_files(opts)
         .into_iter()
-        .filter(|(path, _)| path.starts_with(crdgen::options::DEFAULT_CRD_DIR))
+        .filter(|(path, _)| path.starts_with("config/crd/bases"))
         .collect()
 }
 
@@ -130,8 +130,10 @@ fn a_crd_too_large_for_client_side_apply_is_a_warning() {
     let warnings = |opts: &crdgen::Options| -> String {
         let generation = crdgen::generate(opts).unwrap();
         let rendered = generation.render_warnings();
-        let crd: serde_json::Value =
-            serde_yaml_ng::from_str(&generation.crds["types.crdgen.dev_mappeds.yaml"]).unwrap();
+        let crd: serde_json::Value = serde_yaml_ng::from_str(
+            &generation.manifests[&crdgen::Generator::Crd]["types.crdgen.dev_mappeds.yaml"],
+        )
+        .unwrap();
         let size = serde_json::to_vec(&crd).unwrap().len();
         assert_eq!(
             rendered.contains("E0020"),

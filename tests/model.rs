@@ -225,8 +225,10 @@ fn kubernetes_types_through_a_glob_import_resolve_to_their_paths() {
     ] {
         assert!(model.contains(&format!("\"{path}\"")), "{path} in {model}");
     }
-    let crd: serde_json::Value =
-        serde_yaml_ng::from_str(&generation.crds["g.example.com_probes.yaml"]).unwrap();
+    let crd: serde_json::Value = serde_yaml_ng::from_str(
+        &generation.manifests[&crdgen::Generator::Crd]["g.example.com_probes.yaml"],
+    )
+    .unwrap();
     let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
     assert_eq!(
         spec["exec"]["properties"]["command"]["type"], "array",
@@ -278,8 +280,13 @@ fn kube_derive_versions_need_storage_false_on_all_but_one() {
 
     write("v1", ", storage = false");
     let generation = crdgen::generate(&opts).unwrap();
-    let crd: serde_json::Value =
-        serde_yaml_ng::from_str(generation.crds.values().next().expect("one CRD")).unwrap();
+    let crd: serde_json::Value = serde_yaml_ng::from_str(
+        generation.manifests[&crdgen::Generator::Crd]
+            .values()
+            .next()
+            .expect("one CRD"),
+    )
+    .unwrap();
     let stored: Vec<(&str, bool)> = crd["spec"]["versions"]
         .as_array()
         .unwrap()
@@ -344,6 +351,7 @@ fn a_skipped_package_generates_nothing() {
         &[],
     )
     .unwrap();
-    assert!(generation.crds.is_empty(), "{:?}", generation.crds.keys());
+    let crds = &generation.manifests[&crdgen::Generator::Crd];
+    assert!(crds.is_empty(), "{:?}", crds.keys());
     assert!(generation.model.groups["g"].versions.is_empty());
 }

@@ -11,15 +11,26 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 
-use super::Context;
+use super::{Context, Definition, Generator, Output, Place};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::emit::RustModule;
 use crate::model::{Field, Kind, KindStyle, Target, TypeDef, TypeRef, Version};
 use crate::naming::{self, applyconfig as names};
 
 const OBJECT_META: &str = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
 
-pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+/// The `applyconfiguration` generator.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "applyconfiguration",
+    aliases: &[],
+    brings: &[Generator::Register, Generator::Clone],
+    markers: &[],
+    check_markers: super::no_markers,
+    place: Place::Rust,
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
+    let tree = &mut out.rust;
     let metadata_builders = metadata_builders();
     for group in ctx.model.groups.values() {
         for version in group.versions.values() {

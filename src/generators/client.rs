@@ -11,46 +11,32 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::Context;
+use super::{Context, Definition, Generator, Output, Place};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::emit::RustModule;
-use crate::markers::{self, Marker, Value};
-use crate::model::{Kind, Version};
+use crate::markers::Value;
+use crate::model::{Kind, Verb, Version};
 use crate::naming::{self, client as names};
-
-/// client-gen's verbs, in its spelling (used by `onlyVerbs` and `skipVerbs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Verb {
-    Create,
-    Update,
-    UpdateStatus,
-    Delete,
-    DeleteCollection,
-    Get,
-    List,
-    Watch,
-    Patch,
-    Apply,
-    ApplyStatus,
-}
-
-const VERBS: [(Verb, &str); 11] = [
-    (Verb::Create, "create"),
-    (Verb::Update, "update"),
-    (Verb::UpdateStatus, "updateStatus"),
-    (Verb::Delete, "delete"),
-    (Verb::DeleteCollection, "deleteCollection"),
-    (Verb::Get, "get"),
-    (Verb::List, "list"),
-    (Verb::Watch, "watch"),
-    (Verb::Patch, "patch"),
-    (Verb::Apply, "apply"),
-    (Verb::ApplyStatus, "applyStatus"),
-];
 
 /// The clientset, its group-version clients and the kinds' clients, all as text (see
 /// `kind_clients`): their shape is fixed.
-pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+/// The `client` generator.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "client",
+    aliases: &[],
+    brings: &[
+        Generator::Register,
+        Generator::Clone,
+        Generator::ApplyConfiguration,
+    ],
+    markers: &[],
+    check_markers: super::no_markers,
+    place: Place::Rust,
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
+    let tree = &mut out.rust;
     let mut accessors = String::new();
     let mut registrations = String::new();
     let clientset = tree.child(naming::modules::CLIENTSET, || {
@@ -157,7 +143,7 @@ fn group_version(
         let kind_client = naming::ident(&names::kind_client(&kind.name));
         let accessor = naming::ident(&names::kind_accessor(&kind.name, &kind.plural));
         let plural = &kind.plural;
-        let verbs = verbs(kind, diags);
+        let verbs = kind.verbs(diags);
         if kind.namespaced {
             let all_client = naming::ident(&names::all_namespaces_client(&kind.name));
             let all_accessor =
@@ -209,54 +195,6 @@ impl {client} {{
     ));
 }
 
-/// The verbs a kind's client gets, from its `+genclient` markers.
-fn verbs(kind: &Kind, diags: &mut Diagnostics) -> BTreeSet<Verb> {
-    let find = |name: &str| kind.markers.iter().rev().find(|m| m.name == name);
-    let flag = |name: &str| markers::flag(&kind.markers, name);
-    let mut parse = |marker: &Marker| -> BTreeSet<Verb> {
-        let Value::List(names) = &marker.value else {
-            return BTreeSet::new();
-        };
-        names
-            .iter()
-            .filter_map(|name| match VERBS.iter().find(|(_, n)| n == name) {
-                Some((verb, _)) => Some(*verb),
-                None => {
-                    let valid: Vec<&str> = VERBS.iter().map(|(_, n)| *n).collect();
-                    diags.push(
-                        Diagnostic::error(
-                            Code::BadMarkerArgument,
-                            format!("`+{}` names an unknown verb `{name}`", marker.name),
-                        )
-                        .at(&kind.file, marker.pos)
-                        .hint(format!("client-gen's verbs are {}", valid.join(", "))),
-                    );
-                    None
-                }
-            })
-            .collect()
-    };
-    let mut verbs: BTreeSet<Verb> = if flag("genclient:noVerbs") {
-        BTreeSet::new()
-    } else if flag("genclient:readonly") {
-        BTreeSet::from([Verb::Get, Verb::List, Verb::Watch])
-    } else if let Some(only) = find("genclient:onlyVerbs") {
-        parse(only)
-    } else {
-        VERBS.iter().map(|(v, _)| *v).collect()
-    };
-    if let Some(skip) = find("genclient:skipVerbs") {
-        for verb in parse(skip) {
-            verbs.remove(&verb);
-        }
-    }
-    if kind.status.is_none() || flag("genclient:noStatus") {
-        verbs.remove(&Verb::UpdateStatus);
-        verbs.remove(&Verb::ApplyStatus);
-    }
-    verbs
-}
-
 /// The kind's client (and for namespaced kinds its all-namespaces client), as text:
 /// its shape is fixed, so it is written as it will read rather than built as tokens
 /// and formatted (which took most of a run's time). Every signature names the kind by
@@ -272,7 +210,6 @@ fn kind_clients(
     let client = naming::ident(&names::kind_client(&kind.name));
     let runtime = naming::RUNTIME_CRATE;
     let has = |v: Verb| verbs.contains(&v);
-    let has_status = kind.status.is_some() && !markers::has(&kind.markers, "genclient:noStatus");
     let mut out = format!("use {path} as {object};\n");
 
     // Marker-style kinds carry apiVersion and kind in an Option<TypeMeta> that may be
@@ -403,7 +340,7 @@ fn with_type_meta(object: &{object}) -> ::std::borrow::Cow<'_, {object}> {{
             "patch",
             "Patches `name` (JSON merge, JSON patch or apply).",
         ));
-        if has_status {
+        if kind.has_status_client() {
             methods.push_str(&patch("patch_status", "Patches the status of `name`."));
         }
     }

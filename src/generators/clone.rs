@@ -5,13 +5,24 @@
 
 use std::fmt::Write as _;
 
-use super::Context;
+use super::{Context, Definition, Output, Place};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::emit::RustModule;
 use crate::model::{Body, Fields, TypeDef};
 use crate::naming;
 
-pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+/// The `clone` generator.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "clone",
+    aliases: &["deepcopy"],
+    brings: &[],
+    markers: &[],
+    check_markers: super::no_markers,
+    place: Place::Rust,
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
+    let tree = &mut out.rust;
     for (_, version) in ctx.versions() {
         let mut items = String::new();
         let mut key = None;

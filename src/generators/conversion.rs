@@ -1,32 +1,39 @@
 //! Webhook conversion for the kinds marked `+crdgen:conversion:webhook`, as kubebuilder's
 //! Hub and Convertible: every version converts to and from the hub (the storage version)
 //! through `From` impls the user writes, so any two versions convert through it.
-//! Generated beside `register`: `apis::<group>::conversion::<kind>(object, to)`, each
+//! Brought along by `register`: `apis::<group>::conversion::<kind>(object, to)`, each
 //! group's `convert`, and `apis::convert` over all groups, which a conversion webhook
 //! (`crdgen_runtime::webhook::Webhooks::converter`) serves.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::Context;
+use super::{Context, Definition, Output, Place};
 use crate::diag::Diagnostics;
-use crate::emit::RustModule;
 use crate::model::Kind;
 use crate::naming;
 
 const RESULT: &str = "::std::result::Result<::serde_json::Value, ::std::string::String>";
 
-pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+/// The `conversion` generator.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "conversion",
+    aliases: &[],
+    brings: &[],
+    markers: &[],
+    check_markers: super::no_markers,
+    place: Place::Rust,
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
+    let tree = &mut out.rust;
     let mut groups = String::new();
     for group in ctx.model.groups.values() {
         // Kind name → (API version, kind), every version of it.
         let mut kinds: BTreeMap<&str, Vec<(String, &Kind)>> = BTreeMap::new();
         for version in group.versions.values() {
-            for kind in version
-                .kinds
-                .values()
-                .filter(|k| crate::schema::is_served(k))
-            {
+            for kind in version.kinds.values().filter(|k| k.is_served()) {
                 let api_version = format!("{}/{}", group.name, version.name);
                 kinds
                     .entry(&kind.name)
@@ -34,11 +41,7 @@ pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostic
                     .push((api_version, kind));
             }
         }
-        kinds.retain(|_, versions| {
-            versions
-                .iter()
-                .any(|(_, k)| crate::schema::converts_by_webhook(k))
-        });
+        kinds.retain(|_, versions| versions.iter().any(|(_, k)| k.converts_by_webhook()));
         if kinds.is_empty() {
             continue;
         }
@@ -108,7 +111,7 @@ fn kind_conversion(
         .iter()
         .map(|(api_version, kind)| (api_version.rsplit('/').next().unwrap_or_default(), *kind))
         .collect();
-    let hub = match crate::schema::storage_version(&named)? {
+    let hub = match crate::model::storage_version(&named)? {
         Ok(index) => &versions[index],
         Err(d) => {
             diags.push(d);

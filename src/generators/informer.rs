@@ -4,14 +4,25 @@
 
 use std::fmt::Write as _;
 
-use super::Context;
-use crate::emit::RustModule;
+use super::{Context, Definition, Generator, Output, Place};
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
 /// The factory, its group and version accessors, and the kinds' informers, all as text
 /// (see `client::kind_clients`): their shape is fixed.
-pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::diag::Diagnostics) {
+/// The `informer` generator.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "informer",
+    aliases: &[],
+    brings: &[Generator::Register, Generator::Clone, Generator::Lister],
+    markers: &[],
+    check_markers: super::no_markers,
+    place: Place::Rust,
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, _diags: &mut crate::diag::Diagnostics) {
+    let tree = &mut out.rust;
     let runtime = naming::RUNTIME_CRATE;
     let untyped = format!("::{runtime}::informer::InformerFactory");
     let factory = naming::ident(names::FACTORY);

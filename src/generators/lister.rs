@@ -2,12 +2,23 @@
 //! `get` is a hash lookup; a namespace's `list` reads the namespace index, so it costs
 //! in proportion to that namespace's objects. Results are shared `Arc`s, never copies.
 
-use super::Context;
-use crate::emit::RustModule;
+use super::{Context, Definition, Generator, Output, Place};
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
-pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, _diags: &mut crate::diag::Diagnostics) {
+/// The `lister` generator.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "lister",
+    aliases: &[],
+    brings: &[Generator::Register],
+    markers: &[],
+    check_markers: super::no_markers,
+    place: Place::Rust,
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, _diags: &mut crate::diag::Diagnostics) {
+    let tree = &mut out.rust;
     let listers = tree.child(naming::modules::LISTERS, || {
         "Listers: typed, indexed reads of informer caches.".to_owned()
     });

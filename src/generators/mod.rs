@@ -10,6 +10,7 @@ mod informer;
 mod lister;
 mod rbac;
 mod register;
+mod select;
 mod webhook;
 
 use std::collections::BTreeMap;
@@ -18,102 +19,173 @@ use crate::diag::Diagnostics;
 use crate::emit::RustModule;
 use crate::model::{Model, Target, TypeKey, TypeRef, Version};
 use crate::naming::{self, ModulePath};
-use crate::options::{Generator, Options};
+use crate::options::Options;
+use crate::scan::Found;
+
+/// The table: every generator, one line each, in the order `all` lists them and their
+/// outputs are merged. Everything else about a generator is its [`Definition`], in its
+/// own module.
+macro_rules! generators {
+    ($($(#[$doc:meta])* $variant:ident => $definition:path,)*) => {
+        /// A generator crdgen can run (`generate-groups`' first argument).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Generator {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Generator {
+            /// Every generator, in the table's order.
+            pub const ALL: &[Generator] = &[$(Generator::$variant,)*];
+
+            /// Everything about this generator.
+            pub(crate) fn definition(self) -> &'static Definition {
+                match self {
+                    $(Generator::$variant => &$definition,)*
+                }
+            }
+        }
+    };
+}
+
+generators! {
+    /// `impl kube::Resource`, group/version constants and typed constructors.
+    Register => register::GENERATOR,
+    /// Webhook conversion between a kind's versions, through its hub.
+    Conversion => conversion::GENERATOR,
+    /// `impl Clone` for API types that do not derive it (Rust's deepcopy-gen).
+    Clone => clone::GENERATOR,
+    /// Apply configurations for server-side apply (applyconfiguration-gen).
+    ApplyConfiguration => applyconfig::GENERATOR,
+    /// The typed clientset (client-gen).
+    Client => client::GENERATOR,
+    /// Listers over the informers' caches (lister-gen).
+    Lister => lister::GENERATOR,
+    /// Shared informers and their factory (informer-gen).
+    Informer => informer::GENERATOR,
+    /// CustomResourceDefinition YAML (controller-gen's `crd`).
+    Crd => crd::GENERATOR,
+    /// Roles from `+kubebuilder:rbac` markers (controller-gen's `rbac`).
+    Rbac => rbac::GENERATOR,
+    /// Webhook configurations from `+kubebuilder:webhook` markers (controller-gen's
+    /// `webhook`).
+    Webhook => webhook::GENERATOR,
+}
+
+/// One generator, as controller-tools' `genall.Generator` has them: its name, what it
+/// brings along, the markers it reads, where its files go, and its run.
+pub(crate) struct Definition {
+    /// The name on the command line.
+    pub name: &'static str,
+    /// Other names it answers to (`deepcopy` for `clone`).
+    pub aliases: &'static [&'static str],
+    /// Generators whose output this one's output uses: they run with it.
+    pub brings: &'static [Generator],
+    /// Markers that belong to no type, which it reads from every scanned file (the API
+    /// types and `--paths`): `kubebuilder:rbac`.
+    pub markers: &'static [&'static str],
+    /// Checks those markers, with the parsing of the sources: a mistake in one ends the
+    /// run before the model is built, as a mistake in a type does.
+    pub check_markers: fn(&[Found], &mut Diagnostics),
+    /// Where its files go.
+    pub place: Place,
+    /// Reads the model (and its markers) and adds to its output.
+    pub run: fn(&Context<'_>, &mut Output, &mut Diagnostics),
+}
+
+/// Where a generator's files go.
+pub(crate) enum Place {
+    /// Rust modules under OUTPUT_PKG (one includable file for build.rs).
+    Rust,
+    /// YAML files in a directory of its own, which crdgen owns.
+    Manifests(ManifestDir),
+}
+
+/// A YAML generator's directory: the command line's flag for it and its default, and
+/// the directory under `OUT_DIR` build.rs writes it to.
+pub(crate) struct ManifestDir {
+    pub flag: &'static str,
+    pub default: &'static str,
+    pub build: &'static str,
+}
+
+impl Definition {
+    /// Its directory, when it writes YAML.
+    pub fn manifest_dir(&self) -> Option<&ManifestDir> {
+        match &self.place {
+            Place::Manifests(dir) => Some(dir),
+            Place::Rust => None,
+        }
+    }
+}
 
 /// What every generator gets to read.
 pub struct Context<'a> {
     pub model: &'a Model,
-    /// The `+kubebuilder:rbac` rules of the scanned files.
-    pub rbac_rules: &'a [crate::rbac::Rule],
-    /// The `+kubebuilder:webhook` webhooks of the scanned files.
-    pub webhooks: &'a [crate::webhook::Webhook],
+    /// The markers that belong to no type, of every generator that runs, in file order.
+    pub markers: &'a [Found],
     pub opts: &'a Options,
 }
 
-/// Everything the generators produce: Rust modules, laid out as files (or one file for
-/// build.rs) by `emit`, and CRDs by file name, written as YAML.
+/// `check_markers` for a generator that reads none.
+fn no_markers(_: &[Found], _: &mut Diagnostics) {}
+
+/// What one generator writes: Rust modules, laid out as files (or one file for
+/// build.rs) by `emit`, and YAML documents by file name in its directory.
 #[derive(Debug, Default)]
 pub struct Output {
     pub rust: RustModule,
-    /// CRDs as YAML documents (without the header), by file name.
-    pub crds: BTreeMap<String, String>,
-    /// The roles as YAML documents (without the header), when there are rules.
-    pub role: Option<String>,
-    /// The webhook configurations as YAML documents (without the header), when there
-    /// are webhooks.
-    pub webhooks: Option<String>,
+    /// YAML documents (without the header) by file name, in the generator's directory.
+    pub manifests: BTreeMap<String, String>,
 }
 
-/// One generator, as controller-tools has them: it reads the model and adds to the
-/// output, reporting problems to `diags`.
-pub trait Generate {
-    fn generate(&self, ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics);
-}
-
-/// A generator whose whole output is Rust modules: its module's `generate` function.
-struct Rust(fn(&Context<'_>, &mut RustModule, &mut Diagnostics));
-
-impl Generate for Rust {
-    fn generate(&self, ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
-        (self.0)(ctx, &mut out.rust, diags);
-    }
-}
-
-/// The generator behind each name.
-fn generator(name: Generator) -> &'static dyn Generate {
-    match name {
-        Generator::Register => &Rust(register::generate),
-        Generator::Clone => &Rust(clone::generate),
-        Generator::ApplyConfiguration => &Rust(applyconfig::generate),
-        Generator::Client => &Rust(client::generate),
-        Generator::Lister => &Rust(lister::generate),
-        Generator::Informer => &Rust(informer::generate),
-        Generator::Crd => &crd::Crd,
-        Generator::Rbac => &rbac::Rbac,
-        Generator::Webhook => &webhook::Webhooks,
-    }
+/// Everything the generators wrote: the Rust modules of all of them, and each YAML
+/// generator's files.
+#[derive(Debug, Default)]
+pub struct Generated {
+    pub rust: RustModule,
+    pub manifests: BTreeMap<Generator, BTreeMap<String, String>>,
 }
 
 /// Runs the selected generators on as many threads as there are cores, and merges their
-/// outputs in a fixed order, so that the result is the one a run of one generator after
-/// the other would give.
-pub fn run(ctx: &Context<'_>, diags: &mut Diagnostics) -> Output {
+/// outputs in the table's order, so that the result is the one a run of one generator
+/// after the other would give.
+pub fn run(ctx: &Context<'_>, diags: &mut Diagnostics) -> Generated {
     let opts = ctx.opts;
     // The crd generator starts first: it takes longest (a schema and a YAML document per
     // kind), and the others share the remaining cores meanwhile. Outputs are merged in
-    // the generators' own order, so this order never shows in the output.
+    // the table's order, so this order never shows in the output.
     let mut names: Vec<Generator> = opts.generators.iter().copied().collect();
     names.sort_by_key(|name| *name != Generator::Crd);
     let mut results: Vec<_> = crate::parallel::map(&names, |name| {
         let mut out = Output::default();
         let mut found = Diagnostics::default();
-        generator(*name).generate(ctx, &mut out, &mut found);
+        (name.definition().run)(ctx, &mut out, &mut found);
         (*name, out, found)
     });
     results.sort_by_key(|(name, ..)| *name);
-    let mut out = Output::default();
-    for (_, output, found) in results {
-        out.rust.merge(output.rust);
-        out.crds.extend(output.crds);
-        out.role = out.role.or(output.role);
-        out.webhooks = out.webhooks.or(output.webhooks);
+    let mut generated = Generated::default();
+    for (name, output, found) in results {
+        generated.rust.merge(output.rust);
+        if name.definition().manifest_dir().is_some() {
+            generated.manifests.insert(name, output.manifests);
+        }
         diags.extend(found.into_sorted());
     }
-    out
+    generated
 }
 
-/// Objects as one YAML file of documents, each opened by `---` as controller-gen writes
-/// them; `None` for no object (no file, as controller-gen writes none).
-fn yaml_documents(objects: &[serde_json::Value]) -> Option<String> {
+/// Objects as one YAML file of documents named `file`, each opened by `---` as
+/// controller-gen writes them; no file for no object, as controller-gen writes none.
+fn add_yaml_documents(out: &mut Output, file: &str, objects: &[serde_json::Value]) {
     if objects.is_empty() {
-        return None;
+        return;
     }
     let mut text = String::new();
     for object in objects {
         text.push_str("---\n");
         text.push_str(&crate::yaml::to_string(object));
     }
-    Some(text)
+    out.manifests.insert(file.to_owned(), text);
 }
 
 /// A path valid anywhere in the crate: `crate::…` as it is, an external crate's path

@@ -2,13 +2,24 @@
 //! `impl kube::Resource`, the group and version constants, and a constructor that
 //! fills in `apiVersion` and `kind`. kube-derive kinds already have all of it.
 
-use super::Context;
+use super::{Context, Definition, Generator, Output, Place};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::emit::RustModule;
 use crate::model::{Kind, KindStyle, TypeDef};
 use crate::naming::{self, consts};
 
-pub fn generate(ctx: &Context<'_>, tree: &mut RustModule, diags: &mut Diagnostics) {
+/// The `register` generator.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "register",
+    aliases: &[],
+    brings: &[Generator::Conversion],
+    markers: &[],
+    check_markers: super::no_markers,
+    place: Place::Rust,
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
+    let tree = &mut out.rust;
     for (group_name, version) in ctx.versions() {
         let kinds: Vec<&Kind> = version
             .kinds
@@ -41,7 +52,6 @@ pub const {api_version_const}: &str = {api_version:?};
             }
         }
     }
-    super::conversion::generate(ctx, tree, diags);
 }
 
 /// `impl kube::Resource`, as text: its shape is fixed (see `client::kind_clients`).

@@ -107,7 +107,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
         for version in group.versions.values_mut() {
             find_kinds(version, &resolver, &scopes, opts, diags);
         }
-        let crd = opts.generators.contains(&crate::options::Generator::Crd);
+        let crd = opts.generators.contains(&crate::generators::Generator::Crd);
         group.name = group_name(group, from_group_file, crd, &scopes, diags);
         group.code_name = code_name(group, from_group_file, &mut code_names, diags);
         for version in group.versions.values() {

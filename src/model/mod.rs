@@ -7,6 +7,7 @@
 mod aliases;
 mod build;
 mod derive;
+mod facts;
 mod fields;
 mod group_name;
 mod kinds;
@@ -16,6 +17,7 @@ pub mod rename;
 mod resolve;
 
 pub use build::build;
+pub use facts::{Verb, storage_version};
 
 use std::collections::BTreeMap;
 

@@ -34,6 +34,10 @@ pub const CONVERSION_PATH: &str = "/convert";
 /// The file the webhook generator writes, as controller-gen names it.
 pub const WEBHOOK_FILE: &str = "manifests.yaml";
 
+/// cert-manager's annotation that has its CA injector fill in `caBundle`s (of webhook
+/// configurations and of CRDs that convert by webhook).
+pub const INJECT_CA_FROM: &str = "cert-manager.io/inject-ca-from";
+
 /// The stamp in the first output directory: a cache of the last run's fingerprints
 /// (`sink::stamp`), to be left out of version control.
 pub const STAMP_FILE: &str = ".crdgen-stamp";

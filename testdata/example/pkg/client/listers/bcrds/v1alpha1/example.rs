@@ -36,7 +36,7 @@ impl ExampleLister {
     ) -> ::std::option::Option<::std::vec::Vec<::std::sync::Arc<Object>>> {
         self.store.by_index(index, value)
     }
-    /// The cache underneath, e.g. to add an index.
+    /// The cache underneath, read-only (indexes are added on the informer).
     pub fn store(&self) -> &::crdgen_runtime::cache::Store<Object> {
         &self.store
     }

@@ -5,15 +5,40 @@
 
 mod roles;
 
-pub use roles::roles;
+use roles::roles;
 
+use super::{Context, Definition, ManifestDir, Output, Place};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::markers::{Marker, Value};
 use crate::naming;
 use crate::scan::Found;
 
 /// The marker's name in the table.
-pub const MARKER: &str = "kubebuilder:rbac";
+const MARKER: &str = "kubebuilder:rbac";
+
+/// The `rbac` generator: `role.yaml`, one YAML document per role, as controller-gen
+/// writes it.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "rbac",
+    aliases: &[],
+    brings: &[],
+    markers: &[MARKER],
+    check_markers: |found, diags| drop(rules(found, diags)),
+    place: Place::Manifests(ManifestDir {
+        flag: "--rbac-dir",
+        // As in kubebuilder projects.
+        default: "config/rbac",
+        build: naming::BUILD_RBAC_DIR,
+    }),
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, _: &mut Diagnostics) {
+    // Checked, and mistakes reported, with the parsing (`check_markers`).
+    let rules = rules(ctx.markers, &mut Diagnostics::default());
+    let roles = roles(&rules, &ctx.opts.role_name);
+    super::add_yaml_documents(out, naming::ROLE_FILE, &roles);
+}
 
 /// One `+kubebuilder:rbac` marker, checked.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -31,7 +56,7 @@ pub struct Rule {
 }
 
 /// The rules of the `+kubebuilder:rbac` markers `found`, in file order.
-pub fn rules(found: &[Found], diags: &mut Diagnostics) -> Vec<Rule> {
+fn rules(found: &[Found], diags: &mut Diagnostics) -> Vec<Rule> {
     found
         .iter()
         .filter(|f| f.marker.name == MARKER)

@@ -17,13 +17,46 @@ use crate::naming;
 use crate::options::WebhookService;
 use types::{Builder, Site};
 
+use super::{Context, Definition, ManifestDir, Output, Place};
+
+/// The `crd` generator.
+pub(super) const GENERATOR: Definition = Definition {
+    name: "crd",
+    aliases: &[],
+    brings: &[],
+    markers: &[],
+    check_markers: super::no_markers,
+    place: Place::Manifests(ManifestDir {
+        flag: "--crd-dir",
+        // As in kubebuilder projects.
+        default: "config/crd/bases",
+        build: naming::BUILD_CRD_DIR,
+    }),
+    run: generate,
+};
+
+fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
+    let opts = ctx.opts;
+    let known = known::Options {
+        version: opts.kube_version,
+        embedded_object_meta: opts.embedded_object_meta,
+    };
+    out.manifests = crds(
+        ctx.model,
+        opts.max_description_len,
+        known,
+        &opts.webhook_service,
+        diags,
+    );
+}
+
 /// One version of a kind, with its group and version.
 type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
 
 /// Every CRD of the model as a YAML document, keyed by file name
 /// (`<group>_<plural>.yaml`). CRDs are built on all cores, and each is written as YAML
 /// as soon as it is built: a CRD's JSON tree is many times the size of its text.
-pub fn crds(
+fn crds(
     model: &Model,
     max_description: Option<usize>,
     known: known::Options,
@@ -186,12 +219,12 @@ fn crd(
             return None;
         }
     }
-    let served_versions: Vec<_> = versions.iter().filter(|(.., k)| is_served(k)).collect();
+    let served_versions: Vec<_> = versions.iter().filter(|(.., k)| k.is_served()).collect();
     let named: Vec<(&str, &Kind)> = served_versions
         .iter()
         .map(|(_, v, k)| (v.name.as_str(), *k))
         .collect();
-    let storage = match storage_version(&named)? {
+    let storage = match crate::model::storage_version(&named)? {
         Ok(index) => named[index].0.to_owned(),
         Err(d) => {
             diags.push(d);
@@ -319,10 +352,10 @@ fn crd(
         ("scope", scope.into()),
         ("versions", Value::Array(out_versions)),
     ]);
-    if versions.iter().any(|(.., k)| converts_by_webhook(k)) {
+    if versions.iter().any(|(.., k)| k.converts_by_webhook()) {
         spec["conversion"] = conversion(service);
         if let Some(certificate) = &service.inject_ca_from {
-            metadata["annotations"][INJECT_CA_FROM] = certificate.as_str().into();
+            metadata["annotations"][naming::INJECT_CA_FROM] = certificate.as_str().into();
         }
     }
     Some(object([
@@ -332,56 +365,6 @@ fn crd(
         ("spec", spec),
     ]))
 }
-
-/// Whether a version of a kind is in its CRD (not `+kubebuilder:skipversion`).
-pub fn is_served(kind: &Kind) -> bool {
-    !flag(&kind.markers, "kubebuilder:skipversion")
-}
-
-/// Which of a kind's served versions (name, kind) stores its objects: the one marked
-/// `+kubebuilder:storageversion`, or the only one; why none does when it is not clear;
-/// `None` for no version at all.
-pub fn storage_version(versions: &[(&str, &Kind)]) -> Option<Result<usize, Diagnostic>> {
-    let (_, first) = versions.first()?;
-    let marked: Vec<usize> = (0..versions.len())
-        .filter(|&i| flag(&versions[i].1.markers, "kubebuilder:storageversion"))
-        .collect();
-    Some(match (versions.len(), marked.as_slice()) {
-        (1, _) => Ok(0),
-        (_, [one]) => Ok(*one),
-        (_, marked) => {
-            let names: Vec<&str> = versions.iter().map(|(name, _)| *name).collect();
-            let why = if marked.is_empty() {
-                "none is marked"
-            } else {
-                "several are marked"
-            };
-            Err(Diagnostic::error(
-                Code::Conflict,
-                format!(
-                    "kind `{}` has versions {} and {why} as the storage version",
-                    first.name,
-                    names.join(", ")
-                ),
-            )
-            .at(&first.file, first.pos)
-            .hint(match first.style {
-                // kube-derive stores every version unless told otherwise.
-                KindStyle::KubeDerive => "kube-derive makes every version a storage version unless it says `#[kube(storage = false)]`: write that on all versions but one",
-                KindStyle::Markers => "mark exactly one version's kind `+kubebuilder:storageversion`",
-            }))
-        }
-    })
-}
-
-/// Whether the kind converts between its versions by webhook
-/// (`+crdgen:conversion:webhook` on any of its versions).
-pub fn converts_by_webhook(kind: &Kind) -> bool {
-    flag(&kind.markers, "crdgen:conversion:webhook")
-}
-
-/// cert-manager's annotation that has its CA injector fill in `caBundle`s.
-pub const INJECT_CA_FROM: &str = "cert-manager.io/inject-ca-from";
 
 /// Webhook conversion as kubebuilder's `webhook_in_<kind>` patch configures it: the
 /// webhook Service at `/convert`, reviews in v1.

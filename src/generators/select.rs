@@ -1,0 +1,131 @@
+//! Choosing generators by name, as `generate-groups`' first argument does: names and
+//! aliases from the table, each brought along with what its output uses.
+
+use std::collections::BTreeSet;
+
+use super::{Generator, Place};
+
+impl Generator {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        self.definition().name
+    }
+
+    /// Whether its output is Rust under OUTPUT_PKG (the others write YAML elsewhere).
+    pub fn writes_rust(self) -> bool {
+        matches!(self.definition().place, Place::Rust)
+    }
+
+    /// Its directory by default, when it writes YAML; `""` for a generator of Rust.
+    pub(crate) fn default_dir(self) -> &'static str {
+        self.definition()
+            .manifest_dir()
+            .map_or("", |dir| dir.default)
+    }
+
+    fn from_name(name: &str) -> Option<Generator> {
+        Generator::ALL.iter().copied().find(|g| {
+            let definition = g.definition();
+            definition.name == name || definition.aliases.contains(&name)
+        })
+    }
+
+    /// Every accepted name, for help texts and error messages.
+    pub fn valid_names() -> String {
+        let mut names = vec!["all".to_owned()];
+        for g in Generator::ALL {
+            names.push(g.name().to_owned());
+            let aliases = g.definition().aliases;
+            names.extend(aliases.iter().map(|a| format!("{a} (= {})", g.name())));
+        }
+        names.join(", ")
+    }
+
+    /// `generators` and every generator whose output they use, and theirs in turn.
+    pub fn with_requirements(
+        generators: impl IntoIterator<Item = Generator>,
+    ) -> BTreeSet<Generator> {
+        let mut out = BTreeSet::new();
+        let mut pending: Vec<Generator> = generators.into_iter().collect();
+        while let Some(g) = pending.pop() {
+            if out.insert(g) {
+                pending.extend(g.definition().brings);
+            }
+        }
+        out
+    }
+
+    /// Parses `register,clone` or `all`.
+    pub fn parse_list(list: &str) -> Result<BTreeSet<Generator>, String> {
+        let mut named = Vec::new();
+        for name in list.split(',').map(str::trim) {
+            if name == "all" {
+                named.extend(Generator::ALL);
+            } else if let Some(g) = Generator::from_name(name) {
+                named.push(g);
+            } else if name.is_empty() {
+                return Err(format!(
+                    "empty generator name in `{list}`; valid names: {}",
+                    Generator::valid_names()
+                ));
+            } else {
+                return Err(format!(
+                    "unknown generator `{name}`; valid names: {}",
+                    Generator::valid_names()
+                ));
+            }
+        }
+        Ok(Generator::with_requirements(named))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_generator_lists() {
+        assert_eq!(
+            Generator::parse_list("deepcopy").unwrap(),
+            BTreeSet::from([Generator::Clone])
+        );
+        assert_eq!(
+            Generator::parse_list("all").unwrap(),
+            Generator::ALL.iter().copied().collect()
+        );
+        assert_eq!(
+            Generator::parse_list("client").unwrap(),
+            BTreeSet::from([
+                Generator::Register,
+                Generator::Conversion,
+                Generator::Clone,
+                Generator::ApplyConfiguration,
+                Generator::Client
+            ])
+        );
+        assert_eq!(
+            Generator::parse_list("informer").unwrap(),
+            BTreeSet::from([
+                Generator::Register,
+                Generator::Conversion,
+                Generator::Clone,
+                Generator::Lister,
+                Generator::Informer
+            ])
+        );
+        let err = Generator::parse_list("register,lsiter").unwrap_err();
+        assert!(err.contains("unknown generator `lsiter`"), "{err}");
+        assert!(err.contains("register"), "{err}");
+    }
+
+    #[test]
+    fn every_generator_has_one_name() {
+        let mut names = BTreeSet::new();
+        for g in Generator::ALL {
+            let definition = g.definition();
+            for name in std::iter::once(&definition.name).chain(definition.aliases) {
+                assert!(names.insert(*name), "`{name}` names two generators");
+            }
+        }
+    }
+}
