@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the bundled example's client code (testdata/example/pkg/client), the way
-# a Go operator's hack/update-codegen.sh runs generate-groups.sh.
-# Extra arguments are passed on; hack/verify-codegen.sh passes --verify-only.
+# a Go operator's hack/update-codegen.sh runs generate-groups.sh, and the marker
+# reference (docs/markers.md) from crdgen's marker table.
+# Extra arguments are passed on; hack/verify-codegen.sh passes --verify-only, which
+# checks both instead of writing them.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -10,3 +12,15 @@ cargo run --quiet --locked --bin crdgen -- generate-groups all \
   --output-base testdata/example \
   --boilerplate hack/boilerplate.rs.txt \
   "$@"
+reference=$(mktemp)
+trap 'rm -f "$reference"' EXIT
+cargo run --quiet --locked --bin crdgen -- markers >"$reference"
+if [[ " $* " == *" --verify-only "* ]]; then
+  if ! diff -u docs/markers.md "$reference"; then
+    echo "docs/markers.md is not what \`crdgen markers\` prints; run hack/update-codegen.sh" >&2
+    exit 1
+  fi
+else
+  mkdir -p docs
+  cp "$reference" docs/markers.md
+fi

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
-use crate::generators::Generator;
 use crate::naming::ModulePath;
+use crate::options::Generator;
 use crate::options::{GroupVersions, HeaderSource, Options, parse_plural_exceptions};
 use crate::run::{self, Mode, Outcome};
 
@@ -38,6 +38,9 @@ enum Command {
     /// Add to an operator project made by `crdgen init`.
     #[command(subcommand)]
     Create(Create),
+    /// Print the reference of every marker crdgen reads, as Markdown (what
+    /// docs/markers.md holds), like controller-gen's marker help.
+    Markers,
 }
 
 /// The API a scaffolded kind belongs to.
@@ -366,6 +369,10 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::GenerateGroups(args) => generate_groups(&args),
+        Command::Markers => {
+            print!("{}", crate::markers::reference());
+            ExitCode::SUCCESS
+        }
         Command::Init(args) => {
             let runtime = args
                 .runtime

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::generators::Generator;
 use crate::known::KubeVersion;
 use crate::naming::{self, ModulePath};
+use crate::options::Generator;
 use crate::options::{GroupVersions, HeaderSource, Options};
 use crate::pipeline::{Error, generate};
 

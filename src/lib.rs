@@ -34,7 +34,7 @@ mod source;
 mod yaml;
 
 pub use config::Config;
-pub use generators::Generator;
 pub use known::KubeVersion;
+pub use options::Generator;
 pub use options::{GroupVersions, HeaderSource, Options};
 pub use pipeline::{Error, Files, Generation, generate};

@@ -210,7 +210,13 @@ pub(crate) fn read(opts: &Options) -> Result<Input, Error> {
     let mut sources = Sources::default();
     let mut diags = Diagnostics::default();
     let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base);
-    let discovered = source::discover(opts, &mut sources, &mut diags);
+    // The files of `--paths` are read when a generator reads markers that belong to no
+    // type (rbac, webhook).
+    let reads_markers = opts
+        .generators
+        .iter()
+        .any(|g| !g.definition().markers.is_empty());
+    let discovered = source::discover(opts, reads_markers, &mut sources, &mut diags);
     match header {
         Ok(header) if !diags.has_errors() => Ok(Input {
             header,
@@ -258,7 +264,7 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
         .generators
         .iter()
         .flat_map(|g| g.definition().markers)
-        .copied()
+        .map(|marker| marker.name)
         .collect();
     let markers = scan::scan(&discovered.marker_sources(), &names, &mut diags);
     for generator in &opts.generators {

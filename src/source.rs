@@ -44,8 +44,15 @@ pub struct Discovered {
 }
 
 /// Reads every group and version the options name. Groups and versions are sorted
-/// and de-duplicated, so the order they were given in does not matter.
-pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) -> Discovered {
+/// and de-duplicated, so the order they were given in does not matter. With
+/// `reads_markers`, also the files of `--paths` that markers belonging to no type are
+/// read from.
+pub fn discover(
+    opts: &Options,
+    reads_markers: bool,
+    sources: &mut Sources,
+    diags: &mut Diagnostics,
+) -> Discovered {
     let mut found = Discovered::default();
     let apis_dir = opts.output_base.join(&opts.apis_pkg);
     let display = |p: &Path| display_path(&opts.output_base, p);
@@ -132,11 +139,7 @@ pub fn discover(opts: &Options, sources: &mut Sources, diags: &mut Diagnostics) 
             versions: version_sources,
         });
     }
-    if opts
-        .generators
-        .iter()
-        .any(|g| !g.definition().markers.is_empty())
-    {
+    if reads_markers {
         found.marker_files = marker_files(opts, &display, &mut found.inputs, sources, diags);
     }
     found

@@ -470,7 +470,7 @@ const ALL_CONSTRUCTOR: &str = "pub fn new(client: ::kube::Client) -> Self {\n   
 fn extra_methods(ctx: &Context<'_>, kind: &Kind, diags: &mut Diagnostics) -> String {
     let runtime = naming::RUNTIME_CRATE;
     let mut out = String::new();
-    for marker in kind.markers.iter().filter(|m| m.name == "genclient:method") {
+    for marker in crate::markers::METHOD.all(&kind.markers) {
         let Value::Args(args) = &marker.value else {
             continue;
         };

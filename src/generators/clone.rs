@@ -28,10 +28,9 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
         let mut key = None;
         // `+kubebuilder:object:generate=false` on the package or the type: no copy
         // generated (controller-gen's deepcopy switch); a type's own marker wins.
-        let generate = |markers: &[crate::markers::Marker]| match crate::markers::find(
-            markers,
-            "kubebuilder:object:generate",
-        ) {
+        let generate = |markers: &[crate::markers::Marker]| match crate::markers::OBJECT_GENERATE
+            .value(markers)
+        {
             Some(crate::markers::Value::Bool(on)) => Some(*on),
             _ => None,
         };

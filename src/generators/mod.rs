@@ -17,59 +17,29 @@ use std::collections::BTreeMap;
 
 use crate::diag::Diagnostics;
 use crate::emit::RustModule;
+use crate::markers::MarkerDef;
 use crate::model::{Model, Target, TypeKey, TypeRef, Version};
 use crate::naming::{self, ModulePath};
 use crate::options::Options;
 use crate::scan::Found;
 
-/// The table: every generator, one line each, in the order `all` lists them and their
-/// outputs are merged. Everything else about a generator is its [`Definition`], in its
-/// own module.
-macro_rules! generators {
-    ($($(#[$doc:meta])* $variant:ident => $definition:path,)*) => {
-        /// A generator crdgen can run (`generate-groups`' first argument).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum Generator {
-            $($(#[$doc])* $variant,)*
-        }
+pub use crate::options::Generator;
 
+/// Each generator's definition, by the module the list names (`options::generator_list`).
+macro_rules! definitions {
+    ($($(#[$doc:meta])* $variant:ident => $module:ident,)*) => {
         impl Generator {
-            /// Every generator, in the table's order.
-            pub const ALL: &[Generator] = &[$(Generator::$variant,)*];
-
             /// Everything about this generator.
             pub(crate) fn definition(self) -> &'static Definition {
                 match self {
-                    $(Generator::$variant => &$definition,)*
+                    $(Generator::$variant => &$module::GENERATOR,)*
                 }
             }
         }
     };
 }
 
-generators! {
-    /// `impl kube::Resource`, group/version constants and typed constructors.
-    Register => register::GENERATOR,
-    /// Webhook conversion between a kind's versions, through its hub.
-    Conversion => conversion::GENERATOR,
-    /// `impl Clone` for API types that do not derive it (Rust's deepcopy-gen).
-    Clone => clone::GENERATOR,
-    /// Apply configurations for server-side apply (applyconfiguration-gen).
-    ApplyConfiguration => applyconfig::GENERATOR,
-    /// The typed clientset (client-gen).
-    Client => client::GENERATOR,
-    /// Listers over the informers' caches (lister-gen).
-    Lister => lister::GENERATOR,
-    /// Shared informers and their factory (informer-gen).
-    Informer => informer::GENERATOR,
-    /// CustomResourceDefinition YAML (controller-gen's `crd`).
-    Crd => crd::GENERATOR,
-    /// Roles from `+kubebuilder:rbac` markers (controller-gen's `rbac`).
-    Rbac => rbac::GENERATOR,
-    /// Webhook configurations from `+kubebuilder:webhook` markers (controller-gen's
-    /// `webhook`).
-    Webhook => webhook::GENERATOR,
-}
+crate::options::generator_list!(definitions);
 
 /// One generator, as controller-tools' `genall.Generator` has them: its name, what it
 /// brings along, the markers it reads, where its files go, and its run.
@@ -81,8 +51,8 @@ pub(crate) struct Definition {
     /// Generators whose output this one's output uses: they run with it.
     pub brings: &'static [Generator],
     /// Markers that belong to no type, which it reads from every scanned file (the API
-    /// types and `--paths`): `kubebuilder:rbac`.
-    pub markers: &'static [&'static str],
+    /// types and `--paths`): `+kubebuilder:rbac`.
+    pub markers: &'static [&'static MarkerDef],
     /// Checks those markers, with the parsing of the sources: a mistake in one ends the
     /// run before the model is built, as a mistake in a type does.
     pub check_markers: fn(&[Found], &mut Diagnostics),

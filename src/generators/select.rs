@@ -2,8 +2,10 @@
 //! aliases from the table, each brought along with what its output uses.
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use super::{Generator, Place};
+use crate::options::Options;
 
 impl Generator {
     /// The name on the command line.
@@ -76,6 +78,56 @@ impl Generator {
             }
         }
         Ok(Generator::with_requirements(named))
+    }
+}
+
+/// What the selected generators' definitions say about where a run writes.
+impl Options {
+    /// Where a YAML generator's files go, relative to the output base; `None` for a
+    /// generator of Rust.
+    pub fn manifest_dir(&self, generator: Generator) -> Option<PathBuf> {
+        let default = generator.definition().manifest_dir()?.default;
+        Some(
+            self.manifest_dirs
+                .get(&generator)
+                .cloned()
+                .unwrap_or_else(|| default.into()),
+        )
+    }
+
+    /// The directories crdgen owns, relative to the output base: OUTPUT_PKG when a Rust
+    /// generator runs (so that CRDs can be generated on their own, as controller-gen
+    /// runs apart from code-generator), and the directory of each YAML generator that
+    /// runs.
+    pub fn owned_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = Vec::new();
+        if self.writes_rust() {
+            dirs.push(self.output_pkg.clone());
+        }
+        dirs.extend(self.generators.iter().filter_map(|g| self.manifest_dir(*g)));
+        dirs
+    }
+
+    /// Whether any selected generator writes Rust.
+    pub fn writes_rust(&self) -> bool {
+        self.generators.iter().any(|g| g.writes_rust())
+    }
+
+    /// Checks the options: the directories (see `validate_with`), and that a generator
+    /// is selected at all.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.generators.is_empty() {
+            return Err(format!(
+                "no generators selected; valid names: {}",
+                Generator::valid_names()
+            ));
+        }
+        let yaml_dirs: Vec<(&str, PathBuf)> = self
+            .generators
+            .iter()
+            .filter_map(|g| Some((g.definition().manifest_dir()?.flag, self.manifest_dir(*g)?)))
+            .collect();
+        self.validate_with(&yaml_dirs)
     }
 }
 

@@ -16,16 +16,13 @@ use crate::naming::{self, INJECT_CA_FROM};
 use crate::options::WebhookService;
 use crate::scan::Found;
 
-/// The marker's name in the table.
-const MARKER: &str = "kubebuilder:webhook";
-
 /// The `webhook` generator: `manifests.yaml`, one YAML document per configuration, as
 /// controller-gen writes it.
 pub(super) const GENERATOR: Definition = Definition {
     name: "webhook",
     aliases: &[],
     brings: &[],
-    markers: &[MARKER],
+    markers: &[&crate::markers::WEBHOOK],
     check_markers: |found, diags| drop(webhooks(found, diags)),
     place: Place::Manifests(ManifestDir {
         flag: "--webhook-dir",
@@ -71,7 +68,10 @@ pub struct Webhook {
 /// marker, as is a name two webhooks of one configuration share.
 fn webhooks(found: &[Found], diags: &mut Diagnostics) -> Vec<Webhook> {
     let mut out: Vec<Webhook> = Vec::new();
-    for f in found.iter().filter(|f| f.marker.name == MARKER) {
+    for f in found
+        .iter()
+        .filter(|f| f.marker.def == &crate::markers::WEBHOOK)
+    {
         match webhook(&f.marker) {
             Ok(hook)
                 if out

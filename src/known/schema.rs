@@ -246,17 +246,17 @@ impl Translator {
             let inline = options.contains(&"inline") || wire.is_empty();
             let omit_empty = options.contains(&"omitempty");
             let field_markers = parse_markers(&field.markers, Target::Field);
-            let has = |name: &str| markers::has(&field_markers, name);
-            let is_required = if has("kubebuilder:validation:Optional") {
+            let has = |marker: &markers::MarkerDef| marker.is_present(&field_markers);
+            let is_required = if has(&markers::OPTIONAL_BY_DEFAULT) {
                 false
-            } else if has("kubebuilder:validation:Required") {
+            } else if has(&markers::REQUIRED_BY_DEFAULT) {
                 true
-            } else if has("optional") {
+            } else if has(&markers::OPTIONAL) {
                 false
             } else {
-                has("required") || (!inline && !omit_empty)
+                has(&markers::REQUIRED) || (!inline && !omit_empty)
             };
-            let mut schema = if has("kubebuilder:validation:Schemaless") {
+            let mut schema = if has(&markers::SCHEMALESS) {
                 json!({})
             } else {
                 self.expression(&field.ty)?

@@ -4,15 +4,20 @@
 //! user's fields' and, from their Go source, the known Kubernetes types').
 
 mod lexer;
+mod reference;
 pub mod schema;
-pub mod table;
+mod table;
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos, did_you_mean};
-use table::{Arg, MarkerDef};
+pub use reference::reference;
+pub use table::*;
+
+/// The prefix of the list-item forms of validation markers.
+pub const ITEMS_PREFIX: &str = "kubebuilder:validation:items:";
 
 /// Where a marker stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,33 +61,6 @@ impl Value {
     }
 }
 
-/// The value of the last marker named `name`: a later marker overrides an earlier one.
-pub fn find<'a>(markers: &'a [Marker], name: &str) -> Option<&'a Value> {
-    markers
-        .iter()
-        .rev()
-        .find(|m| m.name == name)
-        .map(|m| &m.value)
-}
-
-/// Whether a marker named `name` is there, whatever its value.
-pub fn has(markers: &[Marker], name: &str) -> bool {
-    markers.iter().any(|m| m.name == name)
-}
-
-/// Whether the marker `name` is set: `+name` or `+name=true`.
-pub fn flag(markers: &[Marker], name: &str) -> bool {
-    matches!(find(markers, name), Some(Value::Bool(true)))
-}
-
-/// Argument `key` of the marker `name`: `+name:key=value`.
-pub fn arg<'a>(markers: &'a [Marker], name: &str, key: &str) -> Option<&'a Value> {
-    match find(markers, name)? {
-        Value::Args(args) => args.get(key),
-        _ => None,
-    }
-}
-
 /// One line of a doc comment, with the position of its first character: what markers
 /// are read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,9 +73,25 @@ pub struct DocLine {
 pub struct Marker {
     /// The table name; `items:` forms keep their `kubebuilder:validation:items:` name.
     pub name: String,
+    /// Its definition in the table (for an `items:` form, the marker it is a form of).
+    #[serde(skip)]
+    pub def: &'static MarkerDef,
     pub value: Value,
     #[serde(skip)]
     pub pos: Pos,
+}
+
+impl Marker {
+    /// The marker `def` with `value`, as if written at `pos` (kube-derive's attributes,
+    /// said as the markers that mean the same).
+    pub fn new(def: &'static MarkerDef, value: Value, pos: Pos) -> Self {
+        Marker {
+            name: def.name.to_owned(),
+            def,
+            value,
+            pos,
+        }
+    }
 }
 
 /// What a block of doc comment lines says: its prose and its markers.
@@ -207,6 +201,7 @@ pub fn parse(text: &str, target: Target) -> Result<Option<Marker>, Problem> {
     debug_assert!(!items || def.items_form);
     Ok(Some(Marker {
         name: name.to_owned(),
+        def,
         value,
         pos: Pos::default(),
     }))
@@ -238,7 +233,7 @@ fn unknown(text: &str) -> Problem {
     let names: Vec<String> = table::all_names().collect();
     let hint = match did_you_mean(head, names.iter().map(String::as_str)) {
         Some(best) => format!("did you mean `+{best}`?"),
-        None => "see the README's marker table for the markers crdgen knows".to_owned(),
+        None => "see the marker reference (docs/markers.md, or `crdgen markers`) for the markers crdgen knows".to_owned(),
     };
     Problem::new(
         Code::UnknownMarker,

@@ -3,11 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::table::ITEMS_PREFIX;
-use super::{Marker, Value as MarkerValue};
+use super::{ITEMS_PREFIX, Marker, Value as MarkerValue};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-
-const VALIDATION: &str = "kubebuilder:validation:";
 
 /// Applies every schema marker of `markers` (read from `file`) to `schema`; other
 /// markers are left alone.
@@ -16,17 +13,21 @@ pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Dia
     if markers.is_empty() {
         return;
     }
-    let mut ordered: Vec<&Marker> = markers.iter().collect();
-    ordered.sort_by_cached_key(|m| priority(&m.name));
+    let mut ordered: Vec<&Marker> = markers.iter().filter(|m| m.def.apply.is_some()).collect();
+    // controller-gen's order of application, whatever the order in the source (see
+    // `MarkerDef::priority`), `items:` forms last; within a priority, source order.
+    ordered.sort_by_key(|m| (m.name.starts_with(ITEMS_PREFIX), m.def.priority));
     for marker in ordered {
-        let result = if let Some(name) = marker.name.strip_prefix(ITEMS_PREFIX) {
+        let Some(apply) = marker.def.apply else {
+            continue;
+        };
+        let result = if marker.name.starts_with(ITEMS_PREFIX) {
             match schema.get_mut("items") {
-                Some(items) => one(items, name, &marker.value),
+                Some(items) => apply(items, &marker.value),
                 None => Err("an `items:` marker applies to lists only".to_owned()),
             }
         } else {
-            let name = marker.name.strip_prefix(VALIDATION).unwrap_or(&marker.name);
-            one(schema, name, &marker.value)
+            apply(schema, &marker.value)
         };
         if let Err(why) = result {
             diags.push(
@@ -38,23 +39,6 @@ pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Dia
                 .hint("check the marker against the field's type"),
             );
         }
-    }
-}
-
-/// controller-gen's order of application, whatever the order in the source: `Type`,
-/// `XIntOrString`, list types and `+default` first (so that `+kubebuilder:default` stomps
-/// `+default`, and a bound finds its type), the one-of rules after every other CEL rule,
-/// `items:` forms last. Within a priority, source order.
-fn priority(name: &str) -> u8 {
-    if name.starts_with(ITEMS_PREFIX) {
-        return 100 + priority(&name.replacen("items:", "", 1));
-    }
-    match name.strip_prefix(VALIDATION).unwrap_or(name) {
-        "Type" | "XIntOrString" | "listType" | "k8s:listType" | "default" => 9,
-        "AtMostOneOf" => 11,
-        "ExactlyOneOf" => 12,
-        "AtLeastOneOf" => 13,
-        _ => 10,
     }
 }
 
@@ -170,263 +154,301 @@ fn top_level_items(inner: &str) -> Vec<&str> {
     items
 }
 
-fn one(schema: &mut Value, name: &str, value: &MarkerValue) -> Result<(), String> {
-    let set = |schema: &mut Value, key: &str, v: Value| {
-        schema[key] = v;
-        Ok(())
-    };
-    match name {
-        "Minimum" | "Maximum" | "MultipleOf" => {
-            expect(schema, &["integer", "number"], "numbers")?;
-            let key = match name {
-                "Minimum" => "minimum",
-                "Maximum" => "maximum",
-                _ => "multipleOf",
-            };
-            set(schema, key, number(value))
+fn set(schema: &mut Value, key: &str, value: Value) -> Result<(), String> {
+    schema[key] = value;
+    Ok(())
+}
+
+fn bound(schema: &mut Value, key: &str, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["integer", "number"], "numbers")?;
+    set(schema, key, number(value))
+}
+
+pub(super) fn minimum(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    bound(schema, "minimum", value)
+}
+
+pub(super) fn maximum(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    bound(schema, "maximum", value)
+}
+
+pub(super) fn multiple_of(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    bound(schema, "multipleOf", value)
+}
+
+fn exclusive(schema: &mut Value, key: &str, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["integer", "number"], "numbers")?;
+    set(schema, key, json!(matches!(value, MarkerValue::Bool(true))))
+}
+
+pub(super) fn exclusive_minimum(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    exclusive(schema, "exclusiveMinimum", value)
+}
+
+pub(super) fn exclusive_maximum(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    exclusive(schema, "exclusiveMaximum", value)
+}
+
+pub(super) fn min_length(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect_text(schema)?;
+    set(schema, "minLength", count(value)?)
+}
+
+pub(super) fn max_length(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect_text(schema)?;
+    set(schema, "maxLength", count(value)?)
+}
+
+pub(super) fn pattern(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect_text(schema)?;
+    let pattern = text(value);
+    // The apiserver compiles every pattern (Go's RE2 syntax, which the regex crate
+    // shares: no look-around, no back-references) and refuses the CRD when one does not
+    // compile.
+    if let Err(e) = regex::Regex::new(&pattern) {
+        let why = e.to_string();
+        let last = why
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or_default();
+        let why = last.trim().trim_start_matches("error: ");
+        return Err(format!("`{pattern}` is not a regular expression: {why}"));
+    }
+    set(schema, "pattern", json!(pattern))
+}
+
+pub(super) fn min_items(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["array"], "lists")?;
+    set(schema, "minItems", count(value)?)
+}
+
+pub(super) fn max_items(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["array"], "lists")?;
+    set(schema, "maxItems", count(value)?)
+}
+
+pub(super) fn unique_items(_: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    match value {
+        MarkerValue::Bool(true) => {
+            Err("the apiserver rejects `uniqueItems: true`; use `+listType=set`".to_owned())
         }
-        "ExclusiveMinimum" | "ExclusiveMaximum" => {
-            expect(schema, &["integer", "number"], "numbers")?;
-            let key = if name == "ExclusiveMinimum" {
-                "exclusiveMinimum"
-            } else {
-                "exclusiveMaximum"
-            };
-            set(schema, key, json!(matches!(value, MarkerValue::Bool(true))))
-        }
-        "MinLength" | "MaxLength" => {
-            expect_text(schema)?;
-            let key = if name == "MinLength" {
-                "minLength"
-            } else {
-                "maxLength"
-            };
-            set(schema, key, count(value)?)
-        }
-        "Pattern" => {
-            expect_text(schema)?;
-            let pattern = text(value);
-            // The apiserver compiles every pattern (Go's RE2 syntax, which the regex
-            // crate shares: no look-around, no back-references) and refuses the CRD when
-            // one does not compile.
-            if let Err(e) = regex::Regex::new(&pattern) {
-                let why = e.to_string();
-                let last = why
-                    .lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or_default();
-                let why = last.trim().trim_start_matches("error: ");
-                return Err(format!("`{pattern}` is not a regular expression: {why}"));
-            }
-            set(schema, "pattern", json!(pattern))
-        }
-        "MinItems" | "MaxItems" => {
-            expect(schema, &["array"], "lists")?;
-            set(
-                schema,
-                if name == "MinItems" {
-                    "minItems"
-                } else {
-                    "maxItems"
-                },
-                count(value)?,
-            )
-        }
-        "UniqueItems" => match value {
-            MarkerValue::Bool(true) => {
-                Err("the apiserver rejects `uniqueItems: true`; use `+listType=set`".to_owned())
-            }
-            _ => Ok(()),
-        },
-        "MinProperties" | "MaxProperties" => {
-            expect(schema, &["object"], "maps and objects")?;
-            set(
-                schema,
-                if name == "MinProperties" {
-                    "minProperties"
-                } else {
-                    "maxProperties"
-                },
-                count(value)?,
-            )
-        }
-        "Enum" => {
-            let MarkerValue::List(items) = value else {
-                return Err("it needs a list".into());
-            };
-            let values = items
-                .iter()
-                .map(|i| literal(schema, i))
-                .collect::<Result<Vec<_>, _>>()?;
-            set(schema, "enum", json!(values))
-        }
-        "Format" => set(schema, "format", json!(text(value))),
-        "Type" => {
-            let t = text(value);
-            if !["string", "integer", "number", "boolean", "array", "object"].contains(&t.as_str())
-            {
-                return Err(format!("`{t}` is not an OpenAPI type"));
-            }
-            if let Some(map) = schema.as_object_mut() {
-                map.remove("format");
-            }
-            set(schema, "type", json!(t))
-        }
-        "Nullable" | "nullable" => set(schema, "nullable", json!(true)),
-        "XPreserveUnknownFields" | "kubebuilder:pruning:PreserveUnknownFields" => {
-            set(schema, "x-kubernetes-preserve-unknown-fields", json!(true))
-        }
-        "XEmbeddedResource" | "EmbeddedResource" => {
-            expect(schema, &["object"], "objects")?;
-            set(schema, "x-kubernetes-embedded-resource", json!(true))
-        }
-        "XIntOrString" => {
-            if let Some(map) = schema.as_object_mut() {
-                map.remove("type");
-                map.remove("format");
-            }
-            set(schema, "x-kubernetes-int-or-string", json!(true))
-        }
-        "XValidation" => {
-            let MarkerValue::Args(args) = value else {
-                return Err("it needs arguments".into());
-            };
-            let mut rule = serde_json::Map::new();
-            for (key, v) in args {
-                rule.insert(
-                    key.clone(),
-                    match v {
-                        MarkerValue::Bool(b) => json!(b),
-                        other => json!(text(other)),
-                    },
-                );
-            }
-            push_rule(schema, Value::Object(rule));
-            Ok(())
-        }
-        // The builder gives a Schemaless field an empty schema before any marker applies.
-        "Schemaless" => Ok(()),
-        "kubebuilder:default" | "kubebuilder:example" => {
-            let key = if name == "kubebuilder:default" {
-                "default"
-            } else {
-                "example"
-            };
-            let v = literal(schema, &text(value))?;
-            set(schema, key, v)
-        }
-        "default" => {
-            let raw = text(value);
-            // controller-gen skips `ref(Constant)`: a Go constant has no value in source.
-            if raw.trim_start().starts_with("ref(") {
-                return Ok(());
-            }
-            let v = serde_json::from_str(&raw).map_err(|e| {
-                format!("`{raw}` is not JSON ({e}); `+kubebuilder:default` takes YAML")
-            })?;
-            set(schema, "default", v)
-        }
-        "kubebuilder:title" => set(schema, "title", json!(text(value))),
-        "kubebuilder:externalDocs" => {
-            let MarkerValue::Args(args) = value else {
-                return Err("it needs `url=`".into());
-            };
-            let url = args.get("url").map(text).unwrap_or_default();
-            // Go's url.ParseRequestURI, which controller-gen checks with: an absolute
-            // URI or an absolute path.
-            let absolute = url.split_once(':').is_some_and(|(scheme, rest)| {
-                !rest.is_empty()
-                    && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                    && scheme
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-            });
-            if !(absolute || url.starts_with('/')) || url.contains(char::is_whitespace) {
-                return Err(format!("`{url}` is not an absolute URL"));
-            }
-            let mut docs = json!({"url": url});
-            if let Some(description) = args.get("description").map(text).filter(|d| !d.is_empty()) {
-                docs["description"] = json!(description);
-            }
-            set(schema, "externalDocs", docs)
-        }
-        "ExactlyOneOf" | "AtMostOneOf" | "AtLeastOneOf" => {
-            let MarkerValue::List(fields) = value else {
-                return Err("it needs a list of field names".into());
-            };
-            if fields.is_empty() {
-                return Ok(());
-            }
-            let has: Vec<String> = fields.iter().map(|f| format!("has(self.{f})")).collect();
-            let count = format!("[{}].filter(x,x==true).size()", has.join(","));
-            // Go's `%v` of the names: `[a b]`.
-            let names = format!("[{}]", fields.join(" "));
-            let (rule, message) = match name {
-                "ExactlyOneOf" => (
-                    format!("{count} == 1"),
-                    format!("exactly one of the fields in {names} must be set"),
-                ),
-                "AtMostOneOf" => (
-                    format!("{count} <= 1"),
-                    format!("at most one of the fields in {names} may be set"),
-                ),
-                _ => (
-                    format!("{count} >= 1"),
-                    format!("at least one of the fields in {names} must be set"),
-                ),
-            };
-            push_rule(schema, json!({"rule": rule, "message": message}));
-            Ok(())
-        }
-        "k8s:immutable" => {
-            push_rule(
-                schema,
-                json!({"rule": "self == oldSelf", "message": "field is immutable"}),
-            );
-            Ok(())
-        }
-        // controller-gen lists a `+k8s:enum` type's values sorted (as JSON text).
-        "k8s:enum" => match schema.get_mut("enum") {
-            Some(Value::Array(values)) => {
-                values.sort_by_key(|v| v.to_string());
-                Ok(())
-            }
-            _ => Err(
-                "`+k8s:enum` takes its values from the variants of a unit enum, and this is none"
-                    .into(),
-            ),
-        },
-        "listType" | "k8s:listType" => {
-            expect(schema, &["array"], "lists")?;
-            let t = text(value);
-            if !["atomic", "set", "map"].contains(&t.as_str()) {
-                return Err(format!("list type `{t}` is none of atomic, set, map"));
-            }
-            set(schema, "x-kubernetes-list-type", json!(t))
-        }
-        "listMapKey" | "k8s:listMapKey" => {
-            expect(schema, &["array"], "lists")?;
-            let keys = schema.as_object_mut().map(|m| {
-                m.entry("x-kubernetes-list-map-keys")
-                    .or_insert_with(|| json!([]))
-            });
-            if let Some(Value::Array(keys)) = keys {
-                keys.push(json!(text(value)));
-            }
-            Ok(())
-        }
-        "mapType" | "structType" => {
-            expect(schema, &["object"], "maps and objects")?;
-            let t = text(value);
-            if !["granular", "atomic"].contains(&t.as_str()) {
-                return Err(format!("`{t}` is neither granular nor atomic"));
-            }
-            set(schema, "x-kubernetes-map-type", json!(t))
-        }
-        // Kind, client and package markers, and optional/required (read by the builder).
         _ => Ok(()),
     }
+}
+
+pub(super) fn min_properties(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["object"], "maps and objects")?;
+    set(schema, "minProperties", count(value)?)
+}
+
+pub(super) fn max_properties(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["object"], "maps and objects")?;
+    set(schema, "maxProperties", count(value)?)
+}
+
+pub(super) fn enumeration(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    let MarkerValue::List(items) = value else {
+        return Err("it needs a list".into());
+    };
+    let values = items
+        .iter()
+        .map(|i| literal(schema, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    set(schema, "enum", json!(values))
+}
+
+pub(super) fn format(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    set(schema, "format", json!(text(value)))
+}
+
+pub(super) fn type_(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    let t = text(value);
+    if !["string", "integer", "number", "boolean", "array", "object"].contains(&t.as_str()) {
+        return Err(format!("`{t}` is not an OpenAPI type"));
+    }
+    if let Some(map) = schema.as_object_mut() {
+        map.remove("format");
+    }
+    set(schema, "type", json!(t))
+}
+
+pub(super) fn nullable(schema: &mut Value, _: &MarkerValue) -> Result<(), String> {
+    set(schema, "nullable", json!(true))
+}
+
+pub(super) fn preserve_unknown_fields(schema: &mut Value, _: &MarkerValue) -> Result<(), String> {
+    set(schema, "x-kubernetes-preserve-unknown-fields", json!(true))
+}
+
+pub(super) fn embedded_resource(schema: &mut Value, _: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["object"], "objects")?;
+    set(schema, "x-kubernetes-embedded-resource", json!(true))
+}
+
+pub(super) fn int_or_string(schema: &mut Value, _: &MarkerValue) -> Result<(), String> {
+    if let Some(map) = schema.as_object_mut() {
+        map.remove("type");
+        map.remove("format");
+    }
+    set(schema, "x-kubernetes-int-or-string", json!(true))
+}
+
+pub(super) fn x_validation(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    let MarkerValue::Args(args) = value else {
+        return Err("it needs arguments".into());
+    };
+    let mut rule = serde_json::Map::new();
+    for (key, v) in args {
+        rule.insert(
+            key.clone(),
+            match v {
+                MarkerValue::Bool(b) => json!(b),
+                other => json!(text(other)),
+            },
+        );
+    }
+    push_rule(schema, Value::Object(rule));
+    Ok(())
+}
+
+pub(super) fn kubebuilder_default(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    let v = literal(schema, &text(value))?;
+    set(schema, "default", v)
+}
+
+pub(super) fn example(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    let v = literal(schema, &text(value))?;
+    set(schema, "example", v)
+}
+
+/// Kubernetes' own `+default`: JSON.
+pub(super) fn default(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    let raw = text(value);
+    // controller-gen skips `ref(Constant)`: a Go constant has no value in source.
+    if raw.trim_start().starts_with("ref(") {
+        return Ok(());
+    }
+    let v = serde_json::from_str(&raw)
+        .map_err(|e| format!("`{raw}` is not JSON ({e}); `+kubebuilder:default` takes YAML"))?;
+    set(schema, "default", v)
+}
+
+pub(super) fn title(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    set(schema, "title", json!(text(value)))
+}
+
+pub(super) fn external_docs(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    let MarkerValue::Args(args) = value else {
+        return Err("it needs `url=`".into());
+    };
+    let url = args.get("url").map(text).unwrap_or_default();
+    // Go's url.ParseRequestURI, which controller-gen checks with: an absolute URI or an
+    // absolute path.
+    let absolute = url.split_once(':').is_some_and(|(scheme, rest)| {
+        !rest.is_empty()
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    if !(absolute || url.starts_with('/')) || url.contains(char::is_whitespace) {
+        return Err(format!("`{url}` is not an absolute URL"));
+    }
+    let mut docs = json!({"url": url});
+    if let Some(description) = args.get("description").map(text).filter(|d| !d.is_empty()) {
+        docs["description"] = json!(description);
+    }
+    set(schema, "externalDocs", docs)
+}
+
+/// A one-of rule: how many of the fields may be set, as a CEL comparison, with
+/// controller-gen's message (`exactly one of the fields in [a b] must be set`).
+fn one_of(
+    schema: &mut Value,
+    value: &MarkerValue,
+    comparison: &str,
+    (quantity, verb): (&str, &str),
+) -> Result<(), String> {
+    let MarkerValue::List(fields) = value else {
+        return Err("it needs a list of field names".into());
+    };
+    if fields.is_empty() {
+        return Ok(());
+    }
+    let has: Vec<String> = fields.iter().map(|f| format!("has(self.{f})")).collect();
+    let count = format!("[{}].filter(x,x==true).size()", has.join(","));
+    // Go's `%v` of the names: `[a b]`.
+    let names = format!("[{}]", fields.join(" "));
+    let rule = format!("{count} {comparison}");
+    let message = format!("{quantity} of the fields in {names} {verb} set");
+    push_rule(schema, json!({"rule": rule, "message": message}));
+    Ok(())
+}
+
+pub(super) fn exactly_one_of(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    one_of(schema, value, "== 1", ("exactly one", "must be"))
+}
+
+pub(super) fn at_most_one_of(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    one_of(schema, value, "<= 1", ("at most one", "may be"))
+}
+
+pub(super) fn at_least_one_of(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    one_of(schema, value, ">= 1", ("at least one", "must be"))
+}
+
+pub(super) fn immutable(schema: &mut Value, _: &MarkerValue) -> Result<(), String> {
+    push_rule(
+        schema,
+        json!({"rule": "self == oldSelf", "message": "field is immutable"}),
+    );
+    Ok(())
+}
+
+/// controller-gen lists a `+k8s:enum` type's values sorted (as JSON text).
+pub(super) fn k8s_enum(schema: &mut Value, _: &MarkerValue) -> Result<(), String> {
+    match schema.get_mut("enum") {
+        Some(Value::Array(values)) => {
+            values.sort_by_key(|v| v.to_string());
+            Ok(())
+        }
+        _ => Err(
+            "`+k8s:enum` takes its values from the variants of a unit enum, and this is none"
+                .into(),
+        ),
+    }
+}
+
+pub(super) fn list_type(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["array"], "lists")?;
+    let t = text(value);
+    if !["atomic", "set", "map"].contains(&t.as_str()) {
+        return Err(format!("list type `{t}` is none of atomic, set, map"));
+    }
+    set(schema, "x-kubernetes-list-type", json!(t))
+}
+
+pub(super) fn list_map_key(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["array"], "lists")?;
+    let keys = schema.as_object_mut().map(|m| {
+        m.entry("x-kubernetes-list-map-keys")
+            .or_insert_with(|| json!([]))
+    });
+    if let Some(Value::Array(keys)) = keys {
+        keys.push(json!(text(value)));
+    }
+    Ok(())
+}
+
+/// `+mapType` and `+structType`: both are `x-kubernetes-map-type`.
+pub(super) fn map_type(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
+    expect(schema, &["object"], "maps and objects")?;
+    let t = text(value);
+    if !["granular", "atomic"].contains(&t.as_str()) {
+        return Err(format!("`{t}` is neither granular nor atomic"));
+    }
+    set(schema, "x-kubernetes-map-type", json!(t))
 }
 
 /// Adds a CEL rule to the schema's `x-kubernetes-validations`.

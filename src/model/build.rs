@@ -93,7 +93,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
     });
     for (group, version) in resolved {
         // `+kubebuilder:skip` on a version's package: no generator sees it.
-        if crate::markers::flag(&version.markers, "kubebuilder:skip") {
+        if crate::markers::SKIP.is_set(&version.markers) {
             continue;
         }
         if let Some(group) = model.groups.get_mut(&group) {
@@ -107,7 +107,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
         for version in group.versions.values_mut() {
             find_kinds(version, &resolver, &scopes, opts, diags);
         }
-        let crd = opts.generators.contains(&crate::generators::Generator::Crd);
+        let crd = opts.generators.contains(&crate::options::Generator::Crd);
         group.name = group_name(group, from_group_file, crd, &scopes, diags);
         group.code_name = code_name(group, from_group_file, &mut code_names, diags);
         for version in group.versions.values() {
@@ -352,8 +352,8 @@ fn find_kinds(
     exceptions.extend(opts.plural_exceptions.clone());
     let mut kinds: Vec<Kind> = Vec::new();
     for ty in version.types.values() {
-        let marked = markers::flag(&ty.markers, "genclient")
-            || markers::flag(&ty.markers, "kubebuilder:object:root");
+        let marked =
+            markers::GENCLIENT.is_set(&ty.markers) || markers::OBJECT_ROOT.is_set(&ty.markers);
         match (&ty.kube, marked) {
             (Some(_), true) => diags.push(
                 Diagnostic::error(Code::Conflict, format!("`{}` is both a `#[derive(CustomResource)]` spec and a marked kind", ty.key.name))

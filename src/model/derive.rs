@@ -9,7 +9,7 @@ use super::names;
 use super::resolve::{Resolver, Scope};
 use super::{Kind, KindStyle, Target, TypeDef, TypeKey, TypeRef, Version};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::markers::{Marker, Value};
+use crate::markers::{self, Marker, MarkerDef, Value};
 use crate::naming;
 
 pub(super) fn derive_kind(
@@ -139,11 +139,7 @@ pub(super) fn derive_kind(
 /// that mean the same, so that the CRD generator reads one language.
 pub(super) fn derive_markers(ty: &TypeDef, attrs: &super::KubeAttrs) -> Vec<Marker> {
     let mut out = ty.markers.clone();
-    let marker = |name: &str, value: Value| Marker {
-        name: name.to_owned(),
-        value,
-        pos: attrs.pos,
-    };
+    let marker = |def: &'static MarkerDef, value: Value| Marker::new(def, value, attrs.pos);
     let args = |map: &BTreeMap<String, String>| {
         Value::Args(
             map.iter()
@@ -161,32 +157,27 @@ pub(super) fn derive_markers(ty: &TypeDef, attrs: &super::KubeAttrs) -> Vec<Mark
         attrs
             .printcolumns
             .iter()
-            .map(|p| marker("kubebuilder:printcolumn", args(p))),
+            .map(|p| marker(&markers::PRINT_COLUMN, args(p))),
     );
-    out.extend(
-        attrs
-            .scale
-            .iter()
-            .map(|s| marker("kubebuilder:subresource:scale", args(s))),
-    );
+    out.extend(attrs.scale.iter().map(|s| marker(&markers::SCALE, args(s))));
     out.extend(attrs.selectable.iter().map(|path| {
         marker(
-            "kubebuilder:selectablefield",
+            &markers::SELECTABLE_FIELD,
             args(&BTreeMap::from([("JSONPath".to_owned(), path.clone())])),
         )
     }));
     if attrs.storage != Some(false) {
-        out.push(marker("kubebuilder:storageversion", Value::Bool(true)));
+        out.push(marker(&markers::STORAGE_VERSION, Value::Bool(true)));
     }
     if attrs.served == Some(false) {
-        out.push(marker("kubebuilder:unservedversion", Value::Bool(true)));
+        out.push(marker(&markers::UNSERVED_VERSION, Value::Bool(true)));
     }
     if let Some(warning) = &attrs.deprecated {
         let warning: BTreeMap<String, String> = warning
             .iter()
             .map(|w| ("warning".to_owned(), w.clone()))
             .collect();
-        out.push(marker("kubebuilder:deprecatedversion", args(&warning)));
+        out.push(marker(&markers::DEPRECATED_VERSION, args(&warning)));
     }
     if !attrs.annotations.is_empty() || !attrs.labels.is_empty() {
         let list = |pairs: &[(String, String)]| {
@@ -196,7 +187,7 @@ pub(super) fn derive_markers(ty: &TypeDef, attrs: &super::KubeAttrs) -> Vec<Mark
             ("annotations".to_owned(), list(&attrs.annotations)),
             ("labels".to_owned(), list(&attrs.labels)),
         ]);
-        out.push(marker("kubebuilder:metadata", Value::Args(metadata)));
+        out.push(marker(&markers::METADATA, Value::Args(metadata)));
     }
     out
 }

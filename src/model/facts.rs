@@ -6,18 +6,18 @@ use std::collections::BTreeSet;
 
 use super::{Kind, KindStyle};
 use crate::diag::{Code, Diagnostic, Diagnostics};
-use crate::markers::{self, Marker, Value};
+use crate::markers::{self, Marker, MarkerDef, Value};
 
 impl Kind {
     /// Whether this version of the kind is in its CRD (not `+kubebuilder:skipversion`).
     pub fn is_served(&self) -> bool {
-        !markers::flag(&self.markers, "kubebuilder:skipversion")
+        !markers::SKIP_VERSION.is_set(&self.markers)
     }
 
     /// Whether the kind converts between its versions by webhook
     /// (`+crdgen:conversion:webhook` on any of its versions).
     pub fn converts_by_webhook(&self) -> bool {
-        markers::flag(&self.markers, "crdgen:conversion:webhook")
+        markers::CONVERSION_WEBHOOK.is_set(&self.markers)
     }
 }
 
@@ -27,7 +27,7 @@ impl Kind {
 pub fn storage_version(versions: &[(&str, &Kind)]) -> Option<Result<usize, Diagnostic>> {
     let (_, first) = versions.first()?;
     let marked: Vec<usize> = (0..versions.len())
-        .filter(|&i| markers::flag(&versions[i].1.markers, "kubebuilder:storageversion"))
+        .filter(|&i| markers::STORAGE_VERSION.is_set(&versions[i].1.markers))
         .collect();
     Some(match (versions.len(), marked.as_slice()) {
         (1, _) => Ok(0),
@@ -92,8 +92,8 @@ impl Kind {
     /// reads them; an unknown verb is reported and left out.
     pub fn verbs(&self, diags: &mut Diagnostics) -> BTreeSet<Verb> {
         let kind = self;
-        let find = |name: &str| kind.markers.iter().rev().find(|m| m.name == name);
-        let flag = |name: &str| markers::flag(&kind.markers, name);
+        let find = |marker: &MarkerDef| kind.markers.iter().rev().find(|m| m.def == marker);
+        let flag = |marker: &MarkerDef| marker.is_set(&kind.markers);
         let mut parse = |marker: &Marker| -> BTreeSet<Verb> {
             let Value::List(names) = &marker.value else {
                 return BTreeSet::new();
@@ -117,16 +117,16 @@ impl Kind {
                 })
                 .collect()
         };
-        let mut verbs: BTreeSet<Verb> = if flag("genclient:noVerbs") {
+        let mut verbs: BTreeSet<Verb> = if flag(&markers::NO_VERBS) {
             BTreeSet::new()
-        } else if flag("genclient:readonly") {
+        } else if flag(&markers::READONLY) {
             BTreeSet::from([Verb::Get, Verb::List, Verb::Watch])
-        } else if let Some(only) = find("genclient:onlyVerbs") {
+        } else if let Some(only) = find(&markers::ONLY_VERBS) {
             parse(only)
         } else {
             VERBS.iter().map(|(v, _)| *v).collect()
         };
-        if let Some(skip) = find("genclient:skipVerbs") {
+        if let Some(skip) = find(&markers::SKIP_VERBS) {
             for verb in parse(skip) {
                 verbs.remove(&verb);
             }
@@ -141,6 +141,6 @@ impl Kind {
     /// Whether the kind's client reaches its status: it has one, and is not marked
     /// `+genclient:noStatus`.
     pub fn has_status_client(&self) -> bool {
-        self.status.is_some() && !markers::flag(&self.markers, "genclient:noStatus")
+        self.status.is_some() && !markers::NO_STATUS.is_set(&self.markers)
     }
 }

@@ -67,15 +67,15 @@ pub(super) fn finish_fields(
                 (None, None) => rust_name.to_owned(),
             });
         }
-        let has = |name: &str| markers::has(&field.markers, name);
-        field.optional = !has("required")
-            && !has("k8s:required")
+        let has = |marker: &markers::MarkerDef| marker.is_present(&field.markers);
+        field.optional = !has(&markers::REQUIRED)
+            && !has(&markers::K8S_REQUIRED)
             && (field.ty.option_inner().is_some()
                 || field.serde.default
                 || container_default
                 || field.serde.skip_serializing_if
-                || has("optional")
-                || has("k8s:optional"));
+                || has(&markers::OPTIONAL)
+                || has(&markers::K8S_OPTIONAL));
     }
     if named {
         report_field_collisions(fields, file, diags);

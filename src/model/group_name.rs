@@ -8,17 +8,14 @@ use super::names;
 use super::resolve::Scopes;
 use super::{Group, KindStyle};
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
-use crate::markers::Marker;
+use crate::markers::{GROUP_GO_NAME, GROUP_NAME, Marker, MarkerDef};
 use crate::naming;
-
-const GROUP_NAME: &str = "groupName";
-const GROUP_GO_NAME: &str = "groupGoName";
 
 /// `+groupName` and `+groupGoName` markers with the file each is in.
 pub(super) fn located(file: &str, markers: Vec<Marker>) -> Vec<(String, Marker)> {
     markers
         .into_iter()
-        .filter(|m| m.name == GROUP_NAME || m.name == GROUP_GO_NAME)
+        .filter(|m| m.def == &GROUP_NAME || m.def == &GROUP_GO_NAME)
         .map(|m| (file.to_owned(), m))
         .collect()
 }
@@ -27,12 +24,12 @@ pub(super) fn located(file: &str, markers: Vec<Marker>) -> Vec<(String, Marker)>
 /// naming both.
 fn one_marker<'a>(
     found: &'a [(String, Marker)],
-    marker_name: &str,
+    wanted: &MarkerDef,
     check: impl Fn(&str, &str, Pos) -> Result<(), Diagnostic>,
     diags: &mut Diagnostics,
 ) -> Option<(&'a str, &'a Marker)> {
     let mut first: Option<(&str, &Marker)> = None;
-    for (file, marker) in found.iter().filter(|(_, m)| m.name == marker_name) {
+    for (file, marker) in found.iter().filter(|(_, m)| m.def == wanted) {
         let Some(name) = marker.value.as_str() else {
             continue;
         };
@@ -70,7 +67,7 @@ fn conflict(first_file: &str, first: &Marker, file: &str, marker: &Marker) -> Di
     .hint(format!("a group has one `+{}`: keep one", marker.name))
 }
 
-/// The one marker named `marker_name` of a version, of the group's module file, or of
+/// The one marker of a kind of a version, of the group's module file, or of
 /// both when they agree.
 fn version_or_group_marker<'a>(
     version_level: Option<(&'a str, &'a Marker)>,
@@ -95,10 +92,11 @@ pub(super) fn group_name(
     diags: &mut Diagnostics,
 ) -> String {
     let check = |name: &str, file: &str, pos| names::check_group(name, crd, file, pos);
-    let group_level = from_group_file.and_then(|found| one_marker(found, GROUP_NAME, check, diags));
+    let group_level =
+        from_group_file.and_then(|found| one_marker(found, &GROUP_NAME, check, diags));
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     for version in group.versions.values() {
-        let version_level = one_marker(&version.group_markers, GROUP_NAME, check, diags);
+        let version_level = one_marker(&version.group_markers, &GROUP_NAME, check, diags);
         let name = version_or_group_marker(version_level, group_level, diags)
             .and_then(|(_, m)| m.value.as_str())
             .map(str::to_owned)
@@ -118,8 +116,8 @@ pub(super) fn group_name(
                 names.insert(version.name.clone(), name);
             }
             // A `+groupName` that is there but invalid has been reported already.
-            None if has(&version.group_markers, GROUP_NAME)
-                || from_group_file.is_some_and(|f| has(f, GROUP_NAME)) => {}
+            None if has(&version.group_markers, &GROUP_NAME)
+                || from_group_file.is_some_and(|f| has(f, &GROUP_NAME)) => {}
             None => {
                 let module_file = scopes
                     .get(&(group.dir.clone(), version.name.clone(), None))
@@ -152,8 +150,8 @@ pub(super) fn group_name(
     names.into_values().next().unwrap_or_default()
 }
 
-fn has(found: &[(String, Marker)], marker_name: &str) -> bool {
-    found.iter().any(|(_, m)| m.name == marker_name)
+fn has(found: &[(String, Marker)], wanted: &MarkerDef) -> bool {
+    found.iter().any(|(_, m)| m.def == wanted)
 }
 
 /// What the group's generated accessors and types are named after (`example_group_v1()`,
@@ -168,12 +166,12 @@ pub(super) fn code_name(
     diags: &mut Diagnostics,
 ) -> String {
     let group_level = from_group_file
-        .and_then(|found| one_marker(found, GROUP_GO_NAME, names::check_group_go_name, diags));
+        .and_then(|found| one_marker(found, &GROUP_GO_NAME, names::check_group_go_name, diags));
     let mut found: BTreeMap<String, (&str, &Marker)> = BTreeMap::new();
     for version in group.versions.values() {
         let version_level = one_marker(
             &version.group_markers,
-            GROUP_GO_NAME,
+            &GROUP_GO_NAME,
             names::check_group_go_name,
             diags,
         );
@@ -197,8 +195,8 @@ pub(super) fn code_name(
         .versions
         .values()
         .filter(|v| {
-            !has(&v.group_markers, GROUP_GO_NAME)
-                && !from_group_file.is_some_and(|f| has(f, GROUP_GO_NAME))
+            !has(&v.group_markers, &GROUP_GO_NAME)
+                && !from_group_file.is_some_and(|f| has(f, &GROUP_GO_NAME))
         })
         .map(|v| v.name.as_str())
         .collect();

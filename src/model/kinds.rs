@@ -111,8 +111,8 @@ pub(super) fn marker_kind(
     }
     let path = reachable(ty, diags)?;
 
-    let scope = markers::arg(&ty.markers, "kubebuilder:resource", "scope").and_then(Value::as_str);
-    let non_namespaced = markers::flag(&ty.markers, "genclient:nonNamespaced");
+    let scope = markers::RESOURCE.arg_text(&ty.markers, "scope");
+    let non_namespaced = markers::NON_NAMESPACED.is_set(&ty.markers);
     let namespaced = match scope {
         None => !non_namespaced,
         Some("Cluster") => false,
@@ -136,9 +136,8 @@ pub(super) fn marker_kind(
             true
         }
     };
-    let resource_name = markers::find(&ty.markers, "resourceName").and_then(Value::as_str);
-    let path_marker =
-        markers::arg(&ty.markers, "kubebuilder:resource", "path").and_then(Value::as_str);
+    let resource_name = markers::RESOURCE_NAME.text(&ty.markers);
+    let path_marker = markers::RESOURCE.arg_text(&ty.markers, "path");
     let plural = match (resource_name, path_marker) {
         (Some(a), Some(b)) if a != b => {
             diags.push(error(
@@ -155,7 +154,7 @@ pub(super) fn marker_kind(
         .markers
         .iter()
         .rev()
-        .find(|m| m.name == "kubebuilder:resource" || m.name == "resourceName")
+        .find(|m| m.def == &markers::RESOURCE || m.def == &markers::RESOURCE_NAME)
         .map_or(ty.pos, |m| m.pos);
     let by_rust_wire = |wire: &str| by_wire(wire).map(|f| f.ty.clone());
     Some(Kind {
@@ -165,23 +164,15 @@ pub(super) fn marker_kind(
         path,
         spec: by_rust_wire("spec"),
         status: by_rust_wire("status").map(|t| t.option_inner().cloned().unwrap_or(t)),
-        status_subresource: markers::flag(&ty.markers, "kubebuilder:subresource:status"),
+        status_subresource: markers::STATUS.is_set(&ty.markers),
         plural,
         names_pos,
-        singular: markers::arg(&ty.markers, "kubebuilder:resource", "singular")
-            .and_then(Value::as_str)
+        singular: markers::RESOURCE
+            .arg_text(&ty.markers, "singular")
             .map_or_else(|| naming::singular(name), str::to_owned),
         namespaced,
-        short_names: list(markers::arg(
-            &ty.markers,
-            "kubebuilder:resource",
-            "shortName",
-        )),
-        categories: list(markers::arg(
-            &ty.markers,
-            "kubebuilder:resource",
-            "categories",
-        )),
+        short_names: list(markers::RESOURCE.arg(&ty.markers, "shortName")),
+        categories: list(markers::RESOURCE.arg(&ty.markers, "categories")),
         type_meta_field: type_meta.map(|f| f.name.clone()),
         markers: ty.markers.clone(),
         root_rules: Vec::new(),

@@ -178,15 +178,15 @@ impl Kind {
     /// Whether the kind gets a typed client, informer and lister: marker-style kinds
     /// when marked `+genclient` (as client-gen decides), kube-derive kinds always.
     pub fn has_client(&self) -> bool {
-        self.style == KindStyle::KubeDerive || markers::flag(&self.markers, "genclient")
+        self.style == KindStyle::KubeDerive || markers::GENCLIENT.is_set(&self.markers)
     }
 
     /// The `/scale` subresource, when the kind declares one with
     /// `+kubebuilder:subresource:scale` (or kube-derive's `scale`, said as that marker).
     pub fn scale(&self) -> Option<ScalePaths> {
         let path = |key: &str| {
-            markers::arg(&self.markers, "kubebuilder:subresource:scale", key)
-                .and_then(markers::Value::as_str)
+            markers::SCALE
+                .arg_text(&self.markers, key)
                 .map(str::to_owned)
         };
         Some(ScalePaths {

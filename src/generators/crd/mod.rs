@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::known;
-use crate::markers::{Value as MarkerValue, find as marker, flag};
+use crate::markers::{self, Value as MarkerValue};
 use crate::model::{Group, Kind, KindStyle, Model, Version};
 use crate::naming;
 use crate::options::WebhookService;
@@ -237,7 +237,7 @@ fn crd(
     for (_, version, kind) in served_versions {
         let errors_before = diags.error_count();
         let mut builder = Builder::new(model, known, diags);
-        builder.optional_by_default = flag(&version.markers, "kubebuilder:validation:Optional");
+        builder.optional_by_default = markers::OPTIONAL_BY_DEFAULT.is_set(&version.markers);
         let mut schema = root_schema(&mut builder, kind);
         if let Some(max) = max_description {
             truncate_descriptions(&mut schema, max);
@@ -255,17 +255,17 @@ fn crd(
                     .hint("a marker on that field overrides what the type gives; see the Kubernetes structural schema rules"),
             );
         }
-        let markers = &kind.markers;
+        let kind_markers = &kind.markers;
         let mut entry = object([
             ("name", version.name.clone().into()),
             (
                 "served",
-                (!flag(markers, "kubebuilder:unservedversion")).into(),
+                (!markers::UNSERVED_VERSION.is_set(kind_markers)).into(),
             ),
             ("storage", (version.name == storage).into()),
             ("schema", object([("openAPIV3Schema", schema)])),
         ]);
-        if let Some(deprecated) = marker(markers, "kubebuilder:deprecatedversion") {
+        if let Some(deprecated) = markers::DEPRECATED_VERSION.value(kind_markers) {
             entry["deprecated"] = json!(true);
             if let Some(warning) = args(deprecated).get("warning") {
                 entry["deprecationWarning"] = warning.clone();
@@ -288,9 +288,8 @@ fn crd(
         if !subresources.is_empty() {
             entry["subresources"] = Value::Object(subresources);
         }
-        let columns: Vec<Value> = markers
-            .iter()
-            .filter(|m| m.name == "kubebuilder:printcolumn")
+        let columns: Vec<Value> = markers::PRINT_COLUMN
+            .all(kind_markers)
             .map(|m| {
                 let a = args(&m.value);
                 let mut column =
@@ -306,15 +305,14 @@ fn crd(
         if !columns.is_empty() {
             entry["additionalPrinterColumns"] = json!(columns);
         }
-        let selectable: Vec<Value> = markers
-            .iter()
-            .filter(|m| m.name == "kubebuilder:selectablefield")
+        let selectable: Vec<Value> = markers::SELECTABLE_FIELD
+            .all(kind_markers)
             .map(|m| json!({"jsonPath": args(&m.value)["JSONPath"]}))
             .collect();
         if !selectable.is_empty() {
             entry["selectableFields"] = json!(selectable);
         }
-        if let Some(meta) = marker(markers, "kubebuilder:metadata") {
+        if let Some(meta) = markers::METADATA.value(kind_markers) {
             for (key, field) in [("annotations", "annotations"), ("labels", "labels")] {
                 if let Some(Value::Array(pairs)) = args(meta).get(key) {
                     for pair in pairs.iter().filter_map(Value::as_str) {

@@ -237,8 +237,7 @@ impl<'a> Builder<'a> {
         };
         // A type with its own `Serialize` is what its `Type` marker says, as controller-gen
         // takes a Go type with its own MarshalJSON: its fields are not what goes on the wire.
-        if def.manual_serialize && crate::markers::has(&def.markers, "kubebuilder:validation:Type")
-        {
+        if def.manual_serialize && crate::markers::TYPE.is_present(&def.markers) {
             let mut schema = json!({});
             markers::apply(&mut schema, &def.markers, here.file, self.diags);
             return schema;
@@ -279,8 +278,12 @@ impl<'a> Builder<'a> {
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         for marker in &def.markers {
-            let group = marker.name.trim_start_matches("kubebuilder:validation:");
-            if !["ExactlyOneOf", "AtMostOneOf", "AtLeastOneOf"].contains(&group) {
+            let one_of = [
+                &crate::markers::EXACTLY_ONE_OF,
+                &crate::markers::AT_MOST_ONE_OF,
+                &crate::markers::AT_LEAST_ONE_OF,
+            ];
+            if !one_of.contains(&marker.def) {
                 continue;
             }
             let crate::markers::Value::List(names) = &marker.value else {
@@ -330,8 +333,7 @@ impl<'a> Builder<'a> {
                 .clone()
                 .unwrap_or_else(|| field.name.clone());
             // Schemaless: the type is not looked at (it may have no schema at all).
-            let schemaless =
-                crate::markers::has(&field.markers, "kubebuilder:validation:Schemaless");
+            let schemaless = crate::markers::SCHEMALESS.is_present(&field.markers);
             let mut schema = if schemaless {
                 json!({})
             } else {
@@ -355,7 +357,7 @@ impl<'a> Builder<'a> {
             }
             // The field's own rule keeps its value; this one keeps it from being
             // taken away once set, which the field's rule cannot see.
-            if !is_required && crate::markers::has(&field.markers, "k8s:immutable") {
+            if !is_required && crate::markers::IMMUTABLE.is_present(&field.markers) {
                 immutable.push(wire.clone());
             }
             properties.insert(wire, schema);
@@ -464,11 +466,13 @@ impl<'a> Builder<'a> {
     }
 
     fn is_required(&self, field: &Field) -> bool {
-        let has = |name: &str| crate::markers::has(&field.markers, name);
-        let explicit_required =
-            has("required") || has("k8s:required") || has("kubebuilder:validation:Required");
-        let explicit_optional =
-            has("optional") || has("k8s:optional") || has("kubebuilder:validation:Optional");
+        use crate::markers::{
+            K8S_OPTIONAL, K8S_REQUIRED, OPTIONAL, OPTIONAL_BY_DEFAULT, REQUIRED,
+            REQUIRED_BY_DEFAULT,
+        };
+        let has = |marker: &crate::markers::MarkerDef| marker.is_present(&field.markers);
+        let explicit_required = has(&REQUIRED) || has(&K8S_REQUIRED) || has(&REQUIRED_BY_DEFAULT);
+        let explicit_optional = has(&OPTIONAL) || has(&K8S_OPTIONAL) || has(&OPTIONAL_BY_DEFAULT);
         explicit_required || (!field.optional && !explicit_optional && !self.optional_by_default)
     }
 

@@ -13,16 +13,13 @@ use crate::markers::{Marker, Value};
 use crate::naming;
 use crate::scan::Found;
 
-/// The marker's name in the table.
-const MARKER: &str = "kubebuilder:rbac";
-
 /// The `rbac` generator: `role.yaml`, one YAML document per role, as controller-gen
 /// writes it.
 pub(super) const GENERATOR: Definition = Definition {
     name: "rbac",
     aliases: &[],
     brings: &[],
-    markers: &[MARKER],
+    markers: &[&crate::markers::RBAC],
     check_markers: |found, diags| drop(rules(found, diags)),
     place: Place::Manifests(ManifestDir {
         flag: "--rbac-dir",
@@ -59,7 +56,7 @@ pub struct Rule {
 fn rules(found: &[Found], diags: &mut Diagnostics) -> Vec<Rule> {
     found
         .iter()
-        .filter(|f| f.marker.name == MARKER)
+        .filter(|f| f.marker.def == &crate::markers::RBAC)
         .filter_map(|f| rule(&f.marker, &f.file, diags))
         .collect()
 }

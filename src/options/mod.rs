@@ -4,7 +4,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::generators::Generator;
+mod generator;
+
+pub use generator::Generator;
+pub(crate) use generator::generator_list;
+
 use crate::known::KubeVersion;
 use crate::naming::ModulePath;
 
@@ -213,50 +217,16 @@ impl Options {
         })
     }
 
-    /// Where a YAML generator's files go, relative to the output base; `None` for a
-    /// generator of Rust.
-    pub fn manifest_dir(&self, generator: Generator) -> Option<PathBuf> {
-        let default = generator.definition().manifest_dir()?.default;
-        Some(
-            self.manifest_dirs
-                .get(&generator)
-                .cloned()
-                .unwrap_or_else(|| default.into()),
-        )
-    }
-
-    /// The directories crdgen owns, relative to the output base: OUTPUT_PKG when a Rust
-    /// generator runs (so that CRDs can be generated on their own, as controller-gen
-    /// runs apart from code-generator), and the directory of each YAML generator that
-    /// runs.
-    pub fn owned_dirs(&self) -> Vec<PathBuf> {
-        let mut dirs = Vec::new();
-        if self.writes_rust() {
-            dirs.push(self.output_pkg.clone());
-        }
-        dirs.extend(self.generators.iter().filter_map(|g| self.manifest_dir(*g)));
-        dirs
-    }
-
-    /// Whether any selected generator writes Rust.
-    pub fn writes_rust(&self) -> bool {
-        self.generators.iter().any(|g| g.writes_rust())
-    }
-
-    /// Checks what the types alone cannot: both trees are plain relative paths below
-    /// the output base, and neither contains the other.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks what the types alone cannot: both trees and the YAML generators'
+    /// directories (`yaml_dirs`, each with its flag) are plain relative paths below the
+    /// output base, and none contains another. (`Options::validate`, in `generators`,
+    /// names the directories.)
+    pub(crate) fn validate_with(&self, yaml_dirs: &[(&str, PathBuf)]) -> Result<(), String> {
         let marker_paths = self
             .marker_paths
             .iter()
             .flatten()
             .map(|p| ("--paths", p.clone()));
-        // The YAML generators' directories, each under its flag.
-        let yaml_dirs: Vec<(&str, PathBuf)> = self
-            .generators
-            .iter()
-            .filter_map(|g| Some((g.definition().manifest_dir()?.flag, self.manifest_dir(*g)?)))
-            .collect();
         for (name, dir) in [
             ("OUTPUT_PKG", self.output_pkg.clone()),
             ("APIS_PKG", self.apis_pkg.clone()),
@@ -333,12 +303,6 @@ impl Options {
                     "plural exception `{kind}:{plural}`: `{plural}` is not a DNS-1035 label: {why}"
                 )
             })?;
-        }
-        if self.generators.is_empty() {
-            return Err(format!(
-                "no generators selected; valid names: {}",
-                Generator::valid_names()
-            ));
         }
         Ok(())
     }
