@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-use crdgen::run::{Mode, Outcome};
+use crdgen::{Mode, Outcome};
 
 const GROUPS: usize = 100;
 const VERSIONS: [&str; 2] = ["v1alpha1", "v1"];
@@ -44,10 +44,7 @@ fn main() {
 
     // The second run and the first verify find the stamp the first run left; the last
     // two verify with the stamp removed (they must generate), and after a hand edit.
-    let stamp = dir
-        .path()
-        .join("pkg/client")
-        .join(crdgen::naming::STAMP_FILE);
+    let stamp = dir.path().join("pkg/client").join(crdgen::STAMP_FILE);
     let edited = dir.path().join("pkg/client/apis/group0/v1/mod.rs");
     for (run, mode) in [
         ("first run (writes)", "write"),
@@ -123,7 +120,7 @@ fn one_run(mode: &str, dir: &Path) {
     } else {
         Mode::Write
     };
-    let report = crdgen::run::generate_groups(&opts, mode).unwrap_or_else(|e| panic!("{e}"));
+    let report = crdgen::generate_groups(&opts, mode).unwrap_or_else(|e| panic!("{e}"));
     let summary = match report.outcome {
         Outcome::Current { files } => format!("{files} files current"),
         Outcome::Written(w) => format!("{} written, {} unchanged", w.written, w.unchanged),

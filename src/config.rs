@@ -60,6 +60,7 @@ impl Default for Config {
 }
 
 impl Config {
+    /// Every generator over `src/apis`, written to `OUT_DIR`.
     pub fn new() -> Self {
         Config::default()
     }
@@ -113,13 +114,13 @@ impl Config {
         self
     }
 
+    /// The plural of `kind`, where the English rules get it wrong (`Mouse`, `mice`).
     pub fn plural_exception(&mut self, kind: &str, plural: &str) -> &mut Self {
         self.plural_exceptions
             .insert(kind.to_owned(), plural.to_owned());
         self
     }
 
-    /// The name of the ClusterRole the `rbac` generator writes (default `manager-role`).
     /// The Kubernetes version (`"1.33"`) whose types the API types embed. Default: the
     /// one the crate's k8s-openapi feature selects (k8s-openapi tells build scripts),
     /// else the newest crdgen has.
@@ -136,6 +137,7 @@ impl Config {
         self
     }
 
+    /// The name of the ClusterRole the `rbac` generator writes (default `manager-role`).
     pub fn role_name(&mut self, name: &str) -> &mut Self {
         self.role_name = name.to_owned();
         self

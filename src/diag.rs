@@ -56,6 +56,7 @@ pub enum Code {
 }
 
 impl Code {
+    /// The code as diagnostics show it: `E0007`.
     pub fn as_str(self) -> &'static str {
         match self {
             Code::MissingDirectory => "E0001",
@@ -84,21 +85,26 @@ impl Code {
     }
 }
 
+/// Whether a diagnostic stops the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// The run writes nothing.
     Error,
+    /// Reported; the run goes on.
     Warning,
 }
 
 /// A position in a source file: 1-based line, 1-based column (in characters).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Pos {
+    /// The line, from 1.
     pub line: usize,
+    /// The column, in characters, from 1.
     pub col: usize,
 }
 
 impl Pos {
-    pub fn of(span: proc_macro2::Span) -> Pos {
+    pub(crate) fn of(span: proc_macro2::Span) -> Pos {
         let start = span.start();
         Pos {
             line: start.line,
@@ -110,21 +116,34 @@ impl Pos {
 /// Where a diagnostic points: a place in a file, or a path with no line (a directory).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Location {
-    File { path: String, pos: Pos },
+    /// A place in a file.
+    File {
+        /// The file, as given to crdgen (relative to the output base).
+        path: String,
+        /// Where in it.
+        pos: Pos,
+    },
+    /// A file or directory as a whole.
     Path(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// One problem: what is wrong, where, its stable code and how to fix it.
 pub struct Diagnostic {
+    /// Error or warning.
     pub severity: Severity,
+    /// Where it is; `None` for a problem of the run as a whole.
     pub location: Option<Location>,
+    /// Its stable code.
     pub code: Code,
+    /// What is wrong.
     pub message: String,
+    /// How to fix it.
     pub hint: Option<String>,
 }
 
 impl Diagnostic {
-    pub fn error(code: Code, message: impl Into<String>) -> Self {
+    pub(crate) fn error(code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
             location: None,
@@ -135,19 +154,19 @@ impl Diagnostic {
     }
 
     /// A bug in crdgen itself (E0999), never a mistake in the input.
-    pub fn bug(message: impl Into<String>) -> Self {
+    pub(crate) fn bug(message: impl Into<String>) -> Self {
         Diagnostic::error(Code::Bug, message)
             .hint("this is a bug in crdgen; please report it with the input that caused it")
     }
 
-    pub fn warning(code: Code, message: impl Into<String>) -> Self {
+    pub(crate) fn warning(code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
             ..Diagnostic::error(code, message)
         }
     }
 
-    pub fn at(mut self, path: &str, pos: Pos) -> Self {
+    pub(crate) fn at(mut self, path: &str, pos: Pos) -> Self {
         self.location = Some(Location::File {
             path: path.to_owned(),
             pos,
@@ -155,23 +174,24 @@ impl Diagnostic {
         self
     }
 
-    pub fn at_path(mut self, path: impl Into<String>) -> Self {
+    pub(crate) fn at_path(mut self, path: impl Into<String>) -> Self {
         self.location = Some(Location::Path(path.into()));
         self
     }
 
-    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+    pub(crate) fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
 
+    /// Whether it stops the run.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
 
     /// Renders the diagnostic the way rustc does, with the offending source line when
     /// the file is known to `sources`.
-    pub fn render(&self, sources: &Sources) -> String {
+    pub(crate) fn render(&self, sources: &Sources) -> String {
         let mut out = String::new();
         let level = match self.severity {
             Severity::Error => "error",
@@ -215,7 +235,7 @@ impl Diagnostic {
 
 /// The text of every source file read, keyed by the path diagnostics show.
 #[derive(Debug, Default)]
-pub struct Sources {
+pub(crate) struct Sources {
     files: BTreeMap<String, String>,
 }
 
@@ -236,7 +256,7 @@ impl Sources {
 /// A batch of diagnostics, sorted by place so that output never depends on the order
 /// in which files or checks ran.
 #[derive(Debug, Default)]
-pub struct Diagnostics(Vec<Diagnostic>);
+pub(crate) struct Diagnostics(Vec<Diagnostic>);
 
 impl Diagnostics {
     pub fn push(&mut self, diagnostic: Diagnostic) {
@@ -273,7 +293,7 @@ impl Diagnostics {
 }
 
 /// Renders diagnostics one after another, with a closing count of errors.
-pub fn render_all(diagnostics: &[Diagnostic], sources: &Sources) -> String {
+pub(crate) fn render_all(diagnostics: &[Diagnostic], sources: &Sources) -> String {
     let mut out = String::new();
     for d in diagnostics {
         out.push_str(&d.render(sources));
@@ -294,7 +314,7 @@ impl fmt::Display for Code {
 }
 
 /// The closest of `candidates` to `word`, when it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {

@@ -3,38 +3,54 @@
 //! on the `kube` crate family.
 //!
 //! Three front ends share one pipeline: the `crdgen` command line, [`Config`] for
-//! build.rs, and `--verify-only` for CI drift checks.
+//! build.rs, and `--verify-only` for CI drift checks ([`generate_groups`] with
+//! [`Mode::Verify`]).
 //!
 //! ```text
 //! source::discover → parse → markers → model → generators → emit (OutputSet) → sink
 //! ```
 //! Everything up to `emit` is pure; only `sink` (and `Config`, for `OUT_DIR`) writes.
+//!
+//! The library is what build.rs and tools need: [`Config`], [`Options`] and the
+//! [`Generator`]s, [`generate`] and its [`Generation`], and the [`diag`]nostics every
+//! failure carries ([`Error`]). Everything else is the command line's and stays inside.
 
-pub mod cli;
+#![deny(missing_docs)]
+
+mod cli;
 mod config;
 pub mod diag;
 mod dns;
-pub mod emit;
+mod emit;
 #[doc(hidden)]
 pub mod fuzzing;
 mod generators;
 mod known;
-pub mod markers;
-pub mod model;
-pub mod naming;
-pub mod options;
+mod markers;
+mod model;
+mod naming;
+mod options;
 mod parallel;
 mod parse;
 mod pipeline;
-pub mod run;
-pub mod scaffold;
+mod run;
+mod scaffold;
 mod scan;
-pub mod sink;
+mod sink;
 mod source;
 mod yaml;
 
 pub use config::Config;
 pub use known::KubeVersion;
-pub use options::Generator;
-pub use options::{GroupVersions, HeaderSource, Options};
+pub use naming::STAMP_FILE;
+pub use options::{Generator, GroupVersions, HeaderSource, Options, WebhookService};
 pub use pipeline::{Error, Files, Generation, generate};
+pub use run::{Mode, Outcome, Report, generate_groups};
+pub use sink::Written;
+
+/// The `crdgen` command line, for the binary: parses the process's arguments, runs
+/// the command and returns its exit code. Not an API.
+#[doc(hidden)]
+pub fn command_line() -> std::process::ExitCode {
+    cli::main()
+}

@@ -15,19 +15,25 @@ use crate::{parse, scan, source};
 /// A successful generation: the model, the generated module tree, and what was read.
 #[derive(Debug)]
 pub struct Generation {
-    pub model: Model,
-    pub tree: RustModule,
+    pub(crate) model: Model,
+    pub(crate) tree: RustModule,
     /// Each YAML generator's files (without the header) by file name, when it runs.
     pub manifests: BTreeMap<Generator, BTreeMap<String, String>>,
-    pub header: Header,
+    pub(crate) header: Header,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
     /// Warnings; errors end the run instead.
     pub warnings: Vec<Diagnostic>,
-    pub sources: Sources,
+    pub(crate) sources: Sources,
 }
 
 impl Generation {
+    /// What crdgen understood of the API types (groups, versions, kinds, types), as it
+    /// serializes: for tests and tools that check what the generators read.
+    pub fn model(&self) -> impl serde::Serialize + '_ {
+        &self.model
+    }
+
     /// The generated files under OUTPUT_PKG (and CRDs under the CRD directory), as the
     /// command line writes them. The model and the generated code are given up on the
     /// way, module by module, so that the output is never held twice.
@@ -52,7 +58,7 @@ impl Generation {
         };
         if opts.writes_rust() {
             emit::add_files(tree, &header, &opts.output_pkg, &mut output)
-                .map_err(|d| Error::Diagnostics(render_all(&[d], &sources)))?;
+                .map_err(|d| Error::diagnostics(vec![d], &sources))?;
         }
         for (generator, files) in &manifests {
             if let Some(dir) = opts.manifest_dir(*generator) {
@@ -98,7 +104,7 @@ impl Generation {
     }
 
     fn fail(&self, d: Diagnostic) -> Error {
-        Error::Diagnostics(render_all(&[d], &self.sources))
+        Error::diagnostics(vec![d], &self.sources)
     }
 
     /// The warnings, rendered.
@@ -127,11 +133,22 @@ fn add_manifests(
 /// them are rendered against.
 #[derive(Debug)]
 pub struct Files {
-    pub output: OutputSet,
+    pub(crate) output: OutputSet,
     sources: Sources,
 }
 
 impl Files {
+    /// Every file with its text, by path relative to the output base.
+    pub fn files(&self) -> &BTreeMap<PathBuf, String> {
+        &self.output.files
+    }
+
+    /// The directories crdgen owns (prunes files it generated before in), relative to
+    /// the output base.
+    pub fn owned_dirs(&self) -> &[PathBuf] {
+        &self.output.owned_dirs
+    }
+
     /// Writes the files under `base` as the command line does (only what changed, all
     /// or nothing).
     pub fn write(&self, base: &Path) -> Result<crate::sink::Written, Error> {
@@ -140,24 +157,24 @@ impl Files {
     }
 
     /// Compares the files with what is under `base`.
-    pub fn plan(&self, base: &Path) -> Result<crate::sink::Plan<'_>, Error> {
+    pub(crate) fn plan(&self, base: &Path) -> Result<crate::sink::Plan<'_>, Error> {
         let mut diags = Diagnostics::default();
         let plan = crate::sink::plan(&self.output, base, &mut diags);
         diags
             .check()
-            .map_err(|d| Error::Diagnostics(render_all(&d, &self.sources)))?;
+            .map_err(|d| Error::diagnostics(d, &self.sources))?;
         Ok(plan)
     }
 
     /// Applies a plan made by [`Files::plan`].
-    pub fn apply(
+    pub(crate) fn apply(
         &self,
         plan: &crate::sink::Plan,
         base: &Path,
     ) -> Result<crate::sink::Written, Error> {
         crate::sink::write(plan, base, &self.output.owned_dirs)
             .map(|(written, _)| written)
-            .map_err(|d| Error::Diagnostics(render_all(&[d], &self.sources)))
+            .map_err(|d| Error::diagnostics(vec![d], &self.sources))
     }
 }
 
@@ -165,8 +182,16 @@ impl Files {
 pub enum Error {
     /// The options themselves are wrong.
     Usage(String),
-    /// Rendered diagnostics: every error (and warning) of the phase that failed.
-    Diagnostics(String),
+    /// Every error (and warning) of the phase that failed, in order, each with its
+    /// code, place and hint; `rendered` is them with their source lines, as the command
+    /// line prints them.
+    Diagnostics {
+        /// The diagnostics.
+        diagnostics: Vec<Diagnostic>,
+        /// The same, rendered.
+        rendered: String,
+    },
+    /// A file or directory could not be read or written.
     Io(std::io::Error),
 }
 
@@ -174,8 +199,27 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Usage(msg) => write!(f, "error: {msg}"),
-            Error::Diagnostics(text) => f.write_str(text.trim_end()),
+            Error::Diagnostics { rendered, .. } => f.write_str(rendered.trim_end()),
             Error::Io(e) => write!(f, "error: {e}"),
+        }
+    }
+}
+
+impl Error {
+    /// `diagnostics`, rendered against `sources` as the command line prints them.
+    pub(crate) fn diagnostics(diagnostics: Vec<Diagnostic>, sources: &Sources) -> Error {
+        let rendered = render_all(&diagnostics, sources);
+        Error::Diagnostics {
+            diagnostics,
+            rendered,
+        }
+    }
+
+    /// One diagnostic that needs no source lines (a lock, a directory).
+    pub(crate) fn diagnostic(diagnostic: Diagnostic) -> Error {
+        Error::Diagnostics {
+            rendered: diagnostic.render(&Sources::default()),
+            diagnostics: vec![diagnostic],
         }
     }
 }
@@ -246,7 +290,7 @@ pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, E
 }
 
 fn stop(diags: Diagnostics, sources: &Sources) -> Error {
-    Error::Diagnostics(render_all(&diags.into_sorted(), sources))
+    Error::diagnostics(diags.into_sorted(), sources)
 }
 
 /// Everything after reading the input: parsing, the model and the generators.

@@ -44,7 +44,7 @@ fn generated_count() -> usize {
         .iter()
         .flat_map(|dir| walkdir::WalkDir::new(common::testdata(dir)))
         .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file() && e.file_name() != crdgen::naming::STAMP_FILE)
+        .filter(|e| e.file_type().is_file() && e.file_name() != crdgen::STAMP_FILE)
         .count()
 }
 
@@ -67,18 +67,14 @@ fn verify_only_passes_on_a_current_tree() {
 /// The stamp file's inode: a run that records a stamp replaces the file.
 fn stamp_inode(base: &Path) -> Option<u64> {
     use std::os::unix::fs::MetadataExt as _;
-    let stamp = base.join("pkg/client").join(crdgen::naming::STAMP_FILE);
+    let stamp = base.join("pkg/client").join(crdgen::STAMP_FILE);
     std::fs::metadata(stamp).ok().map(|m| m.ino())
 }
 
 #[test]
 fn a_stamped_rerun_does_nothing_and_an_edit_after_it_is_still_caught() {
     let dir = example();
-    let _ = std::fs::remove_file(
-        dir.path()
-            .join("pkg/client")
-            .join(crdgen::naming::STAMP_FILE),
-    );
+    let _ = std::fs::remove_file(dir.path().join("pkg/client").join(crdgen::STAMP_FILE));
     let n = generated_count();
     let unchanged = format!("crdgen: 0 written, {n} unchanged, 0 removed\n");
 

@@ -107,16 +107,12 @@ fn crds_alone_leave_the_rust_output_alone() {
     common::copy_tree(&common::testdata("example"), dir.path());
     let mut opts = common::case("example").options_at(dir.path(), "bcrds:v1alpha1");
     opts.generators = crdgen::Generator::parse_list("crd").unwrap();
-    let output = crdgen::generate(&opts)
-        .unwrap()
-        .into_files(&opts)
-        .unwrap()
-        .output;
+    let files = crdgen::generate(&opts).unwrap().into_files(&opts).unwrap();
     assert_eq!(
-        output.owned_dirs,
+        files.owned_dirs(),
         [std::path::PathBuf::from("config/crd/bases")]
     );
-    assert_eq!(output.files.len(), 1);
+    assert_eq!(files.files().len(), 1);
 }
 
 /// A CRD whose JSON is larger than a client-side `kubectl apply` can keep in its

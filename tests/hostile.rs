@@ -465,7 +465,7 @@ fn case_13_concurrent_runs_into_one_output_all_succeed() {
         .filter(|name| name.starts_with(".crdgen-"))
         .collect();
     // No staged file is left behind: only the stamp of the last run to write.
-    assert_eq!(leftovers, [crdgen::naming::STAMP_FILE]);
+    assert_eq!(leftovers, [crdgen::STAMP_FILE]);
 }
 
 #[test]

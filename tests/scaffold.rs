@@ -221,7 +221,7 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     // The stamp crdgen leaves beside generated code is a cache, never committed.
     let ignored = std::fs::read_to_string(project.join(".gitignore")).unwrap();
     assert!(
-        ignored.lines().any(|l| l == crdgen::naming::STAMP_FILE),
+        ignored.lines().any(|l| l == crdgen::STAMP_FILE),
         "{ignored}"
     );
 

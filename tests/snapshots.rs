@@ -30,7 +30,7 @@ fn model_and_generated_files() {
             generation.render_warnings()
         );
         settings().bind(|| {
-            insta::assert_yaml_snapshot!(format!("{}__model", case.name), generation.model);
+            insta::assert_yaml_snapshot!(format!("{}__model", case.name), generation.model());
             for (path, text) in common::generate_files(&opts) {
                 let name = format!("{}__{}", case.name, path.replace('/', "__"));
                 insta::assert_snapshot!(name, text);

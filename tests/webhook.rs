@@ -63,7 +63,7 @@ async fn the_apiserver_takes_the_generated_configurations() {
 #[test]
 fn the_service_and_the_ca_source_are_the_projects() {
     let mut opts = common::case("webhook").options();
-    opts.webhook_service = crdgen::options::WebhookService {
+    opts.webhook_service = crdgen::WebhookService {
         namespace: "demo-system".into(),
         name: "demo-webhook".into(),
         inject_ca_from: Some("demo-system/demo-serving-cert".into()),
@@ -98,7 +98,7 @@ fn the_service_and_the_ca_source_are_the_projects() {
     }
     // A CRD that converts by webhook is reached the same way.
     let mut opts = common::case("consumer").options();
-    opts.webhook_service = crdgen::options::WebhookService {
+    opts.webhook_service = crdgen::WebhookService {
         namespace: "demo-system".into(),
         name: "demo-webhook".into(),
         inject_ca_from: Some("demo-system/demo-serving-cert".into()),

@@ -41,6 +41,8 @@ pub fn remove_status_condition(conditions: &mut Vec<Condition>, type_: &str) -> 
     conditions.len() != before
 }
 
+/// The condition of `type_` in `conditions`, if there is one (apimachinery's
+/// `FindStatusCondition`).
 pub fn find_status_condition<'a>(
     conditions: &'a [Condition],
     type_: &str,

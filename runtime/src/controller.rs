@@ -63,10 +63,12 @@ pub enum SyncError {
 }
 
 impl SyncError {
+    /// An error after which the key is queued again with backoff, without being logged as a failure.
     pub fn requeue(e: impl Into<BoxError>) -> Self {
         SyncError::Requeue(e.into())
     }
 
+    /// An error the key is dropped on: retrying would not help (an invalid spec).
     pub fn ignore(e: impl Into<BoxError>) -> Self {
         SyncError::Ignore(e.into())
     }
@@ -93,6 +95,7 @@ impl<E: Into<BoxError>> From<E> for SyncError {
 /// The one thing an operator author writes: bring the object `key` names to its
 /// desired state, and say whether to come back.
 pub trait SyncHandler: Send + Sync + 'static {
+    /// Brings the object `key` names to its desired state; the answer says whether and when to come back.
     fn sync(&self, key: ObjectKey<'_>) -> impl Future<Output = Result<Action, SyncError>> + Send;
 }
 
@@ -104,6 +107,7 @@ impl<S: SyncHandler> SyncHandler for Arc<S> {
 
 /// The seed's `Controller`: runs `workers` workers until `shutdown`.
 pub trait Controller: Send + Sync {
+    /// Runs `workers` workers until `shutdown` is cancelled, then lets them finish.
     fn run(&self, workers: usize, shutdown: CancellationToken) -> impl Future<Output = ()> + Send;
 }
 
@@ -111,7 +115,9 @@ pub trait Controller: Send + Sync {
 /// cache. (Named apart from [`crate::informer::InformerFactory`], the struct that
 /// implements it.)
 pub trait StartInformers: Send + Sync {
+    /// Starts every informer; each stops when `shutdown` is cancelled.
     fn start(&self, shutdown: &CancellationToken);
+    /// Waits for every started informer's first list: each resource with whether its cache filled.
     fn wait_for_cache_sync(&self) -> impl Future<Output = BTreeMap<String, bool>> + Send;
 }
 
@@ -187,10 +193,12 @@ pub struct QueueController<S> {
 }
 
 impl<S: SyncHandler> QueueController<S> {
+    /// A controller named `name` (its queue's and its metrics' name) around `handler`, with client-go's default rate-limited queue.
     pub fn new(name: &str, handler: S) -> Self {
         Self::with_queue(name, WorkQueue::new(name), handler)
     }
 
+    /// As [`QueueController::new`], on a queue of your own (another rate limiter, say).
     pub fn with_queue(name: &str, queue: WorkQueue<String>, handler: S) -> Self {
         QueueController {
             worker: Arc::new(Worker {
@@ -534,6 +542,7 @@ where
         self
     }
 
+    /// The controller, its handlers registered on the informers.
     pub fn build(self) -> QueueController<S> {
         self.controller
     }

@@ -46,6 +46,7 @@ use crate::sync::lock;
 /// Where the lease lives, who competes for it, and client-go's three timings.
 #[derive(Clone, Debug)]
 pub struct LeaderElectionConfig {
+    /// The Lease's namespace.
     pub namespace: String,
     /// The Lease's name: the same for every replica of one operator.
     pub name: String,
@@ -93,6 +94,7 @@ impl LeaderElectionConfig {
         Ok(())
     }
 
+    /// Sets client-go's three timings: how long a lease lasts, how long the leader keeps renewing before it gives up, and how often candidates retry.
     pub fn timings(
         mut self,
         lease_duration: Duration,
@@ -123,8 +125,11 @@ pub fn default_identity() -> String {
 pub enum LeaderElectionError {
     /// The term ended without a shutdown: another replica may lead now.
     Lost {
+        /// This replica's identity.
         identity: String,
+        /// The Lease, `namespace/name`.
         lease: String,
+        /// Why the term ended.
         reason: LossReason,
     },
     /// The timings cannot keep one leader (client-go refuses them too).
@@ -254,6 +259,7 @@ enum Attempt {
 }
 
 impl LeaderElector {
+    /// An elector for `config`'s Lease, talking to the apiserver through `client`.
     pub fn new(client: Client, config: LeaderElectionConfig) -> Self {
         LeaderElector {
             api: Api::namespaced(client, &config.namespace),
@@ -262,6 +268,7 @@ impl LeaderElector {
         }
     }
 
+    /// This replica's identity, as written in the Lease's `holderIdentity`.
     pub fn identity(&self) -> &str {
         &self.config.identity
     }

@@ -16,6 +16,8 @@
 //! - [`controller`]: the seed's controller (N workers, error classes, graceful
 //!   shutdown) around a `sync(key)`, and event handlers that feed it.
 
+#![deny(missing_docs)]
+
 pub mod cache;
 pub mod client;
 pub mod conditions;

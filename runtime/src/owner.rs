@@ -13,10 +13,20 @@ use crate::cache::key_of;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OwnerError {
     /// The object already has a different controller (the apiserver allows one).
-    AlreadyOwned { object: String, controller: String },
+    AlreadyOwned {
+        /// The object, `namespace/name`.
+        object: String,
+        /// Its controller now.
+        controller: String,
+    },
     /// A namespaced owner of an object in another namespace, or of a cluster-scoped
     /// object: the garbage collector would treat the owner as absent.
-    Namespace { object: String, owner: String },
+    Namespace {
+        /// The object, `namespace/name`.
+        object: String,
+        /// The owner asked for.
+        owner: String,
+    },
     /// The owner has no name or uid: it was not read from the apiserver.
     Unidentified,
 }

@@ -28,6 +28,7 @@ pub struct ItemExponentialFailure<T> {
 }
 
 impl<T: Eq + Hash> ItemExponentialFailure<T> {
+    /// Delays of `base` doubling per failure, capped at `max`.
     pub fn new(base: Duration, max: Duration) -> Self {
         ItemExponentialFailure {
             base,
@@ -67,6 +68,7 @@ pub struct Bucket {
 }
 
 impl Bucket {
+    /// `qps` items a second on average, `burst` at once.
     pub fn new(qps: f64, burst: u32) -> Self {
         Bucket {
             qps,
@@ -104,6 +106,7 @@ pub struct MaxOf<T> {
 }
 
 impl<T> MaxOf<T> {
+    /// Each item waits the longest delay any of `limiters` gives it.
     pub fn new(limiters: Vec<Box<dyn RateLimiter<T>>>) -> Self {
         MaxOf { limiters }
     }
@@ -140,6 +143,7 @@ pub struct ItemFastSlow<T> {
 }
 
 impl<T: Eq + Hash> ItemFastSlow<T> {
+    /// `fast` for the first `max_fast_attempts` failures of an item, `slow` after.
     pub fn new(fast: Duration, slow: Duration, max_fast_attempts: u32) -> Self {
         ItemFastSlow {
             fast,

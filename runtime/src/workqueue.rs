@@ -155,6 +155,7 @@ where
         Self::with_rate_limiter(name, default_controller_rate_limiter())
     }
 
+    /// A queue named `name` that waits as `rate_limiter` says before re-adding a failed item.
     pub fn with_rate_limiter(name: &str, rate_limiter: impl RateLimiter<T> + 'static) -> Self {
         WorkQueue {
             inner: Arc::new(Inner {
@@ -317,6 +318,7 @@ where
         self.inner.rate_limiter.forget(item);
     }
 
+    /// How many times `item` has been re-queued since it was last forgotten.
     pub fn num_requeues(&self, item: &T) -> u32 {
         self.inner.rate_limiter.num_requeues(item)
     }
@@ -496,6 +498,7 @@ where
         self.state().queue.len()
     }
 
+    /// Whether nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -507,6 +510,7 @@ where
         self.inner.delays_changed.notify_one();
     }
 
+    /// Whether shutdown has begun.
     pub fn is_shutting_down(&self) -> bool {
         self.state().shutting_down
     }

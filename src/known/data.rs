@@ -70,6 +70,7 @@ impl KubeVersion {
         all.join(", ")
     }
 
+    /// Whether crdgen has this version's types.
     pub fn is_supported(self) -> bool {
         versions().any(|v| v == self)
     }

@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
+/// A Kubernetes minor version (`1.33`): whose types (k8s-openapi's) the API types
+/// embed, and so which schemas their CRDs carry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KubeVersion {
     minor: u16,

@@ -15,7 +15,9 @@ use crate::naming::ModulePath;
 /// One group directory and the versions to generate for it: `bcrds:v1alpha1,v1beta1`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct GroupVersions {
+    /// The group's directory under APIS_PKG.
     pub group: String,
+    /// Its versions' directories.
     pub versions: Vec<String>,
 }
 
@@ -90,7 +92,9 @@ pub const DEFAULT_MARKER_PATH: &str = "src";
 /// and the cert-manager Certificate whose CA the configurations are to trust.
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub struct WebhookService {
+    /// The Service's namespace.
     pub namespace: String,
+    /// The Service's name.
     pub name: String,
     /// `namespace/certificate`: cert-manager's `cert-manager.io/inject-ca-from`
     /// annotation, so that its CA injector fills in every `caBundle`.
@@ -140,11 +144,15 @@ pub fn parse_kube_version(text: &str) -> Result<KubeVersion, String> {
 pub enum HeaderSource {
     /// `boilerplate/boilerplate.rs.txt`, built into crdgen.
     Default,
+    /// A file of the user's, relative to the working directory.
     File(PathBuf),
 }
 
+/// Everything a run is told: one set behind the command line, `Config` and the
+/// drift check.
 #[derive(Clone, Debug, Hash)]
 pub struct Options {
+    /// The generators to run, with those their output uses.
     pub generators: BTreeSet<Generator>,
     /// Directory that OUTPUT_PKG and APIS_PKG are relative to.
     pub output_base: PathBuf,
@@ -152,7 +160,9 @@ pub struct Options {
     pub output_pkg: PathBuf,
     /// Directory of the API types, relative to `output_base`.
     pub apis_pkg: PathBuf,
+    /// The group versions to read, under APIS_PKG.
     pub groups: Vec<GroupVersions>,
+    /// The header every generated file starts with.
     pub header: HeaderSource,
     /// Replaces `YEAR` in the header; left as written when unset, so output does not
     /// change when the calendar does.

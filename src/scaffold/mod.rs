@@ -513,8 +513,7 @@ pub fn create_api(project: &Path, api: &Api) -> Result<Vec<PathBuf>, Error> {
         }
     }
     // One lock for the scaffolding and the generation after it, as generate-groups takes.
-    let _lock = crate::sink::lock(project)
-        .map_err(|d| Error::Diagnostics(d.render(&Default::default())))?;
+    let _lock = crate::sink::lock(project).map_err(Error::diagnostic)?;
     let mut plan = crate::sink::Plan::default();
     let new_files = [
         (
@@ -692,7 +691,7 @@ fn write_and_regenerate(
 ) -> Result<Vec<PathBuf>, Error> {
     let mut written: Vec<PathBuf> = plan.changes.iter().map(|(rel, _)| rel.clone()).collect();
     let (_, journal) = crate::sink::write(plan, project, &[])
-        .map_err(|d| Error::Diagnostics(crate::diag::render_all(&[d], &Default::default())))?;
+        .map_err(|d| Error::diagnostics(vec![d], &Default::default()))?;
     let generated = project_groups(project).and_then(|groups| generate(project, &groups));
     match generated {
         Ok(files) => {
@@ -702,7 +701,10 @@ fn write_and_regenerate(
         Err(e) => {
             return Err(match journal.undo() {
                 Ok(()) => e,
-                Err(d) => Error::Diagnostics(format!("{e}\n{}", d.render(&Default::default()))),
+                Err(d) => Error::Diagnostics {
+                    rendered: format!("{e}\n{}", d.render(&Default::default())),
+                    diagnostics: vec![d],
+                },
             });
         }
     }

@@ -66,8 +66,7 @@ pub fn create_webhook(
             "src/main.rs lacks the `{missing}` line crdgen starts the webhook server at"
         )));
     }
-    let _lock = crate::sink::lock(project)
-        .map_err(|d| Error::Diagnostics(d.render(&Default::default())))?;
+    let _lock = crate::sink::lock(project).map_err(Error::diagnostic)?;
     let mut plan = crate::sink::Plan::default();
 
     let (handlers, registrations) = handler_file_parts(api, webhooks);

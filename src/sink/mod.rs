@@ -6,8 +6,8 @@ mod lock;
 pub mod stamp;
 mod write;
 
-pub use lock::{Lock, lock};
-pub use write::{Journal, write};
+pub use lock::lock;
+pub use write::write;
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -40,8 +40,11 @@ pub struct Plan<'a> {
 /// What a write did, for the summary line.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Written {
+    /// Files written (new or changed).
     pub written: usize,
+    /// Files left as they were.
     pub unchanged: usize,
+    /// Stale generated files removed.
     pub removed: usize,
 }
 

@@ -101,10 +101,9 @@ pub fn generate_files(opts: &Options) -> Vec<(String, String)> {
     generation
         .into_files(opts)
         .unwrap()
-        .output
-        .files
-        .into_iter()
-        .map(|(path, text)| (path.display().to_string(), text))
+        .files()
+        .iter()
+        .map(|(path, text)| (path.display().to_string(), text.clone()))
         .collect()
 }
 

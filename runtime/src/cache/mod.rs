@@ -39,6 +39,7 @@ pub fn key_of<K: Resource>(object: &K) -> String {
 pub struct ObjectKey<'a> {
     /// `None` for a cluster-scoped object.
     pub namespace: Option<&'a str>,
+    /// The object's name.
     pub name: &'a str,
 }
 

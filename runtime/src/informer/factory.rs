@@ -142,6 +142,8 @@ pub struct InformerFactory {
 }
 
 impl InformerFactory {
+    /// A factory over `client`; its informers share `options` (namespace, resync,
+    /// selectors, transforms).
     pub fn new(client: kube::Client, options: FactoryOptions) -> Self {
         InformerFactory {
             client,
@@ -332,6 +334,7 @@ impl InformerFactory {
 pub struct InformerFailure {
     /// `plural.version.group`.
     pub resource: String,
+    /// Why it ended.
     pub reason: String,
 }
 
@@ -350,7 +353,9 @@ impl std::error::Error for InformerFailure {}
 /// Caches that did not sync in time, each with its last watch error.
 #[derive(Debug)]
 pub struct CacheSyncError {
+    /// How long the wait lasted.
     pub timeout: Duration,
+    /// The informers whose caches had not filled by then.
     pub unsynced: Vec<Unsynced>,
 }
 
@@ -359,6 +364,7 @@ pub struct CacheSyncError {
 pub struct Unsynced {
     /// `plural.version.group`.
     pub resource: String,
+    /// The last error its watch met, if any.
     pub last_error: Option<WatchError>,
     /// Why its informer stopped, when it did (its task panicked): the wait was cut short.
     pub failure: Option<String>,
@@ -391,6 +397,7 @@ impl std::error::Error for CacheSyncError {}
 /// How a kind of this scope is listed and watched: within a namespace when the factory
 /// has one and the kind is namespaced, cluster-wide otherwise.
 pub trait ScopedApi {
+    /// The `Api` for `K` in `namespace` (or cluster-wide).
     fn api<K: Resource<Scope = Self, DynamicType = ()>>(
         client: kube::Client,
         namespace: Option<&str>,

@@ -19,10 +19,13 @@ use tokio_util::task::TaskTracker;
 /// A change to a cached object, as handlers and subscribers see it.
 #[derive(Debug)]
 pub enum Notification<K> {
+    /// An object seen for the first time (on the first list, or created since).
     Add(Arc<K>),
     /// `old` is the object as last cached; on a resync both are the same object.
     Update {
+        /// The object before the change.
         old: Arc<K>,
+        /// The object after it.
         new: Arc<K>,
     },
     /// The object's final state, as the watch reported its deletion.
@@ -63,8 +66,11 @@ impl<K> Clone for Notification<K> {
 /// client-go's `ResourceEventHandler`. Each handler runs on a task of its own, so a
 /// slow one delays neither the cache nor the other handlers.
 pub trait EventHandler<K>: Send + Sync + 'static {
+    /// An object was added.
     fn on_add(&self, _object: &Arc<K>) {}
+    /// An object changed (or a resync came round: then `old` and `new` are the same).
     fn on_update(&self, _old: &Arc<K>, _new: &Arc<K>) {}
+    /// An object was deleted (its last cached state when the deletion was not seen).
     fn on_delete(&self, _object: &Arc<K>) {}
     /// A deletion found on a relist, with the object's last cached state; by default
     /// handled as any other deletion.
@@ -96,15 +102,18 @@ impl<K> Default for HandlerFns<K> {
 }
 
 impl<K> HandlerFns<K> {
+    /// A handler that does nothing until given functions.
     pub fn new() -> Self {
         HandlerFns::default()
     }
 
+    /// Calls `f` on each add.
     pub fn on_add(mut self, f: impl Fn(&Arc<K>) + Send + Sync + 'static) -> Self {
         self.add = Some(Box::new(f));
         self
     }
 
+    /// Calls `f` on each update, with the old and the new object.
     pub fn on_update(mut self, f: impl Fn(&Arc<K>, &Arc<K>) + Send + Sync + 'static) -> Self {
         self.update = Some(Box::new(f));
         self
@@ -117,6 +126,7 @@ impl<K> HandlerFns<K> {
         self
     }
 
+    /// Calls `f` on a deletion found on a relist, whose final state is unknown (client-go's `DeletedFinalStateUnknown`); without it such deletions go to `on_delete`.
     pub fn on_deleted_final_state_unknown(
         mut self,
         f: impl Fn(&Arc<K>) + Send + Sync + 'static,

@@ -96,6 +96,7 @@ struct Shared<K> {
 pub struct WatchError {
     /// The HTTP status the apiserver answered, when it answered one.
     pub code: Option<u16>,
+    /// What went wrong, as the watcher reported it.
     pub message: String,
 }
 

@@ -56,7 +56,9 @@ struct Attributes {
 /// controller-runtime's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
+    /// The HTTP status to answer with: 401, 403 or 500.
     pub status: u16,
+    /// The body, worded as controller-runtime's filter words it.
     pub message: String,
 }
 

@@ -62,6 +62,7 @@ enum State {
 }
 
 impl Readiness {
+    /// Health that is live and not yet ready.
     pub fn new() -> Self {
         Readiness::default()
     }
@@ -79,6 +80,7 @@ impl Readiness {
         *lock(&self.state) = State::Failed(reason.into());
     }
 
+    /// Whether `/readyz` answers 200.
     pub fn is_ready(&self) -> bool {
         matches!(*lock(&self.state), State::Ready)
     }

@@ -25,7 +25,12 @@ pub enum ClusterError {
     /// Watching the CRD for the awaited state failed.
     Wait(kube::runtime::wait::Error),
     /// The CRD did not reach the awaited state within a minute.
-    TimedOut { crd: String, until: &'static str },
+    TimedOut {
+        /// The CRD's name.
+        crd: String,
+        /// The state awaited (`Established`, say).
+        until: &'static str,
+    },
 }
 
 impl fmt::Display for ClusterError {

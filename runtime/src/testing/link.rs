@@ -39,6 +39,7 @@ pub enum LinkState {
 pub struct Request {
     /// When it was sent, on the Tokio clock.
     pub at: Instant,
+    /// The HTTP method.
     pub method: String,
     /// Path and query.
     pub uri: String,
@@ -86,6 +87,7 @@ impl Link {
         kube::Client::new(self.clone(), "default")
     }
 
+    /// Puts the link in `state` (see [`LinkState`]).
     pub fn set(&self, state: LinkState) {
         self.state.send_replace(state);
     }

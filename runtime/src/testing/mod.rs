@@ -129,6 +129,7 @@ pub struct ApiServer {
 }
 
 impl ApiServer {
+    /// An empty server, with Kubernetes' built-in kinds registered and no CRDs.
     pub fn new() -> Self {
         ApiServer::default()
     }

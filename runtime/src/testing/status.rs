@@ -5,8 +5,11 @@ use serde_json::{Value, json};
 /// What a request failed with; rendered as the apiserver's `Status` body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
+    /// The HTTP status code.
     pub code: u16,
+    /// The apiserver's reason (`NotFound`, `AlreadyExists`, …).
     pub reason: &'static str,
+    /// The message, worded as the apiserver words it.
     pub message: String,
     /// `details.name`, `details.group`, `details.kind` (the resource plural, as the
     /// apiserver writes it).
@@ -14,6 +17,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
+    /// A failure with `code`, `reason` and `message`.
     pub fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
         ApiError {
             code,
@@ -23,15 +27,18 @@ impl ApiError {
         }
     }
 
+    /// A 400 `BadRequest`.
     pub fn bad_request(message: impl Into<String>) -> Self {
         ApiError::new(400, "BadRequest", message)
     }
 
+    /// Names the object the failure is about, as the apiserver's `details` do.
     pub fn with_details(mut self, name: &str, group: &str, plural: &str) -> Self {
         self.details = Some((name.to_owned(), group.to_owned(), plural.to_owned()));
         self
     }
 
+    /// The failure as a `Status` object, as the apiserver answers with it.
     pub fn to_status(&self) -> Value {
         let mut status = json!({
             "kind": "Status",

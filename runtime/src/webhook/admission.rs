@@ -20,14 +20,18 @@ use serde_json::Value;
 /// details (the fields at fault).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Denial {
+    /// Why, as the user sees it (`kubectl` prints it).
     pub message: String,
+    /// The HTTP code of the refusal (403 unless set).
     pub code: u16,
+    /// The machine-readable reason (`FieldValueInvalid`, say); none when empty.
     pub reason: String,
     /// Boxed: a `Result<_, Denial>` stays small (clippy's `result_large_err`).
     pub details: Option<Box<StatusDetails>>,
 }
 
 impl Denial {
+    /// A 403 `Forbidden` refusal saying `message`.
     pub fn new(message: impl Into<String>) -> Self {
         Denial {
             message: message.into(),
@@ -38,6 +42,7 @@ impl Denial {
     }
 
     #[must_use]
+    /// The refusal with another HTTP code (and the reason that goes with it).
     pub fn with_code(mut self, code: u16) -> Self {
         self.code = code;
         self
@@ -86,17 +91,20 @@ pub type Warnings = Vec<String>;
 /// Sets defaults on objects of kind `K` before the apiserver stores them (a mutating
 /// webhook): change `object`; the response's JSON patch is computed from the change.
 pub trait Defaulter<K>: Send + Sync + 'static {
+    /// Fills in defaults on `object` before it is stored (a mutating webhook).
     fn default(&self, object: &mut K) -> impl Future<Output = Result<(), Denial>> + Send;
 }
 
 /// Allows or denies writes of objects of kind `K` (a validating webhook). Each method
 /// allows by default.
 pub trait Validator<K: Sync>: Send + Sync + 'static {
+    /// Checks a new object; warnings go back to the client, a denial refuses it.
     fn validate_create(&self, object: &K) -> impl Future<Output = Result<Warnings, Denial>> + Send {
         let _ = object;
         async { Ok(Warnings::new()) }
     }
 
+    /// Checks a change from `old` to `new`.
     fn validate_update(
         &self,
         old: &K,
@@ -106,6 +114,7 @@ pub trait Validator<K: Sync>: Send + Sync + 'static {
         async { Ok(Warnings::new()) }
     }
 
+    /// Checks a deletion of `old`.
     fn validate_delete(&self, old: &K) -> impl Future<Output = Result<Warnings, Denial>> + Send {
         let _ = old;
         async { Ok(Warnings::new()) }

@@ -27,6 +27,7 @@ use serde_json::Value;
 pub struct Path(String);
 
 impl Path {
+    /// The path of a top-level field: `spec`.
     pub fn new(root: &str) -> Path {
         Path(root.to_owned())
     }
@@ -59,13 +60,21 @@ impl fmt::Display for Path {
 /// What is wrong with a field: Go's `field.ErrorType`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorType {
+    /// A required field is missing.
     Required,
+    /// A field's value is malformed or out of range.
     Invalid,
+    /// A field may not be set (here, now, or by this user).
     Forbidden,
+    /// A value appears twice where it must be unique.
     Duplicate,
+    /// A value is not one of those supported.
     NotSupported,
+    /// A value is longer than allowed.
     TooLong,
+    /// A list has more items than allowed.
     TooMany,
+    /// A value refers to something that does not exist.
     NotFound,
 }
 
@@ -109,9 +118,13 @@ impl ErrorType {
 /// One field error.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Error {
+    /// What is wrong.
     pub kind: ErrorType,
+    /// Where.
     pub field: Path,
+    /// The offending value (`null` when none is shown).
     pub value: Value,
+    /// More about it.
     pub detail: String,
 }
 
@@ -151,22 +164,27 @@ fn json(value: impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// `field` is required and missing.
 pub fn required(field: &Path, detail: &str) -> Error {
     error(ErrorType::Required, field, Value::Null, detail)
 }
 
+/// `field`'s `value` is invalid: `detail` says why.
 pub fn invalid(field: &Path, value: impl Serialize, detail: &str) -> Error {
     error(ErrorType::Invalid, field, json(value), detail)
 }
 
+/// `field` may not be set: `detail` says why.
 pub fn forbidden(field: &Path, detail: &str) -> Error {
     error(ErrorType::Forbidden, field, Value::Null, detail)
 }
 
+/// `value` appears twice in `field`.
 pub fn duplicate(field: &Path, value: impl Serialize) -> Error {
     error(ErrorType::Duplicate, field, json(value), "")
 }
 
+/// `value` of `field` refers to nothing.
 pub fn not_found(field: &Path, value: impl Serialize) -> Error {
     error(ErrorType::NotFound, field, json(value), "")
 }
@@ -178,11 +196,13 @@ pub fn not_supported(field: &Path, value: impl Serialize, supported: &[&str]) ->
     error(ErrorType::NotSupported, field, json(value), &detail)
 }
 
+/// `field` is longer than `max`.
 pub fn too_long(field: &Path, max: usize) -> Error {
     let detail = format!("may not be more than {max} bytes");
     error(ErrorType::TooLong, field, Value::Null, &detail)
 }
 
+/// `field` has `actual` items, more than `max`.
 pub fn too_many(field: &Path, actual: usize, max: usize) -> Error {
     let detail = format!("must have at most {max} items");
     error(ErrorType::TooMany, field, json(actual), &detail)

@@ -85,7 +85,9 @@ pub const CERT_RELOAD_PERIOD: Duration = crate::tls::RELOAD_PERIOD;
 /// An answer: an HTTP status and a JSON body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply {
+    /// The HTTP status.
     pub status: u16,
+    /// The body: an AdmissionReview or ConversionReview, as JSON.
     pub body: Vec<u8>,
 }
 
@@ -110,6 +112,7 @@ impl Default for Webhooks {
 }
 
 impl Webhooks {
+    /// A server with no webhooks yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -253,6 +256,7 @@ pub struct Server {
 }
 
 impl Server {
+    /// The address the server listens on (its port, when bound to port 0).
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
     }

@@ -12,7 +12,9 @@ const DEFAULT_ASSETS: &str = "/usr/local/kubebuilder/bin";
 /// The two binaries a control plane needs.
 #[derive(Debug, Clone)]
 pub struct Binaries {
+    /// The `kube-apiserver` binary.
     pub kube_apiserver: PathBuf,
+    /// The `etcd` binary.
     pub etcd: PathBuf,
 }
 

@@ -59,13 +59,23 @@ const MANAGER: &str = "crdgen-envtest";
 #[derive(Debug)]
 pub enum EnvtestError {
     /// A binary was not found; `searched` lists where it was looked for.
-    BinaryNotFound { name: String, searched: Vec<String> },
+    BinaryNotFound {
+        /// The binary.
+        name: String,
+        /// Where it was looked for.
+        searched: Vec<String>,
+    },
     /// A file or process operation failed.
     Io(String, std::io::Error),
     /// Generating certificates failed.
     Pki(String),
     /// The control plane did not become ready; the log's last lines say why.
-    NotReady { why: String, log: String },
+    NotReady {
+        /// What was not ready.
+        why: String,
+        /// The last lines of the process's log.
+        log: String,
+    },
     /// The kubeconfig or client could not be made.
     Client(String),
     /// A CRD file could not be read, or installing CRDs failed.
