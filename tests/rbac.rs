@@ -21,7 +21,8 @@ fn generated_role() -> String {
 
 #[test]
 fn markers_give_the_roles_controller_gen_gives() {
-    let expected = std::fs::read_to_string(common::testdata("rbac/expected/role.yaml")).unwrap();
+    let expected =
+        std::fs::read_to_string(common::testdata("rbac/controller-gen/role.yaml")).unwrap();
     assert_eq!(
         common::yaml_documents(&generated_role()),
         common::yaml_documents(&expected)

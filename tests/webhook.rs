@@ -19,7 +19,7 @@ fn generated() -> String {
 #[test]
 fn markers_give_the_configurations_controller_gen_gives() {
     let expected =
-        std::fs::read_to_string(common::testdata("webhook/expected/manifests.yaml")).unwrap();
+        std::fs::read_to_string(common::testdata("webhook/controller-gen/manifests.yaml")).unwrap();
     assert_eq!(
         common::yaml_documents(&generated()),
         common::yaml_documents(&expected)

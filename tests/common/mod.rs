@@ -1,6 +1,8 @@
 //! Test cases shared by the integration tests: the testdata trees crdgen generates for.
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod expect;
+
 use std::path::{Path, PathBuf};
 
 use crdgen::{HeaderSource, Options};

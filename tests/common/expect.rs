@@ -1,0 +1,75 @@
+//! Expected output as plain files beside each case's input (prost-build's
+//! `fixtures/<case>/_expected_*`, typify's `*.stderr`): a case's expected files are
+//! what crdgen writes, byte for byte, so a change shows in `git diff` as a change to
+//! the output itself. `CRDGEN_BLESS=1 cargo test --test fixtures` rewrites them;
+//! review the diff before committing it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Set to `1` to write what the tests get over what they expect (never in CI).
+pub const BLESS: &str = "CRDGEN_BLESS";
+
+fn blessing() -> bool {
+    std::env::var(BLESS).is_ok_and(|v| v == "1") && std::env::var_os("CI").is_none()
+}
+
+/// `path` holds `actual`; with `CRDGEN_BLESS=1`, it is made to.
+pub fn file(path: &Path, actual: &str) {
+    if let Some(problem) = compare(path, actual) {
+        panic!("{problem}");
+    }
+}
+
+/// Why `path` does not hold `actual`, after blessing it when asked to.
+fn compare(path: &Path, actual: &str) -> Option<String> {
+    let expected = std::fs::read_to_string(path).ok();
+    if expected.as_deref() == Some(actual) {
+        return None;
+    }
+    if blessing() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, actual).unwrap();
+        return None;
+    }
+    Some(match expected {
+        None => format!(
+            "{} does not exist; {BLESS}=1 writes it with what the test got:\n{actual}",
+            path.display()
+        ),
+        Some(expected) => format!(
+            "{} is not what the test got ({BLESS}=1 rewrites it):\n{}",
+            path.display(),
+            similar::TextDiff::from_lines(&expected, actual)
+                .unified_diff()
+                .header("expected", "actual")
+        ),
+    })
+}
+
+/// Under `root`, the directories `owned` hold exactly `files` (by path relative to
+/// `root`): none differs, none is missing, none is left over. With `CRDGEN_BLESS=1`,
+/// they are made to.
+pub fn tree(root: &Path, owned: &[PathBuf], files: &BTreeMap<PathBuf, String>) {
+    let mut problems: Vec<String> = files
+        .iter()
+        .filter_map(|(path, text)| compare(&root.join(path), text))
+        .collect();
+    for dir in owned {
+        for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
+            let Ok(entry) = entry else { continue };
+            let rel = entry.path().strip_prefix(root).unwrap();
+            if entry.file_type().is_file() && !files.contains_key(rel) {
+                if blessing() {
+                    std::fs::remove_file(entry.path()).unwrap();
+                } else {
+                    problems.push(format!(
+                        "{} is expected, and not generated ({BLESS}=1 removes it)",
+                        entry.path().display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
