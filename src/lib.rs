@@ -20,7 +20,6 @@
 mod cli;
 mod config;
 pub mod diag;
-mod dns;
 mod emit;
 #[doc(hidden)]
 pub mod fuzzing;

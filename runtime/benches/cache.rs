@@ -299,7 +299,7 @@ fn slow_handler_backlog() {
         .unwrap();
     runtime.block_on(async {
         let server = ApiServer::new();
-        server.register::<Pod>(true);
+        server.register_with_status::<Pod>();
         for i in 0..OBJECTS {
             let mut p = pod("default", i, false);
             p.metadata.resource_version = None;

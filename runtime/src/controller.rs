@@ -1,5 +1,6 @@
-//! The seed's operator framework: a controller owns a rate-limited work queue fed by
-//! informer events, runs N workers until shutdown, and leaves only `sync(key)` to write.
+//! The controller client-go operators are written as: it owns a rate-limited work
+//! queue fed by informer events, runs N workers until shutdown, and leaves only
+//! `sync(key)` to write.
 //!
 //! Each worker loops on `process_next_work_item`: take a key, call `sync` with it read
 //! back ([`ObjectKey`]), then
@@ -105,14 +106,14 @@ impl<S: SyncHandler> SyncHandler for Arc<S> {
     }
 }
 
-/// The seed's `Controller`: runs `workers` workers until `shutdown`.
+/// A controller: runs `workers` workers until `shutdown`.
 pub trait Controller: Send + Sync {
     /// Runs `workers` workers until `shutdown` is cancelled, then lets them finish.
     fn run(&self, workers: usize, shutdown: CancellationToken) -> impl Future<Output = ()> + Send;
 }
 
-/// The seed's `InformerFactory` interface: start every informer, then wait for every
-/// cache. (Named apart from [`crate::informer::InformerFactory`], the struct that
+/// What a controller asks of an informer factory: start every informer, then wait for
+/// every cache. (Named apart from [`crate::informer::InformerFactory`], the struct that
 /// implements it.)
 pub trait StartInformers: Send + Sync {
     /// Starts every informer; each stops when `shutdown` is cancelled.
@@ -426,7 +427,7 @@ where
         .iter()
         .flatten()
         .filter(|r| !controller_only || r.controller == Some(true))
-        .filter(|r| r.kind == kind && crate::owner::group_of(&r.api_version) == group)
+        .filter(|r| r.kind == kind && crdgen_apimachinery::group_of(&r.api_version) == group)
         .map(|r| match (&meta.namespace, namespaced) {
             (Some(ns), true) => format!("{ns}/{}", r.name),
             _ => r.name.clone(),

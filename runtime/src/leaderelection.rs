@@ -41,7 +41,7 @@ use kube::{Api, Client};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::sync::lock;
+use crate::panics::lock;
 
 /// Where the lease lives, who competes for it, and client-go's three timings.
 #[derive(Clone, Debug)]

@@ -13,7 +13,7 @@
 //!   operator serves.
 //! - [`finalizer`], [`conditions`], [`owner`], [`events`]: what a sync needs besides
 //!   its client (kube-runtime's finalizer and event recorder where it has them).
-//! - [`controller`]: the seed's controller (N workers, error classes, graceful
+//! - [`controller`]: client-go's controller pattern (N workers, error classes, graceful
 //!   shutdown) around a `sync(key)`, and event handlers that feed it.
 
 #![deny(missing_docs)]
@@ -29,10 +29,10 @@ pub mod leaderelection;
 #[cfg(feature = "manager")]
 pub mod manager;
 pub mod owner;
+mod panics;
 pub mod ratelimit;
 #[cfg(feature = "serve")]
 mod serve;
-mod sync;
 #[cfg(feature = "testing")]
 pub mod testing;
 #[cfg(feature = "tls")]

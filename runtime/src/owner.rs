@@ -118,14 +118,10 @@ where
 
 /// The same owner: group, kind and name, whatever the version (controller-runtime).
 fn same_object(a: &OwnerReference, b: &OwnerReference) -> bool {
-    a.kind == b.kind && a.name == b.name && group_of(&a.api_version) == group_of(&b.api_version)
-}
-
-/// The group of an `apiVersion` (`""` for the core group's `v1`): kube's `GroupVersion`
-/// rule, without the two allocations of parsing one (this runs on every owned object's
-/// event in `controller::enqueue_owner`).
-pub(crate) fn group_of(api_version: &str) -> &str {
-    api_version.split_once('/').map_or("", |(group, _)| group)
+    a.kind == b.kind
+        && a.name == b.name
+        && crdgen_apimachinery::group_of(&a.api_version)
+            == crdgen_apimachinery::group_of(&b.api_version)
 }
 
 fn upsert<K: Resource>(object: &mut K, reference: OwnerReference) {

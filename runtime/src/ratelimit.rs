@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::sync::lock;
+use crate::panics::lock;
 
 /// Decides when an item may be retried.
 pub trait RateLimiter<T>: Send + Sync {

@@ -182,7 +182,7 @@ where
     }
 
     fn state(&self) -> MutexGuard<'_, State<T>> {
-        crate::sync::lock(&self.inner.state)
+        crate::panics::lock(&self.inner.state)
     }
 
     fn hash(&self, item: &T) -> u64 {

@@ -64,7 +64,7 @@ fn establish_crds(
 
 fn server() -> (ApiServer, kube::Client, Api<CustomResourceDefinition>) {
     let server = ApiServer::new();
-    server.register::<CustomResourceDefinition>(true);
+    server.register_with_status::<CustomResourceDefinition>();
     let client = server.client();
     (server, client.clone(), Api::all(client))
 }

@@ -408,9 +408,9 @@ async fn builder_checks(client: kube::Client, ns: &str) -> Vec<String> {
 async fn the_builder_watches_the_primary_what_it_owns_and_what_it_maps() {
     use crdgen_runtime::testing::ApiServer;
     let server = ApiServer::new();
-    server.register::<Deployment>(false);
-    server.register::<ReplicaSet>(false);
-    server.register::<k8s_openapi::api::core::v1::ConfigMap>(false);
+    server.register::<Deployment>();
+    server.register::<ReplicaSet>();
+    server.register::<k8s_openapi::api::core::v1::ConfigMap>();
     let wrong = builder_checks(server.client(), "prod").await;
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert_eq!(server.watch_count::<ReplicaSet>(), 1, "one watch per kind");

@@ -32,7 +32,7 @@ fn config_map(name: &str) -> ConfigMap {
 
 fn server() -> (ApiServer, Api<ConfigMap>) {
     let server = ApiServer::new();
-    server.register::<ConfigMap>(false);
+    server.register::<ConfigMap>();
     let api = Api::namespaced(server.client(), "ns");
     (server, api)
 }
@@ -143,7 +143,7 @@ async fn a_slow_handlers_lag_is_measured() {
     };
     // Secrets, a resource no other test here watches: its gauges are this test's alone.
     let server = ApiServer::new();
-    server.register::<Secret>(false);
+    server.register::<Secret>();
     let api = Api::<Secret>::namespaced(server.client(), "ns");
     let informer = SharedInformer::new(api.clone(), watcher::Config::default(), None, None);
     let (release, blocked) = std::sync::mpsc::channel::<()>();
@@ -443,7 +443,7 @@ async fn an_informer_survives_a_hundred_starts_with_an_eager_subscriber() {
 #[tokio::test(start_paused = true)]
 async fn a_cache_whose_informer_dies_fails_at_once_naming_why() {
     let (server, api) = server();
-    server.register::<Secret>(false);
+    server.register::<Secret>();
     api.create(&PostParams::default(), &config_map("poison"))
         .await
         .unwrap();

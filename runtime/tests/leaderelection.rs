@@ -148,7 +148,7 @@ async fn two_candidates(client: kube::Client, lease: &str) -> (Duration, Duratio
 #[tokio::test(start_paused = true)]
 async fn one_leader_and_failover_on_a_paused_clock() {
     let server = ApiServer::new();
-    server.register::<Lease>(false);
+    server.register::<Lease>();
     let (graceful, killed) = two_candidates(server.client(), "paused").await;
     assert!(graceful <= RETRY.mul_f64(2.2), "{graceful:?}");
     assert!(killed <= LEASE + RETRY.mul_f64(2.2) * 2, "{killed:?}");
@@ -160,7 +160,7 @@ async fn one_leader_and_failover_on_a_paused_clock() {
 #[tokio::test(start_paused = true)]
 async fn a_leader_that_finds_another_holder_stops_at_its_next_renewal() {
     let server = ApiServer::new();
-    server.register::<Lease>(false);
+    server.register::<Lease>();
     let client = server.client();
     let leaders = Arc::new(Leaders::default());
     let Candidate { task, .. } = candidate(&client, "stolen", 0, &leaders);
@@ -204,7 +204,7 @@ async fn a_leader_that_finds_another_holder_stops_at_its_next_renewal() {
 #[tokio::test]
 async fn timings_that_cannot_keep_one_leader_are_refused() {
     let server = ApiServer::new();
-    server.register::<Lease>(false);
+    server.register::<Lease>();
     for (lease, renew, retry) in [
         (RENEW, RENEW, RETRY),
         (LEASE, RETRY, RETRY),
@@ -376,7 +376,7 @@ async fn a_faulty_link_ends_the_term_at_the_renew_deadline(
 /// the deadline.
 async fn in_memory_with_a_faulty_link(fault: LinkState) {
     let server = ApiServer::new();
-    server.register::<Lease>(false);
+    server.register::<Lease>();
     let link = Link::new(&server);
     a_faulty_link_ends_the_term_at_the_renew_deadline(
         server.client(),
@@ -437,7 +437,7 @@ async fn leader_of(replica: &Replica, limit: Duration) {
 #[tokio::test(start_paused = true)]
 async fn shutdown_keeps_the_lease_until_the_drain_ends_then_releases() {
     let server = ApiServer::new();
-    server.register::<Lease>(false);
+    server.register::<Lease>();
     let takes = LEASE + RENEW;
     let old = Replica::new(&server.client(), "draining", "old", takes);
     leader_of(&old, LEASE).await;
@@ -465,7 +465,7 @@ async fn shutdown_keeps_the_lease_until_the_drain_ends_then_releases() {
 #[tokio::test(start_paused = true)]
 async fn release_is_bounded_when_the_apiserver_is_unreachable() {
     let server = ApiServer::new();
-    server.register::<Lease>(false);
+    server.register::<Lease>();
     let link = Link::new(&server);
     let old = Replica::new(&link.client(), "unreachable", "old", Duration::ZERO);
     leader_of(&old, LEASE).await;

@@ -144,7 +144,7 @@ async fn metrics_and_probes_are_served() {
 #[tokio::test]
 async fn a_dead_informer_fails_readiness_and_stops_the_manager() {
     let server = ApiServer::new();
-    server.register::<ConfigMap>(false);
+    server.register::<ConfigMap>();
     let factory = InformerFactory::new(server.client(), FactoryOptions::default());
     let informer = factory.informer_for::<ConfigMap>(|client, _| Api::all(client));
     informer.set_transform(|object: &mut ConfigMap| {
@@ -180,7 +180,7 @@ async fn a_dead_informer_fails_readiness_and_stops_the_manager() {
 
     // A clean stop is no failure.
     let (server, shutdown) = (ApiServer::new(), CancellationToken::new());
-    server.register::<ConfigMap>(false);
+    server.register::<ConfigMap>();
     let factory = InformerFactory::new(server.client(), FactoryOptions::default());
     factory.informer_for::<ConfigMap>(|client, _| Api::all(client));
     factory.start(&shutdown);

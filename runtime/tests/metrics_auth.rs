@@ -178,11 +178,11 @@ async fn checks(client: kube::Client, ns: &str, reader_role: &str) -> Vec<String
 async fn metrics_are_read_by_those_rbac_allows_in_memory() {
     let server = ApiServer::new();
     server
-        .register::<ServiceAccount>(false)
-        .register::<ClusterRole>(false)
-        .register::<ClusterRoleBinding>(false)
-        .register::<Role>(false)
-        .register::<RoleBinding>(false);
+        .register::<ServiceAccount>()
+        .register::<ClusterRole>()
+        .register::<ClusterRoleBinding>()
+        .register::<Role>()
+        .register::<RoleBinding>();
     let wrong = checks(server.client(), "monitoring", "metrics-reader").await;
     assert!(wrong.is_empty(), "{wrong:#?}");
 }

@@ -34,7 +34,7 @@ fn code(err: kube::Error) -> u16 {
 
 fn server_with_config_maps() -> (ApiServer, Api<ConfigMap>) {
     let server = ApiServer::new();
-    server.register::<ConfigMap>(false);
+    server.register::<ConfigMap>();
     let api = Api::namespaced(server.client(), "ns");
     (server, api)
 }

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
 
-use super::{Context, Definition, Generator, Output, Place};
+use super::{Context, Definition, Generator, Output};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{Field, Kind, KindStyle, Target, TypeDef, TypeRef, Version};
 use crate::naming::{self, applyconfig as names};
@@ -19,15 +19,8 @@ use crate::naming::{self, applyconfig as names};
 const OBJECT_META: &str = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
 
 /// The `applyconfiguration` generator.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "applyconfiguration",
-    aliases: &[],
-    brings: &[Generator::Register, Generator::Clone],
-    markers: &[],
-    check_markers: super::no_markers,
-    place: Place::Rust,
-    run: generate,
-};
+pub(super) const GENERATOR: Definition = Definition::rust("applyconfiguration", generate)
+    .brings(&[Generator::Register, Generator::Clone]);
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     let tree = &mut out.rust;

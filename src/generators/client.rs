@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::{Context, Definition, Generator, Output, Place};
+use super::{Context, Definition, Generator, Output};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::emit::RustModule;
 use crate::markers::Value;
@@ -21,19 +21,11 @@ use crate::naming::{self, client as names};
 /// The clientset, its group-version clients and the kinds' clients, all as text (see
 /// `kind_clients`): their shape is fixed.
 /// The `client` generator.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "client",
-    aliases: &[],
-    brings: &[
-        Generator::Register,
-        Generator::Clone,
-        Generator::ApplyConfiguration,
-    ],
-    markers: &[],
-    check_markers: super::no_markers,
-    place: Place::Rust,
-    run: generate,
-};
+pub(super) const GENERATOR: Definition = Definition::rust("client", generate).brings(&[
+    Generator::Register,
+    Generator::Clone,
+    Generator::ApplyConfiguration,
+]);
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     let tree = &mut out.rust;
@@ -71,8 +63,12 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
             );
             for kind in version.kinds.values() {
                 let ty = ctx.type_path(&kind.root, &kind.path);
-                let status = kind.status_subresource;
-                let _ = writeln!(registrations, "        server.register::<{ty}>({status});");
+                let register = if kind.status_subresource {
+                    "register_with_status"
+                } else {
+                    "register"
+                };
+                let _ = writeln!(registrations, "        server.{register}::<{ty}>();");
                 if let Some(scale) = kind.scale() {
                     let selector = match &scale.label_selector {
                         Some(path) => format!("::std::option::Option::Some({path:?})"),
@@ -497,7 +493,7 @@ fn extra_methods(ctx: &Context<'_>, kind: &Kind, diags: &mut Diagnostics) -> Str
             ));
             continue;
         }
-        if let Err(why) = crate::dns::label(subresource) {
+        if let Err(why) = crdgen_apimachinery::names::label(subresource) {
             diags.push(error(format!("subresource `{subresource}` of `+genclient:method={name}` is not a resource name: {why}"), "subresources are lower-case words such as `scale` or `status`"));
             continue;
         }

@@ -5,21 +5,13 @@
 
 use std::fmt::Write as _;
 
-use super::{Context, Definition, Output, Place};
+use super::{Context, Definition, Output};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{Body, Fields, TypeDef};
 use crate::naming;
 
 /// The `clone` generator.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "clone",
-    aliases: &["deepcopy"],
-    brings: &[],
-    markers: &[],
-    check_markers: super::no_markers,
-    place: Place::Rust,
-    run: generate,
-};
+pub(super) const GENERATOR: Definition = Definition::rust("clone", generate).aliases(&["deepcopy"]);
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     let tree = &mut out.rust;

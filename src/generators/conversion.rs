@@ -5,43 +5,44 @@
 //! group's `convert`, and `apis::convert` over all groups, which a conversion webhook
 //! (`crdgen_runtime::webhook::Webhooks::converter`) serves.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use super::{Context, Definition, Output, Place};
+use super::{Context, Definition, Output};
 use crate::diag::Diagnostics;
 use crate::model::Kind;
 use crate::naming;
 
 const RESULT: &str = "::std::result::Result<::serde_json::Value, ::std::string::String>";
 
+/// One served version of a kind.
+struct Served<'a> {
+    /// The version's name: `v1`.
+    version: &'a str,
+    /// `group/version`, as objects carry it.
+    api_version: String,
+    kind: &'a Kind,
+}
+
 /// The `conversion` generator.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "conversion",
-    aliases: &[],
-    brings: &[],
-    markers: &[],
-    check_markers: super::no_markers,
-    place: Place::Rust,
-    run: generate,
-};
+pub(super) const GENERATOR: Definition = Definition::rust("conversion", generate);
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     let tree = &mut out.rust;
     let mut groups = String::new();
     for group in ctx.model.groups.values() {
-        // Kind name → (API version, kind), every version of it.
-        let mut kinds: BTreeMap<&str, Vec<(String, &Kind)>> = BTreeMap::new();
+        // Kind name → every served version of it.
+        let mut kinds: BTreeMap<&str, Vec<Served>> = BTreeMap::new();
         for version in group.versions.values() {
             for kind in version.kinds.values().filter(|k| k.is_served()) {
-                let api_version = format!("{}/{}", group.name, version.name);
-                kinds
-                    .entry(&kind.name)
-                    .or_default()
-                    .push((api_version, kind));
+                kinds.entry(&kind.name).or_default().push(Served {
+                    version: &version.name,
+                    api_version: format!("{}/{}", group.name, version.name),
+                    kind,
+                });
             }
         }
-        kinds.retain(|_, versions| versions.iter().any(|(_, k)| k.converts_by_webhook()));
+        kinds.retain(|_, versions| versions.iter().any(|v| v.kind.converts_by_webhook()));
         if kinds.is_empty() {
             continue;
         }
@@ -75,10 +76,17 @@ pub fn convert(object: ::serde_json::Value, to: &str) -> {RESULT} {{
                     .to_owned()
             })
             .push_text(&text);
+        // Every apiVersion of the group's converting kinds goes to the group's `convert`.
+        let api_versions: BTreeSet<&str> = kinds
+            .values()
+            .flatten()
+            .map(|v| v.api_version.as_str())
+            .collect();
+        let patterns: Vec<String> = api_versions.iter().map(|v| format!("{v:?}")).collect();
         let _ = writeln!(
             groups,
-            "        ::std::option::Option::Some({:?}) => {}::{}::convert(object, to),",
-            group.name,
+            "        {} => {}::{}::convert(object, to),",
+            patterns.join(" | "),
             naming::ident(&group.dir),
             naming::modules::CONVERSION
         );
@@ -90,9 +98,8 @@ pub fn convert(object: ::serde_json::Value, to: &str) -> {RESULT} {{
             r#"/// Converts an object of any kind that converts by webhook to the apiVersion `to`:
 /// what a conversion webhook serves for every CRD of this crate.
 pub fn convert(object: ::serde_json::Value, to: &str) -> {RESULT} {{
-    let group = to.rsplit_once('/').map(|(group, _)| group);
-    match group {{
-{groups}        other => ::std::result::Result::Err(::std::format!("no conversion into group {{other:?}}")),
+    match to {{
+{groups}        other => ::std::result::Result::Err(::std::format!("no conversion into {{other:?}}")),
     }}
 }}
 "#
@@ -103,14 +110,11 @@ pub fn convert(object: ::serde_json::Value, to: &str) -> {RESULT} {{
 fn kind_conversion(
     ctx: &Context<'_>,
     name: &str,
-    versions: &[(String, &Kind)],
+    versions: &[Served],
     diags: &mut Diagnostics,
 ) -> Option<String> {
     // The hub is the CRD's storage version, chosen as the crd generator chooses it.
-    let named: Vec<(&str, &Kind)> = versions
-        .iter()
-        .map(|(api_version, kind)| (api_version.rsplit('/').next().unwrap_or_default(), *kind))
-        .collect();
+    let named: Vec<(&str, &Kind)> = versions.iter().map(|v| (v.version, v.kind)).collect();
     let hub = match crate::model::storage_version(&named)? {
         Ok(index) => &versions[index],
         Err(d) => {
@@ -118,12 +122,15 @@ fn kind_conversion(
             return None;
         }
     };
-    let hub_type = ctx.type_path(&hub.1.root, &hub.1.path);
+    let hub_type = ctx.type_path(&hub.kind.root, &hub.kind.path);
     let mut from_arms = String::new();
     let mut to_arms = String::new();
-    for (api_version, kind) in versions {
+    for Served {
+        api_version, kind, ..
+    } in versions
+    {
         let ty = ctx.type_path(&kind.root, &kind.path);
-        let (from, to) = if api_version == &hub.0 {
+        let (from, to) = if api_version == &hub.api_version {
             (
                 "::serde_json::from_value::<HUB>(object).map_err(|e| e.to_string())?".to_owned(),
                 "::serde_json::to_value(hub)".to_owned(),
@@ -176,7 +183,7 @@ pub fn {function}(object: ::serde_json::Value, to: &str) -> {RESULT} {{
 }}
 
 "#,
-        hub_version = hub.0,
+        hub_version = hub.api_version,
         function = naming::ident(&naming::conversion::kind_function(name)),
     ))
 }

@@ -4,22 +4,18 @@
 
 use std::fmt::Write as _;
 
-use super::{Context, Definition, Generator, Output, Place};
+use super::{Context, Definition, Generator, Output};
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
 /// The factory, its group and version accessors, and the kinds' informers, all as text
 /// (see `client::kind_clients`): their shape is fixed.
 /// The `informer` generator.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "informer",
-    aliases: &[],
-    brings: &[Generator::Register, Generator::Clone, Generator::Lister],
-    markers: &[],
-    check_markers: super::no_markers,
-    place: Place::Rust,
-    run: generate,
-};
+pub(super) const GENERATOR: Definition = Definition::rust("informer", generate).brings(&[
+    Generator::Register,
+    Generator::Clone,
+    Generator::Lister,
+]);
 
 fn generate(ctx: &Context<'_>, out: &mut Output, _diags: &mut crate::diag::Diagnostics) {
     let tree = &mut out.rust;
@@ -168,7 +164,8 @@ impl {factory} {{
         self.factory.informer::<K>()
     }}
 {group_accessors}}}
-/// The seed's `InformerFactory`, for code written against every factory.
+/// What a controller asks of a factory (start, wait for caches), for code written
+/// against every factory.
 impl ::{runtime}::controller::StartInformers for {factory} {{
     fn start(&self, shutdown: &{token}) {{
         self.factory.start(shutdown);

@@ -2,20 +2,13 @@
 //! `get` is a hash lookup; a namespace's `list` reads the namespace index, so it costs
 //! in proportion to that namespace's objects. Results are shared `Arc`s, never copies.
 
-use super::{Context, Definition, Generator, Output, Place};
+use super::{Context, Definition, Generator, Output};
 use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
 /// The `lister` generator.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "lister",
-    aliases: &[],
-    brings: &[Generator::Register],
-    markers: &[],
-    check_markers: super::no_markers,
-    place: Place::Rust,
-    run: generate,
-};
+pub(super) const GENERATOR: Definition =
+    Definition::rust("lister", generate).brings(&[Generator::Register]);
 
 fn generate(ctx: &Context<'_>, out: &mut Output, _diags: &mut crate::diag::Diagnostics) {
     let tree = &mut out.rust;

@@ -79,6 +79,60 @@ pub(crate) struct ManifestDir {
 }
 
 impl Definition {
+    /// A generator of Rust modules that brings nothing and reads no marker of its own.
+    const fn rust(
+        name: &'static str,
+        run: fn(&Context<'_>, &mut Output, &mut Diagnostics),
+    ) -> Self {
+        Definition {
+            name,
+            aliases: &[],
+            brings: &[],
+            markers: &[],
+            check_markers: no_markers,
+            place: Place::Rust,
+            run,
+        }
+    }
+
+    /// A generator of YAML files in a directory of its own.
+    const fn manifests(
+        name: &'static str,
+        dir: ManifestDir,
+        run: fn(&Context<'_>, &mut Output, &mut Diagnostics),
+    ) -> Self {
+        Definition {
+            place: Place::Manifests(dir),
+            ..Definition::rust(name, run)
+        }
+    }
+
+    /// Also answers to `aliases`.
+    const fn aliases(self, aliases: &'static [&'static str]) -> Self {
+        Definition { aliases, ..self }
+    }
+
+    /// Brings `generators` along: its output uses theirs.
+    const fn brings(self, generators: &'static [Generator]) -> Self {
+        Definition {
+            brings: generators,
+            ..self
+        }
+    }
+
+    /// Reads `markers` from every scanned file, checked by `check`.
+    const fn reads(
+        self,
+        markers: &'static [&'static MarkerDef],
+        check: fn(&[Found], &mut Diagnostics),
+    ) -> Self {
+        Definition {
+            markers,
+            check_markers: check,
+            ..self
+        }
+    }
+
     /// Its directory, when it writes YAML.
     pub fn manifest_dir(&self) -> Option<&ManifestDir> {
         match &self.place {

@@ -2,21 +2,14 @@
 //! `impl kube::Resource`, the group and version constants, and a constructor that
 //! fills in `apiVersion` and `kind`. kube-derive kinds already have all of it.
 
-use super::{Context, Definition, Generator, Output, Place};
+use super::{Context, Definition, Generator, Output};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::model::{Kind, KindStyle, TypeDef};
 use crate::naming::{self, consts};
 
 /// The `register` generator.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "register",
-    aliases: &[],
-    brings: &[Generator::Conversion],
-    markers: &[],
-    check_markers: super::no_markers,
-    place: Place::Rust,
-    run: generate,
-};
+pub(super) const GENERATOR: Definition =
+    Definition::rust("register", generate).brings(&[Generator::Conversion]);
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     let tree = &mut out.rust;

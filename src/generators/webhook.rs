@@ -9,29 +9,34 @@
 
 use serde_json::{Map, Value};
 
-use super::{Context, Definition, ManifestDir, Output, Place};
+use super::{Context, Definition, ManifestDir, Output};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::markers::{Marker, Value as MarkerValue};
 use crate::naming::{self, INJECT_CA_FROM};
 use crate::options::WebhookService;
 use crate::scan::Found;
 
+/// The markers it reads: they belong to no type.
+const MARKERS: &[&crate::markers::MarkerDef] = &[&crate::markers::WEBHOOK];
+
 /// The `webhook` generator: `manifests.yaml`, one YAML document per configuration, as
 /// controller-gen writes it.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "webhook",
-    aliases: &[],
-    brings: &[],
-    markers: &[&crate::markers::WEBHOOK],
-    check_markers: |found, diags| drop(webhooks(found, diags)),
-    place: Place::Manifests(ManifestDir {
+pub(super) const GENERATOR: Definition = Definition::manifests(
+    "webhook",
+    ManifestDir {
         flag: "--webhook-dir",
         // As in kubebuilder projects.
         default: "config/webhook",
         build: naming::BUILD_WEBHOOK_DIR,
-    }),
-    run: generate,
-};
+    },
+    generate,
+)
+.reads(MARKERS, check);
+
+/// Checks the markers with the parsing, reporting each mistake at its marker.
+fn check(found: &[Found], diags: &mut Diagnostics) {
+    webhooks(found, diags);
+}
 
 fn generate(ctx: &Context<'_>, out: &mut Output, _: &mut Diagnostics) {
     // Checked, and mistakes reported, with the parsing (`check_markers`).
@@ -180,7 +185,7 @@ fn webhook(marker: &Marker) -> Result<Webhook, (String, &'static str)> {
         ));
     }
     let name = text("name").unwrap_or_default();
-    if crate::dns::subdomain(&name).is_err() || name.split('.').count() < 3 {
+    if crdgen_apimachinery::names::subdomain(&name).is_err() || name.split('.').count() < 3 {
         return Err((
             format!("`name={name}` is not a fully qualified webhook name"),
             "a webhook's name is a DNS subdomain of at least three labels, e.g. `vexample.kb.io`",

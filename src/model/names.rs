@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Group, Kind};
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
-use crate::dns;
 use crate::naming::{self, Namespace};
+use crdgen_apimachinery::names as dns;
 
 /// Checks the names of one kind against the apiserver's rules.
 pub fn check_kind(kind: &Kind, diags: &mut Diagnostics) {

@@ -122,7 +122,8 @@ pub fn parse_namespaced_name(text: &str) -> Result<(String, String), String> {
         .split_once('/')
         .ok_or_else(|| format!("`{text}` is not `namespace/name`"))?;
     for part in [namespace, name] {
-        crate::dns::label(part).map_err(|why| format!("`{part}` in `{text}`: {why}"))?;
+        crdgen_apimachinery::names::label(part)
+            .map_err(|why| format!("`{part}` in `{text}`: {why}"))?;
     }
     Ok((namespace.to_owned(), name.to_owned()))
 }
@@ -308,7 +309,7 @@ impl Options {
                     "plural exception `{kind}:{plural}`: `{kind}` is not a kind name"
                 ));
             }
-            crate::dns::label(plural).map_err(|why| {
+            crdgen_apimachinery::names::label(plural).map_err(|why| {
                 format!(
                     "plural exception `{kind}:{plural}`: `{plural}` is not a DNS-1035 label: {why}"
                 )

@@ -107,7 +107,8 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
         .next()
         .unwrap_or_default()
         .to_snake_case();
-    let group_ok = crate::dns::subdomain(&api.group).map_err(|why| format!(": {why}"));
+    let group_ok =
+        crdgen_apimachinery::names::subdomain(&api.group).map_err(|why| format!(": {why}"));
     if let Err(why) = group_ok
         .and_then(|()| {
             (api.group.contains('.'))
@@ -135,7 +136,7 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
     }
     if !naming::is_identifier(&api.kind)
         || !api.kind.starts_with(|c: char| c.is_ascii_uppercase())
-        || crate::dns::label(&api.kind.to_ascii_lowercase()).is_err()
+        || crdgen_apimachinery::names::label(&api.kind.to_ascii_lowercase()).is_err()
     {
         return Err(format!(
             "`{}` is not a kind name like `Example` (ASCII PascalCase, at most 63 characters)",
@@ -256,9 +257,10 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     // and the `<name>-system` namespace): a DNS label short enough for that suffix, as
     // kubebuilder asks of a project name, which cargo must also take.
     let crate_name = name.replace('-', "_");
-    let dns = crate::dns::label(name).and_then(|()| {
+    let dns = crdgen_apimachinery::names::label(name).and_then(|()| {
         // The longest label made of it: its webhook Service's name.
-        (naming::scaffold::deployed_webhook_service(name).len() <= crate::dns::LABEL_MAX)
+        (naming::scaffold::deployed_webhook_service(name).len()
+            <= crdgen_apimachinery::names::LABEL_MAX)
             .then_some(())
             .ok_or_else(|| "with `-webhook-service` it is longer than 63 characters".to_owned())
     });

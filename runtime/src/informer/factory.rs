@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{MetaTransform, SharedInformer, Tweak, WatchError};
-use crate::sync::{lock, panic_message};
+use crate::panics::{lock, panic_message};
 
 /// controller-runtime's default `CacheSyncTimeout`.
 pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);

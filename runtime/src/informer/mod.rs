@@ -49,7 +49,7 @@ impl<K> Informed for K where
 use handler::{Receiver, Subscriber, deliver, notify};
 
 use crate::cache::{IndexConflict, Store, Writer, key_of};
-use crate::sync::lock;
+use crate::panics::lock;
 
 /// A typed transform of objects before they are cached.
 type Transform<K> = Arc<dyn Fn(&mut K) + Send + Sync>;

@@ -19,7 +19,7 @@ use k8s_openapi::api::authorization::v1::{
 use kube::api::{Api, PostParams};
 use tokio::time::Instant;
 
-use crate::sync::lock;
+use crate::panics::lock;
 
 /// How long the apiserver's answer about a token is kept.
 pub const TOKEN_TTL: Duration = Duration::from_secs(60);

@@ -24,8 +24,8 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::informer::{InformerFactory, InformerFailure};
+use crate::panics::lock;
 use crate::serve::{Limits, TEXT, response, serve};
-use crate::sync::lock;
 
 /// Histogram buckets for every `*_seconds` metric: controller-runtime's reconcile-time
 /// buckets, which also cover client-go's queue and work durations.

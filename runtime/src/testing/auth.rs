@@ -141,7 +141,7 @@ impl ApiServer {
     }
 
     fn tokens(&self) -> std::sync::MutexGuard<'_, Tokens> {
-        crate::sync::lock(&self.tokens)
+        crate::panics::lock(&self.tokens)
     }
 }
 

@@ -19,7 +19,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::ApiServer;
-use crate::sync::lock;
+use crate::panics::lock;
 
 /// The state of a [`Link`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

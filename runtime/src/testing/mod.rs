@@ -9,7 +9,7 @@
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //!
 //! let server = ApiServer::new();
-//! server.register::<ConfigMap>(false);
+//! server.register::<ConfigMap>();
 //! let api: kube::Api<ConfigMap> = kube::Api::namespaced(server.client(), "default");
 //! # Ok(()) }
 //! ```
@@ -135,7 +135,7 @@ impl ApiServer {
     }
 
     fn store(&self) -> MutexGuard<'_, Storage> {
-        crate::sync::lock(&self.store)
+        crate::panics::lock(&self.store)
     }
 
     /// A client whose requests this server answers. Needs a Tokio runtime.
@@ -144,9 +144,28 @@ impl ApiServer {
     }
 
     /// Serves `K`'s resource: scope from `K::Scope`, names from its `Resource` impl,
-    /// bodies checked by deserializing into `K`. `status_subresource` gives it a
-    /// `/status` subresource, as `+kubebuilder:subresource:status` does.
-    pub fn register<K>(&self, status_subresource: bool) -> &Self
+    /// bodies checked by deserializing into `K`; no `/status` subresource (the status
+    /// is written with the rest of the object).
+    pub fn register<K>(&self) -> &Self
+    where
+        K: Resource<DynamicType = ()> + DeserializeOwned + 'static,
+        K::Scope: 'static,
+    {
+        self.register_resource::<K>(false)
+    }
+
+    /// As [`ApiServer::register`], with a `/status` subresource, as
+    /// `+kubebuilder:subresource:status` gives a CRD: the main resource ignores status
+    /// changes, `/status` writes only them.
+    pub fn register_with_status<K>(&self) -> &Self
+    where
+        K: Resource<DynamicType = ()> + DeserializeOwned + 'static,
+        K::Scope: 'static,
+    {
+        self.register_resource::<K>(true)
+    }
+
+    fn register_resource<K>(&self, status_subresource: bool) -> &Self
     where
         K: Resource<DynamicType = ()> + DeserializeOwned + 'static,
         K::Scope: 'static,
@@ -184,7 +203,7 @@ impl ApiServer {
     {
         let key = resource_key::<K>();
         if self.store().info(&key).is_err() {
-            self.register::<K>(false);
+            self.register::<K>();
         }
         self.store().set_scale(
             &key,
@@ -243,7 +262,7 @@ impl ApiServer {
     {
         let key = resource_key::<K>();
         if self.store().info(&key).is_err() {
-            self.register::<K>(false);
+            self.register::<K>();
         }
         let body =
             serde_json::to_value(object).map_err(|e| ApiError::bad_request(e.to_string()))?;

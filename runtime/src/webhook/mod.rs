@@ -228,7 +228,7 @@ impl Webhooks {
         match answer.await {
             Ok(reply) => reply,
             Err(panic) => {
-                let what = crate::sync::panic_message(&*panic);
+                let what = crate::panics::panic_message(&*panic);
                 tracing::error!(path, "webhook handler panicked: {what}");
                 ok(&panicked(&body))
             }

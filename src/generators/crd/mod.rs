@@ -17,23 +17,19 @@ use crate::naming;
 use crate::options::WebhookService;
 use types::{Builder, Site};
 
-use super::{Context, Definition, ManifestDir, Output, Place};
+use super::{Context, Definition, ManifestDir, Output};
 
 /// The `crd` generator.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "crd",
-    aliases: &[],
-    brings: &[],
-    markers: &[],
-    check_markers: super::no_markers,
-    place: Place::Manifests(ManifestDir {
+pub(super) const GENERATOR: Definition = Definition::manifests(
+    "crd",
+    ManifestDir {
         flag: "--crd-dir",
         // As in kubebuilder projects.
         default: "config/crd/bases",
         build: naming::BUILD_CRD_DIR,
-    }),
-    run: generate,
-};
+    },
+    generate,
+);
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     let opts = ctx.opts;

@@ -7,28 +7,33 @@ mod roles;
 
 use roles::roles;
 
-use super::{Context, Definition, ManifestDir, Output, Place};
+use super::{Context, Definition, ManifestDir, Output};
 use crate::diag::{Code, Diagnostic, Diagnostics};
 use crate::markers::{Marker, Value};
 use crate::naming;
 use crate::scan::Found;
 
+/// The markers it reads: they belong to no type.
+const MARKERS: &[&crate::markers::MarkerDef] = &[&crate::markers::RBAC];
+
 /// The `rbac` generator: `role.yaml`, one YAML document per role, as controller-gen
 /// writes it.
-pub(super) const GENERATOR: Definition = Definition {
-    name: "rbac",
-    aliases: &[],
-    brings: &[],
-    markers: &[&crate::markers::RBAC],
-    check_markers: |found, diags| drop(rules(found, diags)),
-    place: Place::Manifests(ManifestDir {
+pub(super) const GENERATOR: Definition = Definition::manifests(
+    "rbac",
+    ManifestDir {
         flag: "--rbac-dir",
         // As in kubebuilder projects.
         default: "config/rbac",
         build: naming::BUILD_RBAC_DIR,
-    }),
-    run: generate,
-};
+    },
+    generate,
+)
+.reads(MARKERS, check);
+
+/// Checks the markers with the parsing, reporting each mistake at its marker.
+fn check(found: &[Found], diags: &mut Diagnostics) {
+    rules(found, diags);
+}
 
 fn generate(ctx: &Context<'_>, out: &mut Output, _: &mut Diagnostics) {
     // Checked, and mistakes reported, with the parsing (`check_markers`).
@@ -121,7 +126,7 @@ fn refusal(rule: &Rule) -> Option<(String, &'static str)> {
         ));
     }
     if !rule.namespace.is_empty()
-        && let Err(why) = crate::dns::label(&rule.namespace)
+        && let Err(why) = crdgen_apimachinery::names::label(&rule.namespace)
     {
         return Some((
             format!(

@@ -7,10 +7,9 @@ pub mod apis {
     /// Converts an object of any kind that converts by webhook to the apiVersion `to`:
     /// what a conversion webhook serves for every CRD of this crate.
     pub fn convert(object: ::serde_json::Value, to: &str) -> ::std::result::Result<::serde_json::Value, ::std::string::String> {
-        let group = to.rsplit_once('/').map(|(group, _)| group);
-        match group {
-            ::std::option::Option::Some("fleet.example.com") => fleet::conversion::convert(object, to),
-            other => ::std::result::Result::Err(::std::format!("no conversion into group {other:?}")),
+        match to {
+            "fleet.example.com/v1" | "fleet.example.com/v1alpha1" => fleet::conversion::convert(object, to),
+            other => ::std::result::Result::Err(::std::format!("no conversion into {other:?}")),
         }
     }
     /// The `bcrds.example.com` API group.
@@ -1727,17 +1726,17 @@ pub mod clientset {
         /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
         #[cfg(feature = "testing")]
         pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
-            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Doohickey>(false);
-            server.register::<crate::apis::bcrds::v1alpha1::Example>(true);
+            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Doohickey>();
+            server.register_with_status::<crate::apis::bcrds::v1alpha1::Example>();
             server.register_scale::<crate::apis::bcrds::v1alpha1::Example>(".spec.replicas", ".status.replicas", ::std::option::Option::Some(".status.selector"));
-            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Gizmo>(false);
-            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Thingamajig>(false);
-            server.register::<crate::apis::bcrds::v1alpha1::widget_types::Widget>(false);
-            server.register::<crate::apis::derived::v1::Thing>(true);
-            server.register::<crate::apis::fleet::v1::Gear>(false);
-            server.register::<crate::apis::fleet::v1alpha1::Gear>(false);
-            server.register::<crate::apis::hyphens::v1::ClusterTestType>(true);
-            server.register::<crate::apis::other::v1::Gadget>(true);
+            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Gizmo>();
+            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Thingamajig>();
+            server.register::<crate::apis::bcrds::v1alpha1::widget_types::Widget>();
+            server.register_with_status::<crate::apis::derived::v1::Thing>();
+            server.register::<crate::apis::fleet::v1::Gear>();
+            server.register::<crate::apis::fleet::v1alpha1::Gear>();
+            server.register_with_status::<crate::apis::hyphens::v1::ClusterTestType>();
+            server.register_with_status::<crate::apis::other::v1::Gadget>();
             Self::new(server.client())
         }
         /// The `kube::Client` underneath.
@@ -3297,7 +3296,8 @@ pub mod informers {
             other::OtherInformers::new(&self.factory)
         }
     }
-    /// The seed's `InformerFactory`, for code written against every factory.
+    /// What a controller asks of a factory (start, wait for caches), for code written
+    /// against every factory.
     impl ::crdgen_runtime::controller::StartInformers for SharedInformerFactory {
         fn start(&self, shutdown: &::crdgen_runtime::CancellationToken) {
             self.factory.start(shutdown);

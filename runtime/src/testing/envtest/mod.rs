@@ -46,7 +46,7 @@ pub use pki::trusting;
 use process::Process;
 
 use super::crds::{self as cluster, ClusterError};
-use crate::sync::lock;
+use crate::panics::lock;
 
 /// How long the apiserver may take to become ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(60);

@@ -64,7 +64,7 @@ impl Process {
             .stderr(err);
         die_with_parent(&mut command);
         let (reply, answer) = mpsc::channel();
-        crate::sync::lock(&KEEPER)
+        crate::panics::lock(&KEEPER)
             .send((command, reply))
             .expect("the keeper thread lives as long as the process");
         let child = answer

@@ -287,7 +287,8 @@ impl Storage {
                 ));
             }
         };
-        if let Err(why) = dns_subdomain(&name) {
+        if crdgen_apimachinery::names::subdomain(&name).is_err() {
+            let why = crdgen_apimachinery::names::SUBDOMAIN_MESSAGE;
             return Err(info.invalid(
                 &name,
                 &format!("metadata.name: Invalid value: \"{name}\": {why}"),
@@ -731,24 +732,4 @@ fn suffix(mut serial: u64) -> String {
             c
         })
         .collect()
-}
-
-/// RFC 1123 subdomain, as object names must be.
-fn dns_subdomain(name: &str) -> Result<(), &'static str> {
-    let ok = name.len() <= 253
-        && name.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        });
-    if ok {
-        Ok(())
-    } else {
-        Err(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        )
-    }
 }

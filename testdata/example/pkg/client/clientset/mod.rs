@@ -36,7 +36,7 @@ impl Clientset {
     /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
     #[cfg(feature = "testing")]
     pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
-        server.register::<crate::pkg::apis::bcrds::v1alpha1::Example>(true);
+        server.register_with_status::<crate::pkg::apis::bcrds::v1alpha1::Example>();
         Self::new(server.client())
     }
     /// The `kube::Client` underneath.

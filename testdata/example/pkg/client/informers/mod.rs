@@ -71,7 +71,8 @@ impl SharedInformerFactory {
         bcrds::BcrdsInformers::new(&self.factory)
     }
 }
-/// The seed's `InformerFactory`, for code written against every factory.
+/// What a controller asks of a factory (start, wait for caches), for code written
+/// against every factory.
 impl ::crdgen_runtime::controller::StartInformers for SharedInformerFactory {
     fn start(&self, shutdown: &::crdgen_runtime::CancellationToken) {
         self.factory.start(shutdown);

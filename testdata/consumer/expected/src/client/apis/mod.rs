@@ -14,9 +14,8 @@ pub mod other;
 /// Converts an object of any kind that converts by webhook to the apiVersion `to`:
 /// what a conversion webhook serves for every CRD of this crate.
 pub fn convert(object: ::serde_json::Value, to: &str) -> ::std::result::Result<::serde_json::Value, ::std::string::String> {
-    let group = to.rsplit_once('/').map(|(group, _)| group);
-    match group {
-        ::std::option::Option::Some("fleet.example.com") => fleet::conversion::convert(object, to),
-        other => ::std::result::Result::Err(::std::format!("no conversion into group {other:?}")),
+    match to {
+        "fleet.example.com/v1" | "fleet.example.com/v1alpha1" => fleet::conversion::convert(object, to),
+        other => ::std::result::Result::Err(::std::format!("no conversion into {other:?}")),
     }
 }

@@ -33,17 +33,17 @@ impl Clientset {
     /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
     #[cfg(feature = "testing")]
     pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
-        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Doohickey>(false);
-        server.register::<crate::apis::bcrds::v1alpha1::Example>(true);
+        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Doohickey>();
+        server.register_with_status::<crate::apis::bcrds::v1alpha1::Example>();
         server.register_scale::<crate::apis::bcrds::v1alpha1::Example>(".spec.replicas", ".status.replicas", ::std::option::Option::Some(".status.selector"));
-        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Gizmo>(false);
-        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Thingamajig>(false);
-        server.register::<crate::apis::bcrds::v1alpha1::widget_types::Widget>(false);
-        server.register::<crate::apis::derived::v1::Thing>(true);
-        server.register::<crate::apis::fleet::v1::Gear>(false);
-        server.register::<crate::apis::fleet::v1alpha1::Gear>(false);
-        server.register::<crate::apis::hyphens::v1::ClusterTestType>(true);
-        server.register::<crate::apis::other::v1::Gadget>(true);
+        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Gizmo>();
+        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Thingamajig>();
+        server.register::<crate::apis::bcrds::v1alpha1::widget_types::Widget>();
+        server.register_with_status::<crate::apis::derived::v1::Thing>();
+        server.register::<crate::apis::fleet::v1::Gear>();
+        server.register::<crate::apis::fleet::v1alpha1::Gear>();
+        server.register_with_status::<crate::apis::hyphens::v1::ClusterTestType>();
+        server.register_with_status::<crate::apis::other::v1::Gadget>();
         Self::new(server.client())
     }
     /// The `kube::Client` underneath.

@@ -1,12 +1,14 @@
-//! Kubernetes' name rules (apimachinery's `IsDNS1123Subdomain` and `IsDNS1035Label`),
-//! checked where a name enters crdgen: every group, plural, singular, short name and
-//! kind ends up in a URL path, a file name or a Rust identifier, and the apiserver
-//! refuses a CRD whose names break these rules anyway.
+//! Kubernetes' name rules (apimachinery's `IsDNS1123Subdomain` and `IsDNS1035Label`).
+//! Each check says why a name breaks the rule in words a person fixing it can use;
+//! [`SUBDOMAIN_MESSAGE`] is what the apiserver says instead.
 
 /// The longest DNS-1035 or DNS-1123 label.
 pub const LABEL_MAX: usize = 63;
 /// The longest DNS-1123 subdomain.
 pub const SUBDOMAIN_MAX: usize = 253;
+/// What the apiserver answers when a name is not a DNS-1123 subdomain (an object's
+/// `metadata.name`, say): apimachinery's `dns1123SubdomainErrorMsg`.
+pub const SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 
 /// A DNS-1035 label: lower-case ASCII letters, digits and `-`, starting with a letter and
 /// ending with a letter or digit, at most 63 characters. Plurals, singulars, short names,
