@@ -135,9 +135,8 @@ pub mod conversion {
     }
 }
 
-/// Names in the projects `crdgen init` makes.
 pub mod scaffold {
-    //! The scaffold's manifests are laid out as kubebuilder lays them out: under
+    //! Names in the projects `crdgen init` makes. The scaffold's manifests are laid out as kubebuilder lays them out: under
     //! `config/`, objects carry kubebuilder's plain names (`manager-role` in namespace
     //! `system`), and `config/default/kustomization.yaml` gives them the project's
     //! namespace and name prefix, in one place.

@@ -192,6 +192,23 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
         ("lookup", lookup),
         ("client", client),
         ("test_client", test_client),
+        // Generated names the templates use, from the one module that makes them.
+        ("clientset_module", naming::modules::CLIENTSET.to_owned()),
+        ("informers_module", naming::modules::INFORMERS.to_owned()),
+        ("listers_module", naming::modules::LISTERS.to_owned()),
+        ("clientset_type", naming::client::CLIENTSET.to_owned()),
+        ("informer_factory", naming::informer::FACTORY.to_owned()),
+        ("lister", naming::informer::kind_lister(&api.kind)),
+        ("config_namespace", naming::scaffold::NAMESPACE.to_owned()),
+        ("role", naming::scaffold::ROLE.to_owned()),
+        (
+            "webhook_service",
+            naming::scaffold::WEBHOOK_SERVICE.to_owned(),
+        ),
+        (
+            "serving_cert",
+            naming::scaffold::SERVING_CERTIFICATE.to_owned(),
+        ),
     ]))
 }
 
@@ -780,6 +797,10 @@ mod tests {
             templates::DEFAULT_KUSTOMIZATION,
             templates::CRD_KUSTOMIZATION,
             templates::MANAGER_KUSTOMIZATION,
+            templates::METRICS_SERVICE,
+            templates::WEBHOOK_SERVICE,
+            templates::CERTIFICATE,
+            templates::DEFAULT_WEBHOOKS,
         ];
         for template in all {
             assert!(!render(template, &values).contains("{{"), "{template}");

@@ -4,6 +4,7 @@
 //! Service and cert-manager Certificate under `config/`, a test; then regeneration
 //! (the webhook configurations, and the CRD's conversion).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -111,10 +112,11 @@ pub fn create_webhook(
         ),
     ] {
         if !project.join(rel).exists() {
-            changes.push((rel.into(), Change::Create { new: text.into() }));
+            let new = render(text, &values).into();
+            changes.push((rel.into(), Change::Create { new }));
         }
     }
-    changes.extend(deployed_with_webhooks(project)?);
+    changes.extend(deployed_with_webhooks(project, &values)?);
     let module = "src/webhook/mod.rs";
     let old_module = std::fs::read_to_string(project.join(module)).ok();
     let module_text = old_module
@@ -158,12 +160,15 @@ pub fn create_webhook(
 
 /// `config/default/kustomization.yaml` deploying the webhooks too: their Service and
 /// certificate, and where cert-manager injects its CA.
-fn deployed_with_webhooks(project: &Path) -> Result<Option<(PathBuf, Change<'static>)>, Error> {
+fn deployed_with_webhooks(
+    project: &Path,
+    values: &BTreeMap<&str, String>,
+) -> Result<Option<(PathBuf, Change<'static>)>, Error> {
     inserted_at_marker(
         project,
         "config/default/kustomization.yaml",
         "# crdgen:webhooks\n",
-        templates::DEFAULT_WEBHOOKS,
+        &render(templates::DEFAULT_WEBHOOKS, values),
         "\n- ../webhook\n",
     )
 }

@@ -313,7 +313,9 @@ impl Deployed {
         use k8s_openapi::api::admissionregistration::v1 as admission;
         use k8s_openapi::api::core::v1 as core;
         use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-        let checks: BTreeMap<&str, fn(&Value) -> Result<Value, String>> = BTreeMap::from([
+        /// Reads an object as its Kubernetes type and writes it back.
+        type RoundTrip = fn(&Value) -> Result<Value, String>;
+        let checks: BTreeMap<&str, RoundTrip> = BTreeMap::from([
             (
                 "Namespace",
                 round_trip::<core::Namespace> as fn(&Value) -> _,

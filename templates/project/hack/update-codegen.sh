@@ -21,5 +21,6 @@ kube_version=$(sed -n 's/^k8s-openapi .*"v1_\([0-9]*\)".*/1.\1/p' Cargo.toml)
 # gives them the project's namespace and name prefix.
 "$crdgen" generate-groups all src/client src/apis "${groups# }" \
   ${kube_version:+--kube-version "$kube_version"} \
-  --boilerplate hack/boilerplate.rs.txt --role-name manager-role \
-  --webhook-service system/webhook-service --inject-ca-from system/serving-cert "$@"
+  --boilerplate hack/boilerplate.rs.txt --role-name {{role}} \
+  --webhook-service {{config_namespace}}/{{webhook_service}} \
+  --inject-ca-from {{config_namespace}}/{{serving_cert}} "$@"
