@@ -44,7 +44,8 @@ macro_rules! declare_generator {
 
         impl Generator {
             /// Every generator, in the list's order.
-            pub const ALL: &[Generator] = &[$(Generator::$variant,)*];
+            pub const ALL: [Generator; [$(stringify!($variant)),*].len()] =
+                [$(Generator::$variant,)*];
         }
     };
 }
