@@ -21,6 +21,7 @@ mod cli;
 mod config;
 pub mod diag;
 mod emit;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod generators;

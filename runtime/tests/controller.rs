@@ -57,7 +57,7 @@ impl SyncHandler for Scripted {
 }
 
 #[tokio::test(start_paused = true)]
-async fn each_error_class_is_handled_as_the_seed_lays_out() {
+async fn each_error_class_is_handled_as_its_name_says() {
     let script = [
         ("ok", vec![]),
         ("flaky", vec![Outcome::Fail, Outcome::Fail]),
