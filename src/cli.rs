@@ -39,8 +39,14 @@ enum Command {
     #[command(subcommand)]
     Create(Create),
     /// Print the reference of every marker crdgen reads, as Markdown (what
-    /// docs/markers.md holds), like controller-gen's marker help.
+    /// docs/src/reference/markers.md holds), like controller-gen's marker help.
     Markers,
+    /// Explain a diagnostic code (`crdgen explain E0007`): what it means, an example and
+    /// the fix, like `rustc --explain`; without a code, list them all.
+    Explain {
+        /// The code, as diagnostics print it: E0007.
+        code: Option<String>,
+    },
 }
 
 /// The API a scaffolded kind belongs to.
@@ -358,6 +364,36 @@ impl GenerateGroups {
     }
 }
 
+/// `crdgen explain`: a code's page, or every code with its title.
+fn explain(code: Option<&str>) -> ExitCode {
+    use crate::diag::Code;
+    let titles = || {
+        Code::ALL
+            .iter()
+            .filter_map(|code| code.explanation().lines().next())
+            .map(|title| title.trim_start_matches("# "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match code.map(|text| (text, Code::parse(text))) {
+        None => {
+            println!("{}", titles());
+            ExitCode::SUCCESS
+        }
+        Some((_, Some(code))) => {
+            print!("{}", code.explanation());
+            ExitCode::SUCCESS
+        }
+        Some((text, None)) => {
+            eprintln!(
+                "error: `{text}` is not a crdgen diagnostic code; they are:\n{}",
+                titles()
+            );
+            ExitCode::from(USAGE_ERROR)
+        }
+    }
+}
+
 /// Runs the command line and returns the process's exit code.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -373,6 +409,7 @@ pub fn main() -> ExitCode {
             print!("{}", crate::markers::reference());
             ExitCode::SUCCESS
         }
+        Command::Explain { code } => explain(code.as_deref()),
         Command::Init(args) => {
             let runtime = args
                 .runtime

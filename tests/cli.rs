@@ -360,3 +360,31 @@ fn an_output_directory_that_leads_outside_the_base_is_refused() {
     );
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }
+
+/// `crdgen explain` prints each code's page, as `rustc --explain` does, and lists them
+/// all without a code; a code it does not have is a usage error naming the others.
+#[test]
+fn explain_prints_every_codes_page() {
+    let explain = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_crdgen"))
+            .arg("explain")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let listed = explain(&[]);
+    assert_eq!(listed.status.code(), Some(0));
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(listed.lines().count() >= 22, "{listed}");
+    for line in listed.lines() {
+        let code = line.split(':').next().unwrap();
+        let page = explain(&[code]);
+        assert_eq!(page.status.code(), Some(0), "{code}");
+        let page = String::from_utf8(page.stdout).unwrap();
+        assert!(page.starts_with(&format!("# {line}")), "{page}");
+        assert!(page.contains("## Fix"), "{page}");
+    }
+    let unknown = explain(&["E4242"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("E0007: a bad marker argument"));
+}

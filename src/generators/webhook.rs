@@ -111,7 +111,7 @@ fn webhook(marker: &Marker) -> Result<Webhook, (String, &'static str)> {
     let MarkerValue::Args(args) = &marker.value else {
         return Err((
             "it needs arguments".into(),
-            "see the README's webhook section",
+            "write it as `+kubebuilder:webhook:path=…,mutating=…,…`; `crdgen markers` lists its arguments",
         ));
     };
     let text = |key: &str| {

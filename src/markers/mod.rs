@@ -233,7 +233,7 @@ fn unknown(text: &str) -> Problem {
     let names: Vec<String> = table::all_names().collect();
     let hint = match did_you_mean(head, names.iter().map(String::as_str)) {
         Some(best) => format!("did you mean `+{best}`?"),
-        None => "see the marker reference (docs/markers.md, or `crdgen markers`) for the markers crdgen knows".to_owned(),
+        None => "see the marker reference (docs/src/reference/markers.md, or `crdgen markers`) for the markers crdgen knows".to_owned(),
     };
     Problem::new(
         Code::UnknownMarker,

@@ -1,6 +1,6 @@
-//! The marker reference (`docs/markers.md`, `crdgen markers`), written from the table:
-//! every marker with where it stands, how it is written and what it does, grouped by the
-//! generators that act on it.
+//! The marker reference (`docs/src/reference/markers.md`, `crdgen markers`), written
+//! from the table: every marker with where it stands, how it is written and what it
+//! does, grouped by the generators that act on it.
 
 use std::fmt::Write as _;
 

@@ -1,10 +1,13 @@
 //! Diagnostics: every user mistake is reported with where it is, a stable code and a
 //! hint, and a phase reports all of its mistakes at once.
 
-use std::collections::BTreeMap;
+mod explain;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
 
-/// Stable diagnostic codes. The numbers never change meaning; the README lists them.
+/// Stable diagnostic codes. The numbers never change meaning; each has a page in the
+/// book (`docs/src/diagnostics/`), which `crdgen explain` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Code {
     /// A group or version directory named on the command line does not exist, or a
@@ -303,6 +306,16 @@ pub(crate) fn render_all(diagnostics: &[Diagnostic], sources: &Sources) -> Strin
     if errors > 0 {
         let plural = if errors == 1 { "" } else { "s" };
         let _ = writeln!(out, "crdgen: {errors} error{plural}; nothing was written");
+    }
+    // As rustc closes: where each code is explained.
+    let codes: BTreeSet<&str> = diagnostics.iter().map(|d| d.code.as_str()).collect();
+    if let Some(first) = codes.first() {
+        let listed: Vec<&str> = codes.iter().copied().collect();
+        let _ = writeln!(
+            out,
+            "For more about {}, try `crdgen explain {first}`.",
+            listed.join(", ")
+        );
     }
     out
 }
