@@ -94,7 +94,8 @@ impl LeaderElectionConfig {
         Ok(())
     }
 
-    /// Sets client-go's three timings: how long a lease lasts, how long the leader keeps renewing before it gives up, and how often candidates retry.
+    /// Sets client-go's three timings: how long a lease lasts, how long the leader keeps
+    /// trying to renew before it gives up, and how often candidates retry.
     pub fn timings(
         mut self,
         lease_duration: Duration,

@@ -62,7 +62,7 @@ enum State {
 }
 
 impl Readiness {
-    /// Health that is live and not yet ready.
+    /// Not ready yet (`/readyz` answers 503 until [`Readiness::set_ready`]).
     pub fn new() -> Self {
         Readiness::default()
     }

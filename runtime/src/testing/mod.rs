@@ -129,7 +129,8 @@ pub struct ApiServer {
 }
 
 impl ApiServer {
-    /// An empty server, with Kubernetes' built-in kinds registered and no CRDs.
+    /// An empty server: it serves no resource until one is registered
+    /// ([`ApiServer::register`], [`ApiServer::register_crd`]).
     pub fn new() -> Self {
         ApiServer::default()
     }

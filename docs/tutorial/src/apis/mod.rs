@@ -1,0 +1,3 @@
+//! API types, one directory per group and version.
+
+pub mod batch;

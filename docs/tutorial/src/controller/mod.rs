@@ -1,0 +1,3 @@
+//! One module per controller.
+
+pub mod cron_job;
