@@ -13,6 +13,10 @@ pub const SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist
 /// A DNS-1035 label: lower-case ASCII letters, digits and `-`, starting with a letter and
 /// ending with a letter or digit, at most 63 characters. Plurals, singulars, short names,
 /// categories and lower-cased kinds must be one.
+///
+/// # Errors
+///
+/// Why the name is not one, in words a person can act on.
 pub fn label(name: &str) -> Result<(), String> {
     if name.len() > LABEL_MAX {
         return Err(format!(
@@ -28,6 +32,10 @@ pub fn label(name: &str) -> Result<(), String> {
 
 /// A DNS-1123 subdomain: dot-separated DNS-1123 labels (which may start with a digit),
 /// at most 253 characters. API groups must be one.
+///
+/// # Errors
+///
+/// Why the name is not one, in words a person can act on.
 pub fn subdomain(name: &str) -> Result<(), String> {
     if name.len() > SUBDOMAIN_MAX {
         return Err(format!(

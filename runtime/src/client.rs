@@ -11,12 +11,20 @@ pub use either::Either;
 pub use futures_util::Stream;
 
 /// The name an update addresses: the object's own `metadata.name`.
+///
+/// # Errors
+///
+/// A request error when the object has no name.
 pub fn name_of<K: Resource>(object: &K) -> kube::Result<&str> {
     applied_name(Some(object.meta()))
 }
 
 /// The name an apply configuration addresses: its `metadata.name`, which client-go
 /// also requires ("cfg.Name must be provided to Apply").
+///
+/// # Errors
+///
+/// A request error when there is no name, as client-go refuses it.
 pub fn applied_name(metadata: Option<&ObjectMeta>) -> kube::Result<&str> {
     metadata
         .and_then(|m| m.name.as_deref())
@@ -29,6 +37,10 @@ pub fn applied_name(metadata: Option<&ObjectMeta>) -> kube::Result<&str> {
 }
 
 /// A JSON request body.
+///
+/// # Errors
+///
+/// A serialization error when `value` cannot be JSON.
 pub fn json_body<T: Serialize>(value: &T) -> kube::Result<Vec<u8>> {
     serde_json::to_vec(value).map_err(kube::Error::SerdeError)
 }
@@ -36,6 +48,11 @@ pub fn json_body<T: Serialize>(value: &T) -> kube::Result<Vec<u8>> {
 /// Sends a request built by `kube::core::Request` and decodes its answer: how
 /// generated subresource methods (`+genclient:method=…,subresource=…`) talk to the
 /// apiserver through kube's client.
+///
+/// # Errors
+///
+/// What kube's client answers: the apiserver's refusal, a transport error, or a body
+/// that does not decode as `R`.
 pub async fn send<R: DeserializeOwned>(
     client: &kube::Client,
     request: Result<http::Request<Vec<u8>>, RequestError>,

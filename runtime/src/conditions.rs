@@ -8,6 +8,31 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 /// change, the existing `lastTransitionTime` is kept and only the reason, message and
 /// observed generation are updated. Returns whether anything changed (whether the
 /// status is worth writing).
+///
+/// ```
+/// use crdgen_runtime::conditions::set_status_condition;
+/// use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+/// use k8s_openapi::jiff::Timestamp;
+///
+/// let ready = |reason: &str, at: Timestamp| Condition {
+///     type_: "Ready".into(),
+///     status: "True".into(),
+///     reason: reason.into(),
+///     message: String::new(),
+///     observed_generation: None,
+///     last_transition_time: Time(at),
+/// };
+/// let mut conditions = Vec::new();
+/// let first = Timestamp::from_second(1_700_000_000).unwrap();
+/// assert!(set_status_condition(&mut conditions, ready("Started", first)));
+/// // Still True: the transition time stays, the reason moves on.
+/// let later = Timestamp::from_second(1_700_000_100).unwrap();
+/// assert!(set_status_condition(&mut conditions, ready("Reconciled", later)));
+/// assert_eq!(conditions[0].last_transition_time.0, first);
+/// assert_eq!(conditions[0].reason, "Reconciled");
+/// // Nothing new: nothing to write.
+/// assert!(!set_status_condition(&mut conditions, ready("Reconciled", later)));
+/// ```
 pub fn set_status_condition(conditions: &mut Vec<Condition>, new: Condition) -> bool {
     let Some(existing) = conditions.iter_mut().find(|c| c.type_ == new.type_) else {
         conditions.push(new);

@@ -95,6 +95,28 @@ impl<E: Into<BoxError>> From<E> for SyncError {
 
 /// The one thing an operator author writes: bring the object `key` names to its
 /// desired state, and say whether to come back.
+///
+/// ```
+/// use std::time::Duration;
+/// use crdgen_runtime::controller::{Action, ObjectKey, SyncError, SyncHandler};
+///
+/// struct Greeter;
+///
+/// impl SyncHandler for Greeter {
+///     async fn sync(&self, key: ObjectKey<'_>) -> Result<Action, SyncError> {
+///         if key.name.is_empty() {
+///             // Retrying would not help: dropped, not retried.
+///             return Err(SyncError::ignore("a key without a name"));
+///         }
+///         // `?` on any error retries the key with backoff.
+///         let greeting: u32 = "42".parse()?;
+///         assert_eq!(greeting, 42);
+///         Ok(Action::RequeueAfter(Duration::from_secs(60)))
+///     }
+/// }
+/// # let answer = futures_util::FutureExt::now_or_never(Greeter.sync(ObjectKey::parse("default/a")));
+/// # assert!(matches!(answer, Some(Ok(Action::RequeueAfter(_)))));
+/// ```
 pub trait SyncHandler: Send + Sync + 'static {
     /// Brings the object `key` names to its desired state; the answer says whether and when to come back.
     fn sync(&self, key: ObjectKey<'_>) -> impl Future<Output = Result<Action, SyncError>> + Send;

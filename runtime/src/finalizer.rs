@@ -21,6 +21,11 @@ use crate::controller::SyncError;
 /// Runs `sync` for `object` under the finalizer `name` (a qualified name such as
 /// `example.com/cleanup`): with [`Event::Apply`] while it lives, with
 /// [`Event::Cleanup`] once it is being deleted.
+///
+/// # Errors
+///
+/// What kube-runtime's finalizer answers: `sync`'s error, or the apiserver's when
+/// adding or removing the finalizer fails.
 pub async fn with_finalizer<K, F, Fut>(
     api: &Api<K>,
     name: &str,

@@ -282,6 +282,12 @@ impl LeaderElector {
     /// tokens are cancelled, `lead` is dropped where it stands (cancelled at its next
     /// await) and [`LeaderElectionError::Lost`] is answered at once. Returns `Ok` at
     /// once when `shutdown` comes before the lease.
+    ///
+    /// # Errors
+    ///
+    /// [`LeaderElectionError::Lost`] when the term ended without a shutdown, and
+    /// [`LeaderElectionError`]'s other variants when the timings cannot keep one
+    /// leader.
     pub async fn run<F, Fut>(
         &self,
         shutdown: &CancellationToken,

@@ -53,6 +53,11 @@ impl std::error::Error for OwnerError {}
 /// Makes `owner` the controller of `object` (`controller` and `blockOwnerDeletion`
 /// set), replacing an earlier reference to the same owner; refuses when another
 /// object controls it already.
+///
+/// # Errors
+///
+/// [`OwnerError`]: another controller already, an owner in another namespace, or an
+/// owner without name or uid.
 pub fn set_controller_reference<O, K>(owner: &O, object: &mut K) -> Result<(), OwnerError>
 where
     O: Resource<DynamicType = ()>,
@@ -80,6 +85,10 @@ where
 
 /// Adds `owner` as a plain owner of `object` (not its controller), replacing an
 /// earlier reference to the same owner.
+///
+/// # Errors
+///
+/// [`OwnerError`]: an owner in another namespace, or without name or uid.
 pub fn set_owner_reference<O, K>(owner: &O, object: &mut K) -> Result<(), OwnerError>
 where
     O: Resource<DynamicType = ()>,

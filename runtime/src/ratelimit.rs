@@ -21,6 +21,17 @@ pub trait RateLimiter<T>: Send + Sync {
 }
 
 /// Per-item exponential backoff: `base * 2^failures`, capped at `max`.
+///
+/// ```
+/// use std::time::Duration;
+/// use crdgen_runtime::ratelimit::{ItemExponentialFailure, RateLimiter};
+///
+/// let limiter = ItemExponentialFailure::new(Duration::from_millis(5), Duration::from_secs(1));
+/// assert_eq!(limiter.when(&"a"), Duration::from_millis(5));
+/// assert_eq!(limiter.when(&"a"), Duration::from_millis(10));
+/// limiter.forget(&"a");
+/// assert_eq!(limiter.num_requeues(&"a"), 0);
+/// ```
 pub struct ItemExponentialFailure<T> {
     base: Duration,
     max: Duration,

@@ -133,6 +133,26 @@ struct Inner<T> {
 }
 
 /// A rate-limited work queue. Cloning gives another handle to the same queue.
+///
+/// An item is handed to one worker at a time: added again while it is being processed,
+/// it is processed again once `done` says the first run finished.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use crdgen_runtime::workqueue::WorkQueue;
+///
+/// let queue = WorkQueue::new("examples");
+/// queue.add("default/a".to_owned());
+/// queue.add("default/a".to_owned()); // deduplicated: queued once
+/// let key = queue.get().await.unwrap();
+/// assert_eq!(key, "default/a");
+/// queue.add(key.clone()); // while processing: runs again after `done`
+/// assert_eq!(queue.len(), 0);
+/// queue.done(&key);
+/// assert_eq!(queue.len(), 1);
+/// # }
+/// ```
 pub struct WorkQueue<T> {
     inner: Arc<Inner<T>>,
 }

@@ -110,6 +110,23 @@ impl<K> Clone for Store<K> {
 
 /// The cache's only write handle, held by the informer that fills it (kube-runtime's
 /// `Writer`): listers and controllers get [`Store`]s, which read.
+///
+/// ```
+/// use std::sync::Arc;
+/// use crdgen_runtime::cache::{NAMESPACE_INDEX, Writer};
+/// use k8s_openapi::api::core::v1::ConfigMap;
+///
+/// let writer = Writer::<ConfigMap>::new();
+/// let store = writer.reader();
+/// let mut cm = ConfigMap::default();
+/// cm.metadata.namespace = Some("prod".into());
+/// cm.metadata.name = Some("settings".into());
+/// writer.insert(Arc::new(cm));
+/// assert!(store.get("prod/settings").is_some());
+/// assert_eq!(store.by_index(NAMESPACE_INDEX, "prod").unwrap().len(), 1);
+/// // An index name is taken once.
+/// assert!(writer.add_index(NAMESPACE_INDEX, |_: &ConfigMap| Vec::new()).is_err());
+/// ```
 pub struct Writer<K> {
     store: Store<K>,
 }
@@ -173,6 +190,10 @@ impl<K: Resource + 'static> Writer<K> {
 
     /// Adds a named index, computing it for what is already cached; an index of that
     /// name (`namespace` included) is kept and the new one refused.
+    ///
+    /// # Errors
+    ///
+    /// [`IndexConflict`] when the cache has an index of that name.
     pub fn add_index(
         &self,
         name: &str,

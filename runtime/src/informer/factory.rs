@@ -265,6 +265,10 @@ impl InformerFactory {
     /// [`Self::wait_for_cache_sync`], as an error naming every resource that did not
     /// sync and its last watch error (a missing CRD, a missing RBAC grant): what an
     /// operator exits on.
+    ///
+    /// # Errors
+    ///
+    /// [`CacheSyncError`] when a cache did not sync within the factory's timeout.
     pub async fn ensure_cache_sync(&self) -> Result<(), CacheSyncError> {
         let unsynced: Vec<Unsynced> = self.sync_outcome().await.into_values().flatten().collect();
         match unsynced.is_empty() {

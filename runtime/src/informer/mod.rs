@@ -190,6 +190,10 @@ where
 
     /// Adds a named index to the cache, computed for what is cached already (client-go's
     /// `AddIndexers`); an index of that name is kept and the new one refused.
+    ///
+    /// # Errors
+    ///
+    /// [`IndexConflict`] when the cache has an index of that name.
     pub fn add_index(
         &self,
         name: &str,

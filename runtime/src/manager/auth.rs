@@ -75,6 +75,11 @@ impl MetricsAuth {
 
     /// Whether a request with this `Authorization` header, method and path may be
     /// answered.
+    ///
+    /// # Errors
+    ///
+    /// A [`Refusal`] with the status and body to answer: 401, 403, or 500 when the
+    /// apiserver cannot answer.
     pub async fn check(
         &self,
         authorization: Option<&[u8]>,

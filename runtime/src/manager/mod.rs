@@ -40,6 +40,10 @@ const UPKEEP_PERIOD: Duration = Duration::from_secs(5);
 
 /// Installs the process-wide Prometheus recorder; what it records is rendered by the
 /// returned handle (served by [`serve_metrics`]). Call it once, first thing in `main`.
+///
+/// # Errors
+///
+/// When the recorder cannot be built, or one is installed already.
 pub fn install_prometheus() -> Result<PrometheusHandle, BuildError> {
     PrometheusBuilder::new()
         .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)?
@@ -115,6 +119,10 @@ pub async fn stop_on_informer_failure(
 
 /// Binds `addr` and serves `/healthz` and `/readyz` from `readiness` until `shutdown`.
 /// Returns the bound address (port 0 picks one) and the server's future.
+///
+/// # Errors
+///
+/// When `addr` cannot be bound.
 pub async fn serve_probes(
     addr: SocketAddr,
     readiness: Readiness,
@@ -146,6 +154,10 @@ pub async fn serve_probes(
 /// Binds `addr` and serves `/metrics` from `metrics` as plain HTTP until `shutdown`,
 /// keeping its histograms within their window: for a scraper on a trusted network, or
 /// a local run. Returns the bound address (port 0 picks one) and the server's future.
+///
+/// # Errors
+///
+/// When `addr` cannot be bound.
 pub async fn serve_metrics(
     addr: SocketAddr,
     metrics: PrometheusHandle,
@@ -190,6 +202,10 @@ impl SecureMetrics {
 /// knows, 403 without a grant of `get` on the `/metrics` non-resource URL). Returns the
 /// bound address and the server's future; an error when the certificate cannot be
 /// read or made.
+///
+/// # Errors
+///
+/// When `addr` cannot be bound, or the certificate cannot be read or made.
 pub async fn serve_metrics_secure(
     addr: SocketAddr,
     metrics: PrometheusHandle,

@@ -48,6 +48,10 @@ impl fmt::Display for ClusterError {
 impl std::error::Error for ClusterError {}
 
 /// A CustomResourceDefinition read from a YAML (or JSON) file, as `crdgen` writes them.
+///
+/// # Errors
+///
+/// Why the file cannot be read or is not a CustomResourceDefinition.
 #[cfg(feature = "envtest")]
 pub fn read_crd(path: &std::path::Path) -> Result<CustomResourceDefinition, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -57,6 +61,11 @@ pub fn read_crd(path: &std::path::Path) -> Result<CustomResourceDefinition, Stri
 /// Server-side applies each CRD as `manager` and waits until it is Established and
 /// each served version answers; a CRD of the same name still terminating is waited out
 /// first.
+///
+/// # Errors
+///
+/// [`ClusterError`] when the apiserver refuses a CRD or it is not Established within a
+/// minute.
 pub async fn install_crds(
     client: &kube::Client,
     crds: &[CustomResourceDefinition],
@@ -110,6 +119,10 @@ async fn served(client: &kube::Client, crd: &CustomResourceDefinition) -> Result
 
 /// Deletes each named CRD, with every object of it, and waits until it is gone. A CRD
 /// that does not exist is not an error.
+///
+/// # Errors
+///
+/// [`ClusterError`] when a deletion is refused or a CRD is not gone within a minute.
 pub async fn uninstall_crds<'a>(
     client: &kube::Client,
     names: impl IntoIterator<Item = &'a str>,

@@ -256,6 +256,10 @@ impl ApiServer {
     /// Stores `object` as if created, keeping its status: a way to seed a test.
     /// Registers `K` (without a status subresource) if nothing has yet; a later
     /// `register` or generated `Clientset::in_memory` keeps what was seeded.
+    ///
+    /// # Errors
+    ///
+    /// The [`ApiError`] the server would answer a create with (an invalid object, say).
     pub fn insert<K>(&self, object: &K) -> Result<K, ApiError>
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + 'static,

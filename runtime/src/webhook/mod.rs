@@ -236,6 +236,10 @@ impl Webhooks {
     }
 
     /// Listens on `addr` with the certificate of `cert_dir` (`tls.crt`, `tls.key`).
+    ///
+    /// # Errors
+    ///
+    /// When the certificate cannot be read or `addr` cannot be bound.
     pub async fn bind(self, addr: SocketAddr, cert_dir: &Path) -> std::io::Result<Server> {
         let tls = crate::tls::Reloading::new(cert_dir).map_err(std::io::Error::other)?;
         Ok(Server {
@@ -257,6 +261,10 @@ pub struct Server {
 
 impl Server {
     /// The address the server listens on (its port, when bound to port 0).
+    ///
+    /// # Errors
+    ///
+    /// When the socket cannot say.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
     }
@@ -270,6 +278,10 @@ impl Server {
 
     /// Serves until `shutdown`, then lets connections in flight finish (up to a drain
     /// deadline) and returns.
+    ///
+    /// # Errors
+    ///
+    /// When the listener fails.
     pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
         let watcher = tokio::spawn(self.tls.clone().watch(self.reload_every, shutdown.clone()));
         let handshake = self.tls.handshake();

@@ -20,6 +20,10 @@ pub struct Binaries {
 
 impl Binaries {
     /// Finds both from the environment, or says where each was looked for.
+    ///
+    /// # Errors
+    ///
+    /// [`EnvtestError::BinaryNotFound`], naming where each binary was looked for.
     pub fn find() -> Result<Binaries, EnvtestError> {
         Binaries::find_in(|name| {
             std::env::var_os(name)
@@ -30,6 +34,10 @@ impl Binaries {
 
     /// [`find`](Self::find) with the environment given as a lookup, so the rules can be
     /// tested without touching the process environment.
+    ///
+    /// # Errors
+    ///
+    /// [`EnvtestError::BinaryNotFound`], naming where each binary was looked for.
     pub fn find_in(env: impl Fn(&str) -> Option<PathBuf>) -> Result<Binaries, EnvtestError> {
         let assets = env("KUBEBUILDER_ASSETS");
         let one = |name: &str, variable: &str| {

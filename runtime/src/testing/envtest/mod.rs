@@ -117,20 +117,25 @@ pub struct Environment {
 
 impl Environment {
     /// Starts etcd and kube-apiserver and waits until the apiserver is ready.
+    ///
+    /// # Errors
+    ///
+    /// [`EnvtestError`]: a binary not found, a process that cannot start, or a control
+    /// plane not ready in time (with its log).
     pub async fn start() -> Result<Environment, EnvtestError> {
         let binaries = Binaries::find()?;
-        let mut last = None;
-        for _ in 0..ATTEMPTS {
+        // A port taken between choosing it and binding it: try again with others.
+        let mut attempt = 1;
+        loop {
             match Environment::start_with(&binaries).await {
-                Err(EnvtestError::NotReady { why, log })
-                    if log.contains("address already in use") =>
+                Err(EnvtestError::NotReady { log, .. })
+                    if attempt < ATTEMPTS && log.contains("address already in use") =>
                 {
-                    last = Some(EnvtestError::NotReady { why, log });
+                    attempt += 1;
                 }
                 outcome => return outcome,
             }
         }
-        Err(last.expect("at least one attempt"))
     }
 
     async fn start_with(binaries: &Binaries) -> Result<Environment, EnvtestError> {
@@ -258,6 +263,10 @@ impl Environment {
 
     /// A client for this control plane, for the calling Tokio runtime (a client's
     /// connections belong to the runtime that made them, so each test makes its own).
+    ///
+    /// # Errors
+    ///
+    /// When the kubeconfig or the client cannot be made.
     pub async fn client(&self) -> Result<kube::Client, EnvtestError> {
         let config = kube::Config::from_custom_kubeconfig(
             self.kubeconfig.clone(),
@@ -285,6 +294,10 @@ impl Environment {
     }
 
     /// The apiserver's version (`/version`), for suites that need a newer feature.
+    ///
+    /// # Errors
+    ///
+    /// When the apiserver does not answer.
     pub async fn server_version(&self) -> Result<Info, EnvtestError> {
         self.client()
             .await?
@@ -295,6 +308,10 @@ impl Environment {
 
     /// Installs CRDs and waits until each is Established and served
     /// ([`cluster::install_crds`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`cluster::install_crds`].
     pub async fn install_crds(
         &self,
         crds: &[CustomResourceDefinition],
@@ -306,6 +323,10 @@ impl Environment {
     }
 
     /// Reads CRDs from YAML (or JSON) files, one CRD a file, and installs them.
+    ///
+    /// # Errors
+    ///
+    /// When a file is not a CRD, or as [`cluster::install_crds`].
     pub async fn install_crd_files(
         &self,
         paths: impl IntoIterator<Item = impl AsRef<Path>>,
@@ -338,6 +359,10 @@ impl Drop for Environment {
 
 /// One control plane for every test of a test binary: started by the first caller,
 /// stopped when the process exits (statics are never dropped, so an exit hook does it).
+///
+/// # Errors
+///
+/// As [`Environment::start`], for the first caller and every later one.
 pub async fn shared() -> Result<&'static Environment, EnvtestError> {
     static SHARED: tokio::sync::OnceCell<Environment> = tokio::sync::OnceCell::const_new();
     extern "C" fn stop_shared() {

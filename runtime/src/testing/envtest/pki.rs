@@ -62,6 +62,10 @@ impl Pki {
 /// `common_name`, written into `dir` as `cert_file` and `key_file` (mode 0600): what the
 /// apiserver serves with, and what a test's webhook server on loopback serves with
 /// (`tls.crt`, `tls.key`). Returns the CA's PEM, for the client that trusts it.
+///
+/// # Errors
+///
+/// When a certificate cannot be made or written.
 pub fn serving_certificates(
     dir: &Path,
     cert_file: &str,
@@ -137,6 +141,10 @@ fn random_hex(bytes: usize) -> Result<String, EnvtestError> {
 
 /// A TLS client that trusts `ca_pem` (what [`serving_certificates`] returns): how a
 /// test or bench reaches a server on loopback, as the apiserver does with a `caBundle`.
+///
+/// # Errors
+///
+/// When `ca_pem` is not a certificate.
 #[cfg(feature = "tls")]
 pub fn trusting(ca_pem: &str) -> Result<tokio_rustls::TlsConnector, EnvtestError> {
     use rustls_pki_types::CertificateDer;
