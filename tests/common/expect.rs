@@ -48,7 +48,8 @@ fn compare(path: &Path, actual: &str) -> Option<String> {
 }
 
 /// Under `root`, the directories `owned` hold exactly `files` (by path relative to
-/// `root`): none differs, none is missing, none is left over. With `CRDGEN_BLESS=1`,
+/// `root`): none differs, none is missing, none is left over (but the stamp of an
+/// earlier run, a cache every generated directory may hold). With `CRDGEN_BLESS=1`,
 /// they are made to.
 pub fn tree(root: &Path, owned: &[PathBuf], files: &BTreeMap<PathBuf, String>) {
     let mut problems: Vec<String> = files
@@ -59,7 +60,8 @@ pub fn tree(root: &Path, owned: &[PathBuf], files: &BTreeMap<PathBuf, String>) {
         for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
             let Ok(entry) = entry else { continue };
             let rel = entry.path().strip_prefix(root).unwrap();
-            if entry.file_type().is_file() && !files.contains_key(rel) {
+            let stamp = entry.file_name() == crdgen::STAMP_FILE;
+            if entry.file_type().is_file() && !files.contains_key(rel) && !stamp {
                 if blessing() {
                     std::fs::remove_file(entry.path()).unwrap();
                 } else {
