@@ -28,6 +28,7 @@
 //! maintained crate on kube 5) has a different model (a duration and a grace period,
 //! server-side apply with force), without client-go's renew deadline and retry period.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
@@ -58,6 +59,8 @@ pub struct LeaderElectionConfig {
     pub renew_deadline: Duration,
     /// How often candidates try to acquire, and the leader renews.
     pub retry_period: Duration,
+    /// Labels the Lease is created with (a shard ring's members carry the ring's).
+    pub labels: BTreeMap<String, String>,
 }
 
 impl LeaderElectionConfig {
@@ -70,6 +73,7 @@ impl LeaderElectionConfig {
             lease_duration: Duration::from_secs(15),
             renew_deadline: Duration::from_secs(10),
             retry_period: Duration::from_secs(2),
+            labels: BTreeMap::new(),
         }
     }
 
@@ -404,6 +408,7 @@ impl LeaderElector {
                 metadata: ObjectMeta {
                     name: Some(self.config.name.clone()),
                     namespace: Some(self.config.namespace.clone()),
+                    labels: (!self.config.labels.is_empty()).then(|| self.config.labels.clone()),
                     ..ObjectMeta::default()
                 },
                 spec: Some(ours.clone()),

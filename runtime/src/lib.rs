@@ -33,6 +33,7 @@ mod panics;
 pub mod ratelimit;
 #[cfg(feature = "serve")]
 mod serve;
+pub mod sharding;
 #[cfg(feature = "testing")]
 pub mod testing;
 #[cfg(feature = "tls")]

@@ -57,8 +57,10 @@ fn candidate(
     number: usize,
     leaders: &Arc<Leaders>,
 ) -> Candidate {
-    let config = LeaderElectionConfig::new("default", lease, &format!("candidate-{number}"))
+    let mut config = LeaderElectionConfig::new("default", lease, &format!("candidate-{number}"))
         .timings(LEASE, RENEW, RETRY);
+    // A shard ring finds its members' Leases by label: the Lease is created with them.
+    config.labels = [("crdgen.dev/test".to_owned(), "leader-election".to_owned())].into();
     let elector = LeaderElector::new(client.clone(), config);
     let shutdown = CancellationToken::new();
     let (stop, leaders) = (shutdown.clone(), leaders.clone());
@@ -98,6 +100,14 @@ async fn two_candidates(client: kube::Client, lease: &str) -> (Duration, Duratio
         .map(|n| Some(candidate(&client, lease, n, &leaders)))
         .collect();
     let (first, _) = leader(&leaders, LEASE * 2).await.expect("a leader");
+    let created = Api::<Lease>::namespaced(client.clone(), "default")
+        .get(lease)
+        .await
+        .unwrap();
+    assert_eq!(
+        created.metadata.labels.unwrap_or_default()["crdgen.dev/test"],
+        "leader-election"
+    );
     // Several renewals later, still exactly one.
     tokio::time::sleep(RETRY * 8).await;
     assert_eq!(

@@ -1,0 +1,120 @@
+//! Sharding: one controller's objects spread over every replica, so that an operator
+//! scales out, not only up, with Kubernetes itself as the distributed engine (Leases,
+//! labels, watches), as kubernetes-controller-sharding does it:
+//!
+//! - **Membership**: each replica holds a Lease of its own (`<ring>-<identity>`, labelled
+//!   [`RING_LABEL`]`=<ring>`), renewed as the leader Lease is ([`Ring::member_lease`],
+//!   run with a [`LeaderElector`](crate::leaderelection::LeaderElector)): its term is
+//!   its membership, and losing it stops its work at once.
+//! - **Assignment**: every object of the ring's kind goes to a live member by rendezvous
+//!   hashing of its key ([`ring::assign`]), written as the label
+//!   [`Ring::shard_label`]`=<member>`, which each member's informers select
+//!   ([`Ring::selector`]); an object moving away from a live member is first labelled
+//!   [`Ring::drain_label`], which that member takes off, with its own, between two syncs.
+//!
+//! This module has the ring's names and its assignment; the assigner that labels objects
+//! and the member's side of a handover are not here yet.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::leaderelection::LeaderElectionConfig;
+
+/// The label every member Lease of a ring carries: `sharding.crdgen.dev/ring=<ring>`.
+pub const RING_LABEL: &str = "sharding.crdgen.dev/ring";
+
+/// A controller ring: the replicas that share one controller's objects.
+#[derive(Clone, Debug)]
+pub struct Ring {
+    name: String,
+    namespace: String,
+    lease_duration: Duration,
+    renew_deadline: Duration,
+    retry_period: Duration,
+}
+
+impl Ring {
+    /// The ring `name` (a DNS label: it names labels and Leases), with its member Leases
+    /// in `namespace` and leader election's default timings.
+    pub fn new(name: &str, namespace: &str) -> Self {
+        Ring {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+            lease_duration: Duration::from_secs(15),
+            renew_deadline: Duration::from_secs(10),
+            retry_period: Duration::from_secs(2),
+        }
+    }
+
+    /// The member Leases' timings (see [`LeaderElectionConfig`]).
+    #[must_use]
+    pub fn timings(
+        mut self,
+        lease_duration: Duration,
+        renew_deadline: Duration,
+        retry_period: Duration,
+    ) -> Self {
+        (self.lease_duration, self.renew_deadline, self.retry_period) =
+            (lease_duration, renew_deadline, retry_period);
+        self
+    }
+
+    /// The ring's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The namespace of the member Leases.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The label naming an object's member: `shard.crdgen.dev/<ring>`.
+    pub fn shard_label(&self) -> String {
+        format!("shard.crdgen.dev/{}", self.name)
+    }
+
+    /// The label asking an object's member to let it go: `drain.shard.crdgen.dev/<ring>`.
+    pub fn drain_label(&self) -> String {
+        format!("drain.shard.crdgen.dev/{}", self.name)
+    }
+
+    /// The label selector of `member`'s objects, for its informers
+    /// (`FactoryOptions::tweak(|c| c.labels(&ring.selector(member)))`).
+    pub fn selector(&self, member: &str) -> String {
+        format!("{}={member}", self.shard_label())
+    }
+
+    /// The Lease that makes `identity` a member while it holds it. The identity names
+    /// the member in object labels: at most 63 letters, digits, `-`, `_` or `.`.
+    pub fn member_lease(&self, identity: &str) -> LeaderElectionConfig {
+        let mut config = LeaderElectionConfig::new(
+            &self.namespace,
+            &format!("{}-{identity}", self.name),
+            identity,
+        )
+        .timings(self.lease_duration, self.renew_deadline, self.retry_period);
+        config.labels = BTreeMap::from([(RING_LABEL.to_owned(), self.name.clone())]);
+        config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ring_names_its_labels_selector_and_member_leases() {
+        let ring = Ring::new("cronjobs", "ops");
+        assert_eq!(ring.shard_label(), "shard.crdgen.dev/cronjobs");
+        assert_eq!(ring.drain_label(), "drain.shard.crdgen.dev/cronjobs");
+        assert_eq!(ring.selector("pod-7"), "shard.crdgen.dev/cronjobs=pod-7");
+        let lease = ring.member_lease("pod-7");
+        assert_eq!(
+            (lease.namespace.as_str(), lease.name.as_str()),
+            ("ops", "cronjobs-pod-7")
+        );
+        assert_eq!(lease.identity, "pod-7");
+        assert_eq!(lease.labels[RING_LABEL], "cronjobs");
+    }
+}
