@@ -7,7 +7,7 @@
 //!   run with a [`LeaderElector`](crate::leaderelection::LeaderElector)): its term is
 //!   its membership, and losing it stops its work at once.
 //! - **Assignment**: every object of the ring's kind goes to a live member by rendezvous
-//!   hashing of its key ([`ring::assign`]), written as the label
+//!   hashing of its key ([`ring::assign`](self::ring::assign)), written as the label
 //!   [`Ring::shard_label`]`=<member>`, which each member's informers select
 //!   ([`Ring::selector`]); an object moving away from a live member is first labelled
 //!   [`Ring::drain_label`], which that member takes off, with its own, between two syncs.
