@@ -7,13 +7,15 @@
 //!   run with a [`LeaderElector`](crate::leaderelection::LeaderElector)): its term is
 //!   its membership, and losing it stops its work at once.
 //! - **Assignment**: every object of the ring's kind goes to a live member by rendezvous
-//!   hashing of its key ([`ring::assign`](self::ring::assign)), written as the label
+//!   hashing of its key ([`ring::assign`]), written as the label
 //!   [`Ring::shard_label`]`=<member>`, which each member's informers select
 //!   ([`Ring::selector`]); an object moving away from a live member is first labelled
 //!   [`Ring::drain_label`], which that member takes off, with its own, between two syncs.
 //!
 //! This module has the ring's names and its assignment; the assigner that labels objects
 //! and the member's side of a handover are not here yet.
+
+pub mod ring;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

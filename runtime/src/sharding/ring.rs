@@ -54,10 +54,19 @@ mod tests {
             }
         }
         for (member, count) in &counts {
-            assert!((9_000..11_000).contains(count), "{member}: {count} of 30,000");
+            assert!(
+                (9_000..11_000).contains(count),
+                "{member}: {count} of 30,000"
+            );
         }
-        assert_eq!(moved_between_old, 0, "nothing moves between the old members");
-        assert!((6_700..8_300).contains(&moved_to_new), "{moved_to_new}: about a quarter");
+        assert_eq!(
+            moved_between_old, 0,
+            "nothing moves between the old members"
+        );
+        assert!(
+            (6_700..8_300).contains(&moved_to_new),
+            "{moved_to_new}: about a quarter"
+        );
     }
 
     #[test]
