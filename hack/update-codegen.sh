@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 cargo build --quiet --locked --bin crdgen
-crdgen="$root/target/debug/crdgen"
+crdgen="${CARGO_TARGET_DIR:-$root/target}/debug/crdgen"
 "$crdgen" generate-groups all \
   pkg/client pkg/apis bcrds:v1alpha1 \
   --output-base testdata/example \

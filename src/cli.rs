@@ -9,8 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::Error;
 use crate::naming::ModulePath;
-use crate::options::Generator;
-use crate::options::{GroupVersions, HeaderSource, Options, parse_plural_exceptions};
+use crate::options::{Generator, GroupVersions, HeaderSource, Options, parse_plural_exceptions};
 use crate::run::{self, Mode, Outcome};
 
 const USAGE_ERROR: u8 = 2;
@@ -370,8 +369,7 @@ fn explain(code: Option<&str>) -> ExitCode {
     let titles = || {
         Code::ALL
             .iter()
-            .filter_map(|code| code.explanation().lines().next())
-            .map(|title| title.trim_start_matches("# "))
+            .map(|code| format!("{}: {}", code.as_str(), code.title()))
             .collect::<Vec<_>>()
             .join("\n")
     };

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::known::KubeVersion;
 use crate::naming::{self, ModulePath};
-use crate::options::Generator;
-use crate::options::{GroupVersions, HeaderSource, Options};
+use crate::options::{Generator, GroupVersions, HeaderSource, Options};
 use crate::pipeline::{Error, generate};
 
 /// Builder for build.rs:

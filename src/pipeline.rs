@@ -256,10 +256,7 @@ pub(crate) fn read(opts: &Options) -> Result<Input, Error> {
     let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base);
     // The files of `--paths` are read when a generator reads markers that belong to no
     // type (rbac, webhook).
-    let reads_markers = opts
-        .generators
-        .iter()
-        .any(|g| !g.definition().markers.is_empty());
+    let reads_markers = !opts.marker_names().is_empty();
     let discovered = source::discover(opts, reads_markers, &mut sources, &mut diags);
     match header {
         Ok(header) if !diags.has_errors() => Ok(Input {
@@ -304,13 +301,11 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     let parsed = parse::parse_all(&discovered, &mut diags);
     // The markers that belong to no type, of every generator that runs: each reads its
     // own from them.
-    let names: Vec<&str> = opts
-        .generators
-        .iter()
-        .flat_map(|g| g.definition().markers)
-        .map(|marker| marker.name)
-        .collect();
-    let markers = scan::scan(&discovered.marker_sources(), &names, &mut diags);
+    let markers = scan::scan(
+        &discovered.marker_sources(),
+        &opts.marker_names(),
+        &mut diags,
+    );
     for generator in &opts.generators {
         (generator.definition().check_markers)(&markers, &mut diags);
     }

@@ -66,6 +66,12 @@ impl Code {
         }
     }
 
+    /// What it means in a line: its page's title (`a bad marker argument`).
+    pub fn title(self) -> &'static str {
+        let heading = self.explanation().lines().next().unwrap_or_default();
+        heading.split_once(": ").map_or(heading, |(_, title)| title)
+    }
+
     /// The code written `E0007` (any case).
     pub fn parse(text: &str) -> Option<Code> {
         Code::ALL
@@ -104,8 +110,7 @@ mod tests {
                 page.starts_with(&format!("# {}: ", code.as_str())),
                 "{page}"
             );
-            let title = page.lines().next().unwrap().split_once(": ").unwrap().1;
-            let row = format!("| [{0}]({0}.md) | {title} |", code.as_str());
+            let row = format!("| [{0}]({0}.md) | {1} |", code.as_str(), code.title());
             assert!(index.contains(&row), "the index lacks {row}");
             assert_eq!(Code::parse(&code.as_str().to_lowercase()), Some(code));
         }

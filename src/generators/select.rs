@@ -108,6 +108,16 @@ impl Options {
         dirs
     }
 
+    /// The markers that belong to no type which the selected generators read
+    /// (`kubebuilder:rbac`): what is scanned for in every file of `--paths`.
+    pub(crate) fn marker_names(&self) -> Vec<&'static str> {
+        self.generators
+            .iter()
+            .flat_map(|g| g.definition().markers)
+            .map(|marker| marker.name)
+            .collect()
+    }
+
     /// Whether any selected generator writes Rust.
     pub fn writes_rust(&self) -> bool {
         self.generators.iter().any(|g| g.writes_rust())

@@ -89,6 +89,15 @@ fn reference(job: &Job) -> ObjectReference {
     }
 }
 
+/// Deletes `job`; one gone already is fine.
+async fn delete(api: &Api<Job>, job: &Job, params: &DeleteParams) -> Result<(), kube::Error> {
+    match api.delete(&job.name_any(), params).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(e)) if e.code == 404 => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// How long from `now` until `at`, at least a second (the queue's unit of patience).
 fn until(at: Timestamp, now: Timestamp) -> Duration {
     let wait = at.duration_since(now).max(SignedDuration::from_secs(1));
@@ -113,7 +122,7 @@ impl SyncHandler for CronJobSync {
             .jobs
             .by_index(&owner_index::<CronJob>(), &key.to_string())
             .unwrap_or_default();
-        jobs.sort_by_key(|job| scheduled_at(job));
+        jobs.sort_by_cached_key(|job| scheduled_at(job));
         let (finished_jobs, active): (Vec<_>, Vec<_>) =
             jobs.iter().partition(|job| finished(job).is_some());
 
@@ -129,16 +138,12 @@ impl SyncHandler for CronJobSync {
             let excess = ended
                 .len()
                 .saturating_sub(usize::try_from(limit).unwrap_or(0));
+            let background = DeleteParams {
+                propagation_policy: Some(PropagationPolicy::Background),
+                ..DeleteParams::default()
+            };
             for job in &ended[..excess] {
-                let background = DeleteParams {
-                    propagation_policy: Some(PropagationPolicy::Background),
-                    ..DeleteParams::default()
-                };
-                match jobs_api.delete(&job.name_any(), &background).await {
-                    Ok(_) => {}
-                    Err(kube::Error::Api(e)) if e.code == 404 => {}
-                    Err(e) => return Err(e.into()),
-                }
+                delete(&jobs_api, job, &background).await?;
             }
         }
 
@@ -165,21 +170,13 @@ impl SyncHandler for CronJobSync {
                 .starting_deadline_seconds
                 .is_some_and(|deadline| now.duration_since(due).as_secs() > deadline);
             let policy = spec.concurrency_policy.unwrap_or_default();
-            if too_late {
-                // Missed by more than the deadline: skipped, and the next one awaited.
-                status.last_schedule_time = Some(Time(due));
-            } else if policy == ConcurrencyPolicy::Forbid && !active.is_empty() {
-                // Skipped while the last run goes on.
-                status.last_schedule_time = Some(Time(due));
-            } else {
+            // Skipped when missed by more than the deadline, or forbidden while the last
+            // run goes on.
+            let skipped = too_late || (policy == ConcurrencyPolicy::Forbid && !active.is_empty());
+            if !skipped {
                 if policy == ConcurrencyPolicy::Replace {
                     for job in &active {
-                        let foreground = DeleteParams::foreground();
-                        match jobs_api.delete(&job.name_any(), &foreground).await {
-                            Ok(_) => {}
-                            Err(kube::Error::Api(e)) if e.code == 404 => {}
-                            Err(e) => return Err(e.into()),
-                        }
+                        delete(&jobs_api, job, &DeleteParams::foreground()).await?;
                     }
                     status.active.clear();
                 }
@@ -191,8 +188,9 @@ impl SyncHandler for CronJobSync {
                     Err(e) => return Err(e.into()),
                 };
                 status.active.push(reference(&created));
-                status.last_schedule_time = Some(Time(due));
             }
+            // Run or skipped, this time is done: the next one is awaited.
+            status.last_schedule_time = Some(Time(due));
         }
 
         // 4. The status, written only when it changed.
