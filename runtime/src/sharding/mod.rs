@@ -6,16 +6,25 @@
 //!   [`RING_LABEL`]`=<ring>`), renewed as the leader Lease is ([`Ring::member_lease`],
 //!   run with a [`LeaderElector`](crate::leaderelection::LeaderElector)): its term is
 //!   its membership, and losing it stops its work at once.
-//! - **Assignment**: every object of the ring's kind goes to a live member by rendezvous
-//!   hashing of its key ([`ring::assign`]), written as the label
-//!   [`Ring::shard_label`]`=<member>`, which each member's informers select
-//!   ([`Ring::selector`]); an object moving away from a live member is first labelled
-//!   [`Ring::drain_label`], which that member takes off, with its own, between two syncs.
-//!
-//! This module has the ring's names and its assignment; the assigner that labels objects
-//! and the member's side of a handover are not here yet.
+//! - **Assignment**: the ring's leader runs the [`Assigner`]: every object of the ring's
+//!   kind goes to a live member by rendezvous hashing of its key ([`ring::assign`]),
+//!   written as the label [`Ring::shard_label`]`=<member>`.
+//! - **Shard-local caches**: each member's informers watch only its label
+//!   ([`Ring::selector`]), so a member caches its share, and its sync runs only on the
+//!   objects in that cache ([`Sharded`]).
+//! - **Handover without overlap**: before an object moves from a live member, the
+//!   assigner labels it [`Ring::drain_label`]; the member, between two syncs of that key
+//!   (its work queue never runs one key twice at once), takes both labels off
+//!   ([`Sharded`]); only then does the assigner give it to its new member. A member that
+//!   dies mid-handover loses its objects when its Lease expires, and, having lost its
+//!   Lease, has stopped.
 
+mod assigner;
 pub mod ring;
+mod sharded;
+
+pub use assigner::Assigner;
+pub use sharded::Sharded;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
