@@ -14,7 +14,6 @@ use crdgen_runtime::CancellationToken;
 use crdgen_runtime::cache::{Store, key_of};
 use crdgen_runtime::controller::{Action, ObjectKey, QueueController, SyncError, SyncHandler};
 use crdgen_runtime::informer::{FactoryOptions, InformerFactory};
-use crdgen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector};
 use crdgen_runtime::owner::set_controller_reference;
 use crdgen_runtime::sharding::{Assigner, Ring, Sharded, ring};
 use crdgen_runtime::testing::{ApiServer, cluster};
@@ -110,7 +109,7 @@ struct Replica {
     things: Store<ConfigMap>,
     secrets: Store<Secret>,
     shutdown: CancellationToken,
-    tasks: Vec<tokio::task::JoinHandle<()>>,
+    task: tokio::task::JoinHandle<()>,
 }
 
 impl Replica {
@@ -142,51 +141,33 @@ impl Replica {
         let shutdown = CancellationToken::new();
         factory.start(&shutdown);
         assert!(factory.wait_for_cache_sync().await.values().all(|s| *s));
-        let member = LeaderElector::new(client.clone(), ring.member_lease(name));
-        let stop = shutdown.clone();
-        let membership = tokio::spawn(async move {
-            let _ = member
-                .run(&stop, |term| async move {
-                    controller.run_leading(4, &term).await
-                })
-                .await;
-        });
-        let leader_lease =
-            LeaderElectionConfig::new(&setup.namespace, &format!("{}-assigner", ring.name()), name)
-                .timings(LEASE, RENEW, RETRY);
-        let candidate = LeaderElector::new(client.clone(), leader_lease);
-        let assigner = Assigner::<ConfigMap>::new(client.clone(), ring)
+        let assigner = Assigner::<ConfigMap>::new(client.clone(), ring.clone())
             .namespace(&setup.namespace)
             .owns::<Secret>();
-        let stop = shutdown.clone();
-        let leading = tokio::spawn(async move {
-            let _ = candidate
-                .run(&stop, |term| async move { assigner.run(&term).await })
-                .await;
+        let (client, identity, stop) = (client.clone(), name.to_owned(), shutdown.clone());
+        let replica = tokio::spawn(async move {
+            let work = |term| async move { controller.run_leading(4, &term).await };
+            let _ = ring.run(&client, &identity, &assigner, &stop, work).await;
         });
         Replica {
             name: name.to_owned(),
             things: things.store().clone(),
             secrets: secrets.store().clone(),
             shutdown,
-            tasks: vec![membership, leading],
+            task: replica,
         }
     }
 
     /// Killed: its tasks dropped where they stand, no Lease released.
     fn kill(self) {
-        for task in &self.tasks {
-            task.abort();
-        }
+        self.task.abort();
         self.shutdown.cancel();
     }
 
     /// Stopped as on SIGTERM: its syncs drain and its Leases are released.
     async fn stop(self) {
         self.shutdown.cancel();
-        for task in self.tasks {
-            task.await.unwrap();
-        }
+        self.task.await.unwrap();
     }
 }
 

@@ -2,7 +2,7 @@
 //! scales out, not only up, with Kubernetes itself as the distributed engine (Leases,
 //! labels, watches), as kubernetes-controller-sharding does it:
 //!
-//! - **Membership**: each replica holds a Lease of its own (`<ring>-<identity>`, labelled
+//! - **Membership**: each replica holds a Lease of its own (`<ring>-member-<identity>`, labelled
 //!   [`RING_LABEL`]`=<ring>`), renewed as the leader Lease is ([`Ring::member_lease`],
 //!   run with a [`LeaderElector`](crate::leaderelection::LeaderElector)): its term is
 //!   its membership, and losing it stops its work at once.
@@ -29,7 +29,12 @@ pub use sharded::Sharded;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::leaderelection::LeaderElectionConfig;
+use std::future::Future;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::informer::{Informed, ScopedApi};
+use crate::leaderelection::{LeaderElectionConfig, LeaderElectionError, LeaderElector, Term};
 
 /// The label every member Lease of a ring carries: `sharding.crdgen.dev/ring=<ring>`.
 pub const RING_LABEL: &str = "sharding.crdgen.dev/ring";
@@ -101,12 +106,67 @@ impl Ring {
     pub fn member_lease(&self, identity: &str) -> LeaderElectionConfig {
         let mut config = LeaderElectionConfig::new(
             &self.namespace,
-            &format!("{}-{identity}", self.name),
+            &format!("{}-member-{identity}", self.name),
             identity,
         )
         .timings(self.lease_duration, self.renew_deadline, self.retry_period);
         config.labels = BTreeMap::from([(RING_LABEL.to_owned(), self.name.clone())]);
         config
+    }
+
+    /// The Lease whose holder, `identity` when it wins it, runs the ring's [`Assigner`]:
+    /// `<ring>-leader`, not labelled as a member's.
+    pub fn leader_lease(&self, identity: &str) -> LeaderElectionConfig {
+        LeaderElectionConfig::new(&self.namespace, &format!("{}-leader", self.name), identity)
+            .timings(self.lease_duration, self.renew_deadline, self.retry_period)
+    }
+
+    /// Runs this replica's part in the ring until `shutdown`: a member while it holds its
+    /// member Lease, running `work` (its sharded controllers) for that term, and a
+    /// candidate for the leader Lease, running `assigner` while it leads (competing
+    /// again after a lost term: the assigner is stopped by then, and any leader's
+    /// labelling is the same).
+    ///
+    /// # Errors
+    /// When the member Lease is lost (`work` was stopped at once, as with leader
+    /// election: exit, and let the pod restart and rejoin), or the timings are invalid.
+    pub async fn run<K, F, Fut>(
+        &self,
+        client: &kube::Client,
+        identity: &str,
+        assigner: &Assigner<K>,
+        shutdown: &CancellationToken,
+        work: F,
+    ) -> Result<(), LeaderElectionError>
+    where
+        K: Informed,
+        K::Scope: ScopedApi + Send + Sync,
+        F: FnOnce(Term) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        let member = LeaderElector::new(client.clone(), self.member_lease(identity));
+        let candidate = LeaderElector::new(client.clone(), self.leader_lease(identity));
+        // A replica that left the ring (shut down, or lost its member Lease) is no
+        // candidate either.
+        let candidacy = shutdown.child_token();
+        let lead = async {
+            loop {
+                match candidate
+                    .run(&candidacy, |term| async move { assigner.run(&term).await })
+                    .await
+                {
+                    Err(LeaderElectionError::Lost { .. }) if !candidacy.is_cancelled() => {}
+                    ended => return ended,
+                }
+            }
+        };
+        let membership = async {
+            let ended = member.run(shutdown, work).await;
+            candidacy.cancel();
+            ended
+        };
+        let (membership, lead) = tokio::join!(membership, lead);
+        membership.and(lead)
     }
 }
 
@@ -123,7 +183,7 @@ mod tests {
         let lease = ring.member_lease("pod-7");
         assert_eq!(
             (lease.namespace.as_str(), lease.name.as_str()),
-            ("ops", "cronjobs-pod-7")
+            ("ops", "cronjobs-member-pod-7")
         );
         assert_eq!(lease.identity, "pod-7");
         assert_eq!(lease.labels[RING_LABEL], "cronjobs");
