@@ -206,6 +206,16 @@ struct Worker<S> {
     queue: WorkQueue<String>,
     handler: Arc<S>,
     metrics: ReconcileMetrics,
+    gate: std::sync::OnceLock<Box<dyn Gate>>,
+}
+
+/// What a key passes before its sync (a sharded controller's: only its shard's
+/// objects, drained ones let go): `None` to sync it, or the outcome that stands for it.
+pub(crate) trait Gate: Send + Sync {
+    fn admit<'a>(
+        &'a self,
+        key: ObjectKey<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Option<Result<Action, SyncError>>>;
 }
 
 /// A controller around a [`SyncHandler`], with client-go's default rate limiter.
@@ -229,6 +239,7 @@ impl<S: SyncHandler> QueueController<S> {
                 queue,
                 handler: Arc::new(handler),
                 metrics: ReconcileMetrics::new(name),
+                gate: std::sync::OnceLock::new(),
             }),
             drain_deadline: Duration::from_secs(30),
         }
@@ -285,9 +296,18 @@ impl<S: SyncHandler> Worker<S> {
         let (name, queue, metrics) = (self.name.as_str(), &self.queue, &self.metrics);
         metrics.active_workers.increment(1.0);
         let started = tokio::time::Instant::now();
-        let outcome = AssertUnwindSafe(self.handler.sync(ObjectKey::parse(key)))
-            .catch_unwind()
-            .await;
+        let gated = match self.gate.get() {
+            Some(gate) => gate.admit(ObjectKey::parse(key)).await,
+            None => None,
+        };
+        let outcome = match gated {
+            Some(outcome) => Ok(outcome),
+            None => {
+                AssertUnwindSafe(self.handler.sync(ObjectKey::parse(key)))
+                    .catch_unwind()
+                    .await
+            }
+        };
         metrics.time.record(started.elapsed().as_secs_f64());
         metrics.active_workers.decrement(1.0);
         // The `result` counter, and whether it counts as an error too.
@@ -528,13 +548,24 @@ where
     Primary: Resource<DynamicType = ()> + Send + Sync + 'static,
     Primary::Scope: 'static,
 {
-    /// Queues every change of the primary kind (`For`).
+    /// Queues every change of the primary kind (`For`). On an informer of a sharded
+    /// factory ([`FactoryOptions::shard`](crate::informer::FactoryOptions::shard)), the
+    /// sync runs only on the objects of the shard, and a drained one is let go instead.
     #[must_use]
     pub fn for_kind(self, informer: &crate::informer::SharedInformer<Primary>) -> Self
     where
         Primary: Clone + serde::de::DeserializeOwned + fmt::Debug,
     {
         informer.add_event_handler(enqueue::<Primary>(self.controller.queue()));
+        if let Some(shard) = &informer.shard {
+            let release = crate::sharding::Release {
+                store: informer.store().clone(),
+                shard: shard.clone(),
+            };
+            // A second sharded `for_kind` finds the first one's gate: the primary kind
+            // has one informer per factory, so it is the same.
+            let _ = self.controller.worker.gate.set(Box::new(release));
+        }
         self
     }
 

@@ -15,7 +15,7 @@ use crdgen_runtime::cache::{Store, key_of};
 use crdgen_runtime::controller::{Action, ObjectKey, QueueController, SyncError, SyncHandler};
 use crdgen_runtime::informer::{FactoryOptions, InformerFactory};
 use crdgen_runtime::owner::set_controller_reference;
-use crdgen_runtime::sharding::{Assigner, Ring, Sharded, ring};
+use crdgen_runtime::sharding::{Assigner, Ring, ring};
 use crdgen_runtime::testing::{ApiServer, cluster};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
@@ -115,12 +115,11 @@ struct Replica {
 impl Replica {
     async fn start(setup: &Setup, name: &str, log: &Log) -> Replica {
         let (client, ring) = (&setup.client, setup.ring());
-        let selector = ring.selector(name);
         let factory = InformerFactory::new(
             client.clone(),
             FactoryOptions::default()
                 .namespace(&setup.namespace)
-                .tweak(move |config| config.labels(&selector)),
+                .shard(&ring, name),
         );
         let things = factory.informer::<ConfigMap>();
         let secrets = factory.informer::<Secret>();
@@ -128,13 +127,7 @@ impl Replica {
             replica: name.to_owned(),
             log: log.clone(),
         };
-        let sync = Sharded::new(
-            recording,
-            things.store().clone(),
-            client.clone(),
-            ring.clone(),
-        );
-        let controller = QueueController::builder::<ConfigMap>("things", sync)
+        let controller = QueueController::builder::<ConfigMap>("things", recording)
             .for_kind(&things)
             .owns(&secrets)
             .build();

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{MetaTransform, SharedInformer, Tweak, WatchError};
 use crate::panics::{lock, panic_message};
+use crate::sharding::{Ring, Shard};
 
 /// controller-runtime's default `CacheSyncTimeout`.
 pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);
@@ -33,6 +34,7 @@ pub struct FactoryOptions {
     resync: Option<Duration>,
     meta_transform: Option<MetaTransform>,
     cache_sync_timeout: Duration,
+    shard: Option<(Ring, String)>,
 }
 
 impl Default for FactoryOptions {
@@ -45,6 +47,7 @@ impl Default for FactoryOptions {
             resync: None,
             meta_transform: Some(Arc::new(|meta: &mut ObjectMeta| meta.managed_fields = None)),
             cache_sync_timeout: DEFAULT_CACHE_SYNC_TIMEOUT,
+            shard: None,
         }
     }
 }
@@ -62,6 +65,15 @@ impl FactoryOptions {
         tweak: impl Fn(watcher::Config) -> watcher::Config + Send + Sync + 'static,
     ) -> Self {
         self.tweak = Some(Arc::new(tweak));
+        self
+    }
+
+    /// Watch only `member`'s shard of `ring` ([`Ring::selector`], after any tweak's own
+    /// selector), and let a controller built `for_kind` on one of these informers run
+    /// its sync only on its shard's objects, letting drained ones go
+    /// ([`crate::sharding`]).
+    pub fn shard(mut self, ring: &Ring, member: &str) -> Self {
+        self.shard = Some((ring.clone(), member.to_owned()));
         self
     }
 
@@ -157,13 +169,13 @@ impl InformerFactory {
     /// client and the factory's namespace (generated code knows `K`'s scope).
     pub fn informer_for<K>(
         &self,
-        api: impl FnOnce(kube::Client, Option<&str>) -> Api<K>,
+        api: impl Fn(kube::Client, Option<&str>) -> Api<K> + Send + Sync + 'static,
     ) -> SharedInformer<K>
     where
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     {
-        let api = api(self.client.clone(), self.options.namespace.as_deref());
-        let key = (api.resource_url().to_owned(), TypeId::of::<K>());
+        let watched = api(self.client.clone(), self.options.namespace.as_deref());
+        let key = (watched.resource_url().to_owned(), TypeId::of::<K>());
         let mut entries = lock(&self.entries);
         if let Some(existing) = entries
             .get(&key)
@@ -171,16 +183,30 @@ impl InformerFactory {
         {
             return existing.clone();
         }
-        let config = match &self.options.tweak {
+        let mut config = match &self.options.tweak {
             Some(tweak) => tweak(watcher::Config::default()),
             None => watcher::Config::default(),
         };
-        let informer = SharedInformer::new(
-            api,
+        let mut informer_shard = None;
+        if let Some((ring, member)) = &self.options.shard {
+            let selector = ring.selector(member);
+            config.label_selector = Some(match config.label_selector.take() {
+                Some(own) => format!("{own},{selector}"),
+                None => selector,
+            });
+            let client = self.client.clone();
+            informer_shard = Some(Arc::new(Shard {
+                ring: ring.clone(),
+                api: Box::new(move |namespace| api(client.clone(), namespace)),
+            }));
+        }
+        let mut informer = SharedInformer::new(
+            watched,
             config,
             self.options.resync,
             self.options.meta_transform.clone(),
         );
+        informer.shard = informer_shard;
         entries.insert(
             key,
             Entry {

@@ -133,6 +133,8 @@ pub struct SharedInformer<K> {
     api: Api<K>,
     config: watcher::Config,
     resync: Option<Duration>,
+    /// The ring shard it watches, when its factory has one.
+    pub(crate) shard: Option<Arc<crate::sharding::Shard<K>>>,
 }
 
 impl<K: Clone> Clone for SharedInformer<K> {
@@ -142,6 +144,7 @@ impl<K: Clone> Clone for SharedInformer<K> {
             api: self.api.clone(),
             config: self.config.clone(),
             resync: self.resync,
+            shard: self.shard.clone(),
         }
     }
 }
@@ -180,6 +183,7 @@ where
             api,
             config,
             resync,
+            shard: None,
         }
     }
 

@@ -278,33 +278,38 @@ where
             (None, None) => None,
         };
         match labels_patch {
-            Some(labels) => patch_labels::<K>(&self.client, key, labels).await,
+            Some(labels) => {
+                patch_labels(&scoped_api::<K>(&self.client, key), key.name, labels).await
+            }
             None => Ok(Action::Done),
         }
     }
 }
 
-/// Merges `labels` into an object's (a `null` removes one); an object gone meanwhile is
-/// nothing left to do.
-pub(super) async fn patch_labels<K>(
-    client: &kube::Client,
-    key: ObjectKey<'_>,
+/// Merges `labels` into object `name`'s (a `null` removes one); an object gone
+/// meanwhile is nothing left to do.
+pub(super) async fn patch_labels<K: Informed>(
+    api: &Api<K>,
+    name: &str,
     labels: Value,
-) -> Result<Action, SyncError>
-where
-    K: Informed,
-    K::Scope: ScopedApi,
-{
-    let api: Api<K> = <K::Scope as ScopedApi>::api(client.clone(), key.namespace);
+) -> Result<Action, SyncError> {
     let patch = json!({"metadata": {"labels": labels}});
     match api
-        .patch(key.name, &PatchParams::default(), &Patch::Merge(&patch))
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
     {
         Ok(_) => Ok(Action::Done),
         Err(kube::Error::Api(e)) if e.code == 404 => Ok(Action::Done),
         Err(e) => Err(e.into()),
     }
+}
+
+fn scoped_api<K>(client: &kube::Client, key: ObjectKey<'_>) -> Api<K>
+where
+    K: Informed,
+    K::Scope: ScopedApi,
+{
+    <K::Scope as ScopedApi>::api(client.clone(), key.namespace)
 }
 
 /// Registers `C`'s informer (metadata only, indexed by controller) on the assigner's
@@ -384,6 +389,7 @@ where
         if object.labels().get(&self.shard) == desired {
             return Ok(Action::Done);
         }
-        patch_labels::<C>(&self.client, key, json!({ &self.shard: desired })).await
+        let labels = json!({ &self.shard: desired });
+        patch_labels(&scoped_api::<C>(&self.client, key), key.name, labels).await
     }
 }

@@ -9,22 +9,22 @@
 //! - **Assignment**: the ring's leader runs the [`Assigner`]: every object of the ring's
 //!   kind goes to a live member by rendezvous hashing of its key ([`ring::assign`]),
 //!   written as the label [`Ring::shard_label`]`=<member>`.
-//! - **Shard-local caches**: each member's informers watch only its label
-//!   ([`Ring::selector`]), so a member caches its share, and its sync runs only on the
-//!   objects in that cache ([`Sharded`]).
+//! - **Shard-local caches**: each member's informers watch only its label (a factory
+//!   with [`FactoryOptions::shard`](crate::informer::FactoryOptions::shard)), so a
+//!   member caches its share, and a controller built `for_kind` on such an informer
+//!   syncs only the objects in that cache.
 //! - **Handover without overlap**: before an object moves from a live member, the
 //!   assigner labels it [`Ring::drain_label`]; the member, between two syncs of that key
-//!   (its work queue never runs one key twice at once), takes both labels off
-//!   ([`Sharded`]); only then does the assigner give it to its new member. A member that
+//!   (its work queue never runs one key twice at once), takes both labels off; only then does the assigner give it to its new member. A member that
 //!   dies mid-handover loses its objects when its Lease expires, and, having lost its
 //!   Lease, has stopped.
 
 mod assigner;
+mod gate;
 pub mod ring;
-mod sharded;
 
 pub use assigner::Assigner;
-pub use sharded::Sharded;
+pub(crate) use gate::{Release, Shard};
 
 use std::collections::BTreeMap;
 use std::time::Duration;
