@@ -91,6 +91,11 @@ struct Init {
     /// crate of this version].
     #[arg(long, value_name = "SOURCE")]
     runtime: Option<String>,
+    /// Make the operator share the kind's objects among its replicas (a controller
+    /// ring: each replica reconciles and caches its shard) rather than elect one
+    /// leader, and deploy three replicas; the operator's `--sharding` flag switches it.
+    #[arg(long)]
+    sharding: bool,
 }
 
 #[derive(Subcommand)]
@@ -414,7 +419,7 @@ pub fn main() -> ExitCode {
                 .clone()
                 .unwrap_or_else(crate::scaffold::default_runtime);
             eprintln!("crdgen-runtime from {runtime}");
-            let made = crate::scaffold::init(&args.name, &args.api.api(), &runtime);
+            let made = crate::scaffold::init(&args.name, &args.api.api(), &runtime, args.sharding);
             let ok = made.is_ok();
             let code = scaffolded(made, &args.name);
             if ok {

@@ -390,6 +390,50 @@ fn init_refuses_a_directory_that_is_not_empty() {
     );
 }
 
+/// `--sharding` makes sharding the operator's default and deploys three replicas, each
+/// told its pod name (its name in the ring); without it, one replica that elects.
+#[test]
+fn init_sharding_shares_the_objects_among_three_replicas() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "init",
+        "sharded",
+        "--group",
+        "s.example.com",
+        "--version",
+        "v1",
+        "--kind",
+        "S",
+        "--sharding",
+    ];
+    let out = crdgen(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let unsharded = init_probe_project(dir.path(), "unsharded");
+    for (project, sharding, replicas) in [
+        (dir.path().join("sharded"), "true", 3),
+        (unsharded, "false", 1),
+    ] {
+        let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
+        let flag = format!(
+            "#[arg(long, default_value_t = {sharding}, action = clap::ArgAction::Set)]\n    sharding: bool,"
+        );
+        assert!(main.contains(&flag), "{main}");
+        let deployed = documents(&project.join("config/manager/manager.yaml"));
+        let deployment = deployed.iter().find(|d| d["kind"] == "Deployment").unwrap();
+        assert_eq!(deployment["spec"]["replicas"], replicas);
+        let env = &deployment["spec"]["template"]["spec"]["containers"][0]["env"];
+        let pod_name = env
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == "POD_NAME");
+        assert_eq!(
+            pod_name.unwrap()["valueFrom"]["fieldRef"]["fieldPath"],
+            "metadata.name"
+        );
+    }
+}
+
 /// `crdgen init NAME` in `dir` for a namespaced `e2e.crdgen.dev/v1alpha1` Probe.
 fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
     let args = [

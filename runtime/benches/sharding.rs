@@ -108,19 +108,17 @@ async fn start(client: &kube::Client, name: &str, synced: &Synced) -> Cancellati
     shutdown
 }
 
-/// Waits until every object was synced on `replicas`' members as the ring assigns them.
-async fn all_synced(synced: &Synced, replicas: &[&str], since: Instant) -> Instant {
+/// Waits until every object's latest sync ran on the member the ring assigns it among
+/// `replicas`; when that was.
+async fn all_synced(synced: &Synced, replicas: &[&str]) -> Instant {
     loop {
         let done = {
             let synced = synced.lock().unwrap();
             (0..OBJECTS).all(|i| {
                 let key = format!("{NAMESPACE}/thing-{i:04}");
                 let due = crdgen_runtime::sharding::ring::assign(&key, replicas.iter().copied());
-                synced.get(&key).is_some_and(|syncs| {
-                    syncs
-                        .iter()
-                        .any(|(r, at)| Some(r.as_str()) == due && *at >= since)
-                })
+                let latest = synced.get(&key).and_then(|syncs| syncs.last());
+                latest.is_some_and(|(replica, _)| Some(replica.as_str()) == due)
             })
         };
         if done {
@@ -176,7 +174,7 @@ async fn replicas(count: usize) {
     for name in &names {
         stops.push(start(&client, name, &synced).await);
     }
-    let done = all_synced(&synced, &names, started).await;
+    let done = all_synced(&synced, &names).await;
     let seconds = (done - started).as_secs_f64();
     let mut caches = Vec::new();
     for name in &names {
@@ -225,7 +223,7 @@ async fn handover(client: &kube::Client, synced: &Synced, names: &[&str]) {
     let joined = start(client, joining, synced).await;
     let mut all: Vec<&str> = names.to_vec();
     all.push(joining);
-    let done = all_synced(synced, &all, started).await;
+    let done = all_synced(synced, &all).await;
     let drained = drained_at.lock().unwrap().clone();
     let synced = synced.lock().unwrap();
     let mut waits: Vec<Duration> = drained

@@ -257,8 +257,9 @@ fn runtime_dependency(spec: &str, features: &[&str]) -> Result<String, String> {
     }
 }
 
-/// `crdgen init`: a new operator project in `dir` (which must not exist, or be empty).
-pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error> {
+/// `crdgen init`: a new operator project in `dir` (which must not exist, or be empty),
+/// sharding its kind by default when `sharding`.
+pub fn init(dir: &Path, api: &Api, runtime: &str, sharding: bool) -> Result<Vec<PathBuf>, Error> {
     let usage = Error::Usage;
     if dir.exists() && std::fs::read_dir(dir).map_err(Error::Io)?.next().is_some() {
         return Err(usage(format!(
@@ -298,6 +299,9 @@ pub fn init(dir: &Path, api: &Api, runtime: &str) -> Result<Vec<PathBuf>, Error>
     values.insert("namespace", naming::scaffold::namespace(name));
     values.insert("name_prefix", naming::scaffold::name_prefix(name));
     values.insert("crate", crate_name);
+    // The operator's `--sharding` default, and replicas enough to share the objects.
+    values.insert("sharding", sharding.to_string());
+    values.insert("replicas", if sharding { "3" } else { "1" }.to_owned());
     // `manager`: the metrics endpoint and probes main.rs serves.
     values.insert(
         "runtime",
@@ -774,6 +778,8 @@ mod tests {
             "crate",
             "runtime",
             "runtime_envtest",
+            "sharding",
+            "replicas",
         ] {
             values.insert(key, "x".into());
         }
