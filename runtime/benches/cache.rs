@@ -6,11 +6,9 @@
 //! three managedFields entries), divided by 10,000. The same allocator measures what a
 //! slow handler's backlog costs per pending notification.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crdgen_runtime::cache::{NAMESPACE_INDEX, Writer};
@@ -22,28 +20,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntr
 use kube::runtime::reflector;
 use kube::runtime::watcher::Event;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "support/counting.rs"]
+mod counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 fn container(name: &str, image: &str) -> Container {
     let quantity = |q: &str| Quantity(q.to_owned());
@@ -143,9 +124,9 @@ fn metadata_only(pod: Pod) -> kube::core::PartialObjectMeta<Pod> {
 
 /// Live bytes per object held by whatever `fill` builds.
 fn bytes_per_object<T>(fill: impl FnOnce() -> T) -> (f64, T) {
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = counting::live();
     let held = fill();
-    let after = LIVE.load(Ordering::Relaxed);
+    let after = counting::live();
     ((after - before) as f64 / OBJECTS as f64, held)
 }
 

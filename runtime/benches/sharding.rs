@@ -7,9 +7,7 @@
 //! Bytes are counted exactly, with a counting allocator: the live bytes a fresh
 //! informer with a member's label selector holds once synced.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,28 +23,11 @@ use kube::api::PostParams;
 use kube::{Api, ResourceExt};
 use tokio::time::Instant;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "support/counting.rs"]
+mod counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 const OBJECTS: usize = 3_000;
 const NAMESPACE: &str = "bench";
@@ -130,7 +111,7 @@ async fn all_synced(synced: &Synced, replicas: &[&str]) -> Instant {
 
 /// The live bytes an informer of `member`'s objects holds once synced.
 async fn cached_bytes(client: &kube::Client, member: &str) -> (usize, usize) {
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = counting::live();
     let factory = InformerFactory::new(
         client.clone(),
         FactoryOptions::default()
@@ -142,7 +123,7 @@ async fn cached_bytes(client: &kube::Client, member: &str) -> (usize, usize) {
     factory.start(&stop);
     factory.wait_for_cache_sync().await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let bytes = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    let bytes = counting::live().saturating_sub(before);
     let count = informer.store().len();
     stop.cancel();
     factory.shutdown().await;
