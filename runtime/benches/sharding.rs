@@ -65,7 +65,7 @@ async fn start(client: &kube::Client, name: &str, synced: &Synced) -> Cancellati
         client.clone(),
         FactoryOptions::default()
             .namespace(NAMESPACE)
-            .shard(&ring, name),
+            .shard(ring.shard(name)),
     );
     let informer = factory.informer::<ConfigMap>();
     let waiting = Waiting {
@@ -116,7 +116,7 @@ async fn cached_bytes(client: &kube::Client, member: &str) -> (usize, usize) {
         client.clone(),
         FactoryOptions::default()
             .namespace(NAMESPACE)
-            .shard(&ring(), member),
+            .shard(ring().shard(member)),
     );
     let informer = factory.informer::<ConfigMap>();
     let stop = CancellationToken::new();

@@ -211,11 +211,35 @@ struct Worker<S> {
 
 /// What a key passes before its sync (a sharded controller's: only its shard's
 /// objects, drained ones let go): `None` to sync it, or the outcome that stands for it.
-pub(crate) trait Gate: Send + Sync {
+trait Gate: Send + Sync {
     fn admit<'a>(
         &'a self,
         key: ObjectKey<'a>,
     ) -> futures_util::future::BoxFuture<'a, Option<Result<Action, SyncError>>>;
+}
+
+/// The gate of a controller whose primary informer watches a shard.
+struct ShardGate<K> {
+    store: crate::cache::Store<K>,
+    shard: Arc<crate::informer::ShardOf<K>>,
+}
+
+impl<K: Informed> Gate for ShardGate<K> {
+    fn admit<'a>(
+        &'a self,
+        key: ObjectKey<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Option<Result<Action, SyncError>>> {
+        use crate::informer::Admission;
+        Box::pin(async move {
+            match self.shard.admit(&self.store, key.namespace, key.name).await {
+                Admission::Sync => None,
+                Admission::Absent => Some(Ok(Action::Done)),
+                Admission::Released(outcome) => {
+                    Some(outcome.map(|()| Action::Done).map_err(Into::into))
+                }
+            }
+        })
+    }
 }
 
 /// A controller around a [`SyncHandler`], with client-go's default rate limiter.
@@ -558,7 +582,7 @@ where
     {
         informer.add_event_handler(enqueue::<Primary>(self.controller.queue()));
         if let Some(shard) = &informer.shard {
-            let release = crate::sharding::Release {
+            let release = ShardGate {
                 store: informer.store().clone(),
                 shard: shard.clone(),
             };

@@ -20,8 +20,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{MetaTransform, SharedInformer, Tweak, WatchError};
+use super::{Shard, ShardOf};
 use crate::panics::{lock, panic_message};
-use crate::sharding::{Ring, Shard};
 
 /// controller-runtime's default `CacheSyncTimeout`.
 pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);
@@ -34,7 +34,7 @@ pub struct FactoryOptions {
     resync: Option<Duration>,
     meta_transform: Option<MetaTransform>,
     cache_sync_timeout: Duration,
-    shard: Option<(Ring, String)>,
+    shard: Option<Shard>,
 }
 
 impl Default for FactoryOptions {
@@ -68,12 +68,12 @@ impl FactoryOptions {
         self
     }
 
-    /// Watch only `member`'s shard of `ring` ([`Ring::selector`], after any tweak's own
-    /// selector), and let a controller built `for_kind` on one of these informers run
-    /// its sync only on its shard's objects, letting drained ones go
-    /// ([`crate::sharding`]).
-    pub fn shard(mut self, ring: &Ring, member: &str) -> Self {
-        self.shard = Some((ring.clone(), member.to_owned()));
+    /// Watch only `shard`'s objects (its selector joins any tweak's own), and let a
+    /// controller built `for_kind` on one of these informers sync only the shard's
+    /// objects, letting drained ones go: a replica's part in a controller ring
+    /// (`crate::sharding::Ring::shard`).
+    pub fn shard(mut self, shard: Shard) -> Self {
+        self.shard = Some(shard);
         self
     }
 
@@ -188,15 +188,15 @@ impl InformerFactory {
             None => watcher::Config::default(),
         };
         let mut informer_shard = None;
-        if let Some((ring, member)) = &self.options.shard {
-            let selector = ring.selector(member);
+        if let Some(shard) = &self.options.shard {
+            let selector = &shard.selector;
             config.label_selector = Some(match config.label_selector.take() {
                 Some(own) => format!("{own},{selector}"),
-                None => selector,
+                None => selector.clone(),
             });
             let client = self.client.clone();
-            informer_shard = Some(Arc::new(Shard {
-                ring: ring.clone(),
+            informer_shard = Some(Arc::new(ShardOf {
+                shard: shard.clone(),
                 api: Box::new(move |namespace| api(client.clone(), namespace)),
             }));
         }

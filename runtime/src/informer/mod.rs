@@ -12,6 +12,7 @@
 mod backoff;
 mod factory;
 mod handler;
+mod shard;
 
 use std::collections::HashMap;
 use std::fmt::{self, Debug};
@@ -34,6 +35,8 @@ pub use factory::{
     ScopedApi, Unsynced,
 };
 pub use handler::{EventHandler, HandlerFns, Notification};
+pub use shard::Shard;
+pub(crate) use shard::{Admission, ShardOf, patch_labels};
 
 /// What a shared informer can watch: a kind of fixed type, decodable and shareable.
 pub trait Informed:
@@ -134,7 +137,7 @@ pub struct SharedInformer<K> {
     config: watcher::Config,
     resync: Option<Duration>,
     /// The ring shard it watches, when its factory has one.
-    pub(crate) shard: Option<Arc<crate::sharding::Shard<K>>>,
+    pub(crate) shard: Option<Arc<ShardOf<K>>>,
 }
 
 impl<K: Clone> Clone for SharedInformer<K> {

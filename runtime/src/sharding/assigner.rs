@@ -7,10 +7,9 @@ use std::time::Duration;
 
 use futures_util::future::{BoxFuture, join_all};
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::{Patch, PatchParams};
 use kube::core::PartialObjectMeta;
 use kube::{Api, Resource, ResourceExt};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::time::Instant;
 
 use super::{RING_LABEL, Ring, ring};
@@ -19,7 +18,9 @@ use crate::controller::{
     Action, ObjectKey, QueueController, SyncError, SyncHandler, enqueue, enqueue_mapped,
     owner_index, owner_keys,
 };
-use crate::informer::{FactoryOptions, Informed, InformerFactory, ScopedApi, SharedInformer};
+use crate::informer::{
+    FactoryOptions, Informed, InformerFactory, ScopedApi, SharedInformer, patch_labels,
+};
 use crate::leaderelection::Term;
 use crate::panics::lock;
 
@@ -277,30 +278,10 @@ where
             }),
             (None, None) => None,
         };
-        match labels_patch {
-            Some(labels) => {
-                patch_labels(&scoped_api::<K>(&self.client, key), key.name, labels).await
-            }
-            None => Ok(Action::Done),
+        if let Some(labels) = labels_patch {
+            patch_labels(&scoped_api::<K>(&self.client, key), key.name, labels).await?;
         }
-    }
-}
-
-/// Merges `labels` into object `name`'s (a `null` removes one); an object gone
-/// meanwhile is nothing left to do.
-pub(super) async fn patch_labels<K: Informed>(
-    api: &Api<K>,
-    name: &str,
-    labels: Value,
-) -> Result<Action, SyncError> {
-    let patch = json!({"metadata": {"labels": labels}});
-    match api
-        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-        .await
-    {
-        Ok(_) => Ok(Action::Done),
-        Err(kube::Error::Api(e)) if e.code == 404 => Ok(Action::Done),
-        Err(e) => Err(e.into()),
+        Ok(Action::Done)
     }
 }
 
@@ -390,6 +371,7 @@ where
             return Ok(Action::Done);
         }
         let labels = json!({ &self.shard: desired });
-        patch_labels(&scoped_api::<C>(&self.client, key), key.name, labels).await
+        patch_labels(&scoped_api::<C>(&self.client, key), key.name, labels).await?;
+        Ok(Action::Done)
     }
 }

@@ -20,11 +20,9 @@
 //!   Lease, has stopped.
 
 mod assigner;
-mod gate;
 pub mod ring;
 
 pub use assigner::Assigner;
-pub(crate) use gate::{Release, Shard};
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -33,7 +31,7 @@ use std::future::Future;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::informer::{Informed, ScopedApi};
+use crate::informer::{Informed, ScopedApi, Shard};
 use crate::leaderelection::{LeaderElectionConfig, LeaderElectionError, LeaderElector, Term};
 
 /// The label every member Lease of a ring carries: `sharding.crdgen.dev/ring=<ring>`.
@@ -95,10 +93,22 @@ impl Ring {
         format!("drain.shard.crdgen.dev/{}", self.name)
     }
 
-    /// The label selector of `member`'s objects, for its informers
-    /// (`FactoryOptions::tweak(|c| c.labels(&ring.selector(member)))`).
+    /// The label selector of `member`'s objects, which
+    /// [`FactoryOptions::shard`](crate::informer::FactoryOptions::shard) gives its
+    /// informers.
     pub fn selector(&self, member: &str) -> String {
         format!("{}={member}", self.shard_label())
+    }
+
+    /// `member`'s shard of the ring, for its informers
+    /// ([`FactoryOptions::shard`](crate::informer::FactoryOptions::shard)): its label
+    /// selected, and an object drained let go by taking both labels off.
+    pub fn shard(&self, member: &str) -> Shard {
+        Shard {
+            selector: self.selector(member),
+            drain_label: self.drain_label(),
+            release: vec![self.shard_label(), self.drain_label()],
+        }
     }
 
     /// The Lease that makes `identity` a member while it holds it. The identity names
