@@ -4,7 +4,7 @@
 //!
 //! - **Membership**: each replica holds a Lease of its own (`<ring>-member-<identity>`, labelled
 //!   [`RING_LABEL`]`=<ring>`), renewed as the leader Lease is ([`Ring::member_lease`],
-//!   run with a [`LeaderElector`](crate::leaderelection::LeaderElector)): its term is
+//!   run with a [`LeaderElector`]): its term is
 //!   its membership, and losing it stops its work at once.
 //! - **Assignment**: the ring's leader runs the [`Assigner`]: every object of the ring's
 //!   kind goes to a live member by rendezvous hashing of its key ([`ring::assign`]),
