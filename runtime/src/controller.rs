@@ -582,13 +582,13 @@ where
     {
         informer.add_event_handler(enqueue::<Primary>(self.controller.queue()));
         if let Some(shard) = &informer.shard {
-            let release = ShardGate {
+            let gate = ShardGate {
                 store: informer.store().clone(),
                 shard: shard.clone(),
             };
             // A second sharded `for_kind` finds the first one's gate: the primary kind
             // has one informer per factory, so it is the same.
-            let _ = self.controller.worker.gate.set(Box::new(release));
+            let _ = self.controller.worker.gate.set(Box::new(gate));
         }
         self
     }

@@ -19,8 +19,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::{MetaTransform, SharedInformer, Tweak, WatchError};
-use super::{Shard, ShardOf};
+use super::{MetaTransform, Shard, ShardOf, SharedInformer, Tweak, WatchError};
 use crate::panics::{lock, panic_message};
 
 /// controller-runtime's default `CacheSyncTimeout`.
