@@ -395,24 +395,9 @@ fn init_refuses_a_directory_that_is_not_empty() {
 #[test]
 fn init_sharding_shares_the_objects_among_three_replicas() {
     let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "init",
-        "sharded",
-        "--group",
-        "s.example.com",
-        "--version",
-        "v1",
-        "--kind",
-        "S",
-        "--sharding",
-    ];
-    let out = crdgen(dir.path(), &args);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let unsharded = init_probe_project(dir.path(), "unsharded");
-    for (project, sharding, replicas) in [
-        (dir.path().join("sharded"), "true", 3),
-        (unsharded, "false", 1),
-    ] {
+    let sharded = init_probe_project(dir.path(), "sharded", &["--sharding"]);
+    let unsharded = init_probe_project(dir.path(), "unsharded", &[]);
+    for (project, sharding, replicas) in [(sharded, "true", 3), (unsharded, "false", 1)] {
         let main = std::fs::read_to_string(project.join("src/main.rs")).unwrap();
         let flag = format!(
             "#[arg(long, default_value_t = {sharding}, action = clap::ArgAction::Set)]\n    sharding: bool,"
@@ -434,8 +419,10 @@ fn init_sharding_shares_the_objects_among_three_replicas() {
     }
 }
 
-/// `crdgen init NAME` in `dir` for a namespaced `e2e.crdgen.dev/v1alpha1` Probe.
-fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
+/// `crdgen init NAME` in `dir` for a namespaced `e2e.crdgen.dev/v1alpha1` Probe, with
+/// `flags` more.
+fn init_probe_project(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
+    let runtime = runtime_path();
     let args = [
         "init",
         name,
@@ -446,9 +433,10 @@ fn init_probe_project(dir: &Path, name: &str) -> PathBuf {
         "--kind",
         "Probe",
         "--runtime",
-        &runtime_path(),
+        &runtime,
     ];
-    assert_eq!(crdgen(dir, &args).status.code(), Some(0));
+    let out = crdgen(dir, &[&args[..], flags].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     dir.join(name)
 }
 
@@ -474,7 +462,7 @@ async fn the_deployed_manifests_pass_the_apiservers_validation() {
         .unwrap()
         .as_millis();
     let name = format!("dry{}", millis % 1_000_000_000);
-    let project = init_probe_project(dir.path(), &name);
+    let project = init_probe_project(dir.path(), &name, &[]);
     let webhook = [
         "create",
         "webhook",

@@ -214,7 +214,7 @@ struct Worker<S> {
 trait Gate: Send + Sync {
     fn admit<'a>(
         &'a self,
-        key: ObjectKey<'a>,
+        key: &'a str,
     ) -> futures_util::future::BoxFuture<'a, Option<Result<Action, SyncError>>>;
 }
 
@@ -227,11 +227,11 @@ struct ShardGate<K> {
 impl<K: Informed> Gate for ShardGate<K> {
     fn admit<'a>(
         &'a self,
-        key: ObjectKey<'a>,
+        key: &'a str,
     ) -> futures_util::future::BoxFuture<'a, Option<Result<Action, SyncError>>> {
         use crate::informer::Admission;
         Box::pin(async move {
-            match self.shard.admit(&self.store, key.namespace, key.name).await {
+            match self.shard.admit(&self.store, key).await {
                 Admission::Sync => None,
                 Admission::Absent => Some(Ok(Action::Done)),
                 Admission::Released(outcome) => {
@@ -321,7 +321,7 @@ impl<S: SyncHandler> Worker<S> {
         metrics.active_workers.increment(1.0);
         let started = tokio::time::Instant::now();
         let gated = match self.gate.get() {
-            Some(gate) => gate.admit(ObjectKey::parse(key)).await,
+            Some(gate) => gate.admit(key).await,
             None => None,
         };
         let outcome = match gated {

@@ -9,7 +9,7 @@ use kube::{Api, ResourceExt};
 use serde_json::{Map, Value, json};
 
 use super::Informed;
-use crate::cache::Store;
+use crate::cache::{ObjectKey, Store};
 
 /// What a member of a partition watches, and how it lets an object go.
 #[derive(Clone, Debug)]
@@ -44,20 +44,11 @@ pub(crate) enum Admission {
 }
 
 impl<K: Informed> ShardOf<K> {
-    /// Looks `namespace/name` up in the shard's cache `store`; a drained object is let
-    /// go here, so this must run where its syncs run (the controller's queue never hands
-    /// one key to two workers), for no sync of it to run once it is released.
-    pub(crate) async fn admit(
-        &self,
-        store: &Store<K>,
-        namespace: Option<&str>,
-        name: &str,
-    ) -> Admission {
-        let key = match namespace {
-            Some(namespace) => format!("{namespace}/{name}"),
-            None => name.to_owned(),
-        };
-        let Some(object) = store.get(&key) else {
+    /// Looks `key` up in the shard's cache `store`; a drained object is let go here, so
+    /// this must run where its syncs run (the controller's queue never hands one key to
+    /// two workers), for no sync of it to run once it is released.
+    pub(crate) async fn admit(&self, store: &Store<K>, key: &str) -> Admission {
+        let Some(object) = store.get(key) else {
             return Admission::Absent;
         };
         if !object.labels().contains_key(&self.shard.drain_label) {
@@ -69,6 +60,7 @@ impl<K: Informed> ShardOf<K> {
             .iter()
             .map(|label| (label.clone(), Value::Null))
             .collect();
+        let ObjectKey { namespace, name } = ObjectKey::parse(key);
         let api = (self.api)(namespace);
         Admission::Released(patch_labels(&api, name, Value::Object(release)).await)
     }

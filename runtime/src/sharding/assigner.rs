@@ -192,7 +192,7 @@ impl Members {
         let mut live = BTreeSet::new();
         let mut seen = BTreeMap::new();
         for lease in leases {
-            let spec = lease.spec.clone().unwrap_or_default();
+            let Some(spec) = &lease.spec else { continue };
             let stamp = spec.renew_time.as_ref().map(|t| t.0.to_string());
             let name = lease.name_any();
             let at = match self.seen.get(&name) {
@@ -202,10 +202,10 @@ impl Members {
             let duration = Duration::from_secs(
                 u64::try_from(spec.lease_duration_seconds.unwrap_or(0)).unwrap_or(0),
             );
-            if let Some(holder) = spec.holder_identity.filter(|h| !h.is_empty())
+            if let Some(holder) = spec.holder_identity.as_ref().filter(|h| !h.is_empty())
                 && now < at + duration
             {
-                live.insert(holder);
+                live.insert(holder.clone());
             }
             seen.insert(name, (stamp, at));
         }
@@ -250,15 +250,21 @@ where
     K::Scope: ScopedApi + Send + Sync,
 {
     async fn sync(&self, key: ObjectKey<'_>) -> Result<Action, SyncError> {
-        let Some(object) = self.objects.get(&key.to_string()) else {
+        let text = key.to_string();
+        let Some(object) = self.objects.get(&text) else {
             return Ok(Action::Done);
         };
-        let live = lock(&self.members).live.clone();
-        let desired = ring::assign(&key.to_string(), live.iter().map(String::as_str));
         let (shard, drain) = (self.ring.shard_label(), self.ring.drain_label());
         let labels = object.labels();
         let current = labels.get(&shard).map(String::as_str);
         let draining = labels.contains_key(&drain);
+        let (desired, current_alive) = {
+            let members = lock(&self.members);
+            let desired = ring::assign(&text, members.live.iter().map(String::as_str));
+            let alive = current.is_some_and(|c| members.live.contains(c));
+            (desired.map(str::to_owned), alive)
+        };
+        let desired = desired.as_deref();
         let labels_patch = match (current, desired) {
             (current, desired) if current == desired => {
                 // In place: a drain asked for earlier (a member that came back) is withdrawn.
@@ -267,7 +273,7 @@ where
             // Unassigned (new, or let go after a drain): to its member.
             (None, Some(desired)) => Some(json!({ shard: desired, drain: null })),
             // Its member is gone, and has stopped (its Lease expired): moved at once.
-            (Some(current), desired) if !live.contains(current) => {
+            (Some(_), desired) if !current_alive => {
                 self.handovers.increment(1);
                 Some(json!({ shard: desired, drain: null }))
             }
