@@ -55,7 +55,7 @@ fn every_generated_crd_is_a_custom_resource_definition() {
     }
     assert_eq!(
         seen,
-        1 + 9 + 5,
+        1 + 9 + 6,
         "the example's, the consumer's and the crds case's CRDs"
     );
     assert_eq!(

@@ -94,6 +94,12 @@ mod diagnostics {
     cases!(reports:
         apply_configuration_clashes,
         bad_marker_argument,
+        cel_old_self_in_a_list,
+        cel_rule_does_not_parse,
+        cel_rule_not_a_bool,
+        cel_rule_over_budget,
+        cel_rule_unknown_field,
+        cel_rules_over_crd_budget,
         crd_enum_and_docs_misused,
         crd_k8s_markers_misused,
         crd_marker_on_wrong_type,

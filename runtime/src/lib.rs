@@ -22,7 +22,10 @@ pub mod cache;
 pub mod client;
 pub mod conditions;
 pub mod controller;
+#[cfg(feature = "crd")]
+pub mod crd;
 pub mod events;
+pub mod field;
 pub mod finalizer;
 pub mod informer;
 pub mod leaderelection;

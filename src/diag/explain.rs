@@ -13,7 +13,7 @@ macro_rules! page {
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 22] = [
+    pub const ALL: [Code; 24] = [
         Code::MissingDirectory,
         Code::Io,
         Code::MalformedRust,
@@ -35,6 +35,8 @@ impl Code {
         Code::UndeclaredModule,
         Code::LargeCrd,
         Code::Limit,
+        Code::InvalidRule,
+        Code::RuleCost,
         Code::Bug,
     ];
 
@@ -62,6 +64,8 @@ impl Code {
             Code::UndeclaredModule => page!("E0019"),
             Code::LargeCrd => page!("E0020"),
             Code::Limit => page!("E0021"),
+            Code::InvalidRule => page!("E0022"),
+            Code::RuleCost => page!("E0023"),
             Code::Bug => page!("E0999"),
         }
     }

@@ -54,6 +54,11 @@ pub enum Code {
     LargeCrd,
     /// An input beyond one of crdgen's limits: a file too large, nesting too deep.
     Limit,
+    /// A CEL rule the apiserver would refuse: it does not parse, reads what its schema
+    /// node does not have, is not a bool, or uses `oldSelf` where it cannot.
+    InvalidRule,
+    /// A CEL rule, or a CRD version's rules together, over the apiserver's cost budget.
+    RuleCost,
     /// A generator produced invalid Rust: a bug in crdgen, never the user's fault.
     Bug,
 }
@@ -83,6 +88,8 @@ impl Code {
             Code::UndeclaredModule => "E0019",
             Code::LargeCrd => "E0020",
             Code::Limit => "E0021",
+            Code::InvalidRule => "E0022",
+            Code::RuleCost => "E0023",
             Code::Bug => "E0999",
         }
     }

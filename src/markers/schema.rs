@@ -21,13 +21,18 @@ pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Dia
         let Some(apply) = marker.def.apply else {
             continue;
         };
-        let result = if marker.name.starts_with(ITEMS_PREFIX) {
-            match schema.get_mut("items") {
-                Some(items) => apply(items, &marker.value),
-                None => Err("an `items:` marker applies to lists only".to_owned()),
+        let target = match marker.name.starts_with(ITEMS_PREFIX) {
+            true => schema.get_mut("items"),
+            false => Some(&mut *schema),
+        };
+        let result = match target {
+            Some(target) => {
+                let before = rule_count(target);
+                let result = apply(target, &marker.value);
+                mark_origin(target, before, file, marker.pos);
+                result
             }
-        } else {
-            apply(schema, &marker.value)
+            None => Err("an `items:` marker applies to lists only".to_owned()),
         };
         if let Err(why) = result {
             diags.push(
@@ -38,6 +43,25 @@ pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Dia
                 .at(file, marker.pos)
                 .hint("check the marker against the field's type"),
             );
+        }
+    }
+}
+
+/// The key a CEL rule carries while its CRD is built: where its marker is written, so
+/// that the rule's checks point there. Taken off before the CRD is written.
+pub const RULE_ORIGIN: &str = "x-crdgen-origin";
+
+fn rule_count(schema: &Value) -> usize {
+    schema["x-kubernetes-validations"]
+        .as_array()
+        .map_or(0, Vec::len)
+}
+
+/// Marks the rules a marker added (those after the first `before`) with its place.
+fn mark_origin(schema: &mut Value, before: usize, file: &str, pos: crate::diag::Pos) {
+    if let Some(Value::Array(rules)) = schema.get_mut("x-kubernetes-validations") {
+        for rule in rules.iter_mut().skip(before) {
+            rule[RULE_ORIGIN] = json!({"file": file, "line": pos.line, "col": pos.col});
         }
     }
 }

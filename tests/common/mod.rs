@@ -50,7 +50,7 @@ pub fn cases() -> Vec<Case> {
             base: testdata("crds"),
             apis_pkg: "apis",
             output_pkg: "client",
-            groups: "markers:v1 types:v1 versions:v1,v1beta1,v1alpha1,v2alpha1 kinds:v1",
+            groups: "markers:v1 types:v1 versions:v1,v1beta1,v1alpha1,v2alpha1 kinds:v1 rules:v1",
             boilerplate: None,
             generators: "crd",
         },

@@ -37,8 +37,8 @@
 //! `deletionTimestamp` set and its `generation` bumped, and no new finalizer may be added
 //! to it after. A resource without the status subresource has no `/status` (404).
 //! Registered from a CustomResourceDefinition ([`ApiServer::register_crd`]), a resource's
-//! writes are defaulted, pruned and validated by the version's structural schema (see
-//! `schema.rs` for the list of keywords). `testdata/consumer/tests/apiserver.rs` and
+//! writes are defaulted, pruned and validated by the version's structural schema and its
+//! CEL rules, as [`crate::crd::Validator`] does (its module says what it covers). `testdata/consumer/tests/apiserver.rs` and
 //! `tests/crds_e2e.rs` hold these to the real apiserver: the same checks run on both.
 //!
 //! Server-side apply keeps `managedFields` as the apiserver does (see `store/managed.rs`):
@@ -56,10 +56,10 @@
 //!   sends JSON).
 //! - Strategic merge patch is refused with 415, as for custom resources.
 //! - Validation: resources registered from a Rust type reject (422) bodies that do not
-//!   deserialize into it; resources registered from a CRD are checked against its schema,
-//!   but `x-kubernetes-validations` (CEL) rules are not evaluated, formats other than
-//!   `date-time`, `date` and `email` are not checked, and `metadata` is checked only for
-//!   the name. No admission webhooks.
+//!   deserialize into it; resources registered from a CRD are checked against its schema
+//!   and CEL rules, but formats other than `date-time`, `date` and `email` are not
+//!   checked, only CEL rules ratchet (an unchanged invalid value passes), and `metadata`
+//!   is checked only for the name. No admission webhooks.
 //! - A `continue` token reads the current objects after its key, not a snapshot at the
 //!   first page's resourceVersion (it still expires with [`ApiServer::compact`]).
 //! - Event history is kept until [`ApiServer::compact`]; nothing compacts on its own.
@@ -82,7 +82,6 @@ pub mod envtest;
 mod http;
 pub mod link;
 mod scale;
-mod schema;
 mod selector;
 mod status;
 mod store;
@@ -247,7 +246,7 @@ impl ApiServer {
                     .as_ref()
                     .and_then(|s| s.open_api_v3_schema.as_ref())
                     .and_then(|s| serde_json::to_value(s).ok())
-                    .map(|s| Arc::new(schema::Schema(s))),
+                    .map(|s| Arc::new(crate::crd::Validator::new(&s))),
             });
         }
         self

@@ -11,9 +11,33 @@ pub struct ApiError {
     pub reason: &'static str,
     /// The message, worded as the apiserver words it.
     pub message: String,
-    /// `details.name`, `details.group`, `details.kind` (the resource plural, as the
-    /// apiserver writes it).
-    pub details: Option<(String, String, String)>,
+    /// The object it is about and its causes (boxed: most failures have none, and
+    /// every result of the server carries an `ApiError` in its size).
+    pub details: Option<Box<Details>>,
+}
+
+/// A Status' `details`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Details {
+    /// `details.name`.
+    pub name: String,
+    /// `details.group`.
+    pub group: String,
+    /// `details.kind`: the resource plural, as the apiserver writes it.
+    pub kind: String,
+    /// `details.causes`: what each field error was.
+    pub causes: Vec<Cause>,
+}
+
+/// One of a Status' `details.causes`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cause {
+    /// `FieldValueInvalid`, `FieldValueRequired`, …
+    pub reason: &'static str,
+    /// The error without its field (`Invalid value: 3: must be even`).
+    pub message: String,
+    /// The field (`spec.replicas`).
+    pub field: String,
 }
 
 impl ApiError {
@@ -34,7 +58,20 @@ impl ApiError {
 
     /// Names the object the failure is about, as the apiserver's `details` do.
     pub fn with_details(mut self, name: &str, group: &str, plural: &str) -> Self {
-        self.details = Some((name.to_owned(), group.to_owned(), plural.to_owned()));
+        self.details = Some(Box::new(Details {
+            name: name.to_owned(),
+            group: group.to_owned(),
+            kind: plural.to_owned(),
+            causes: Vec::new(),
+        }));
+        self
+    }
+
+    /// Adds `details.causes` (to a failure that names its object).
+    pub fn with_causes(mut self, causes: Vec<Cause>) -> Self {
+        if let Some(details) = &mut self.details {
+            details.causes = causes;
+        }
         self
     }
 
@@ -49,8 +86,15 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
-        if let Some((name, group, kind)) = &self.details {
-            status["details"] = json!({"name": name, "group": group, "kind": kind});
+        if let Some(d) = &self.details {
+            status["details"] = json!({"name": d.name, "group": d.group, "kind": d.kind});
+            if !d.causes.is_empty() {
+                status["details"]["causes"] = d
+                    .causes
+                    .iter()
+                    .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                    .collect();
+            }
         }
         status
     }

@@ -51,7 +51,7 @@
 //! is read again when its files change.
 
 mod admission;
-pub mod field;
+pub use crate::field;
 
 pub use crate::tls::{CERT_FILE, KEY_FILE};
 pub use admission::{Defaulter, Denial, Malformed, Validator, Warnings, patch_onto};

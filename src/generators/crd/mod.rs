@@ -2,6 +2,7 @@
 //! statically from source, with controller-gen's markers and kube-derive's attributes.
 //! All versions of a kind merge into one CRD, listed by name as controller-gen lists them.
 
+mod cel;
 mod structural;
 mod types;
 
@@ -235,6 +236,7 @@ fn crd(
         let mut builder = Builder::new(model, known, diags);
         builder.optional_by_default = markers::OPTIONAL_BY_DEFAULT.is_set(&version.markers);
         let mut schema = root_schema(&mut builder, kind);
+        cel::check(&mut schema, kind, &version.name, diags);
         if let Some(max) = max_description {
             truncate_descriptions(&mut schema, max);
         }

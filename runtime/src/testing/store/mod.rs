@@ -17,8 +17,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::scale::ScalePaths;
-use super::schema::Schema;
-use super::status::ApiError;
+use super::status::{ApiError, Cause};
+use crate::field::Error as FieldError;
 
 /// Checks that a body fits the resource's type (for types registered from Rust, by
 /// deserializing into the type).
@@ -36,15 +36,15 @@ pub(crate) struct ResourceInfo {
     /// The `/scale` subresource, when the resource has one.
     pub scale: Option<ScalePaths>,
     pub validate: Option<Validator>,
-    /// The CRD's schema, for resources registered from one: defaults, pruning and
-    /// validation on every write.
-    pub schema: Option<Arc<Schema>>,
+    /// The CRD version's schema, for resources registered from one: defaults, pruning,
+    /// validation and CEL rules on every write.
+    pub schema: Option<Arc<crate::crd::Validator>>,
 }
 
 impl ResourceInfo {
     /// The CRD's schema, where the resource has one.
     fn schema_value(&self) -> Option<&Value> {
-        self.schema.as_deref().map(|s| &s.0)
+        self.schema.as_deref().map(crate::crd::Validator::schema)
     }
 
     fn api_version(&self) -> String {
@@ -101,6 +101,31 @@ impl ResourceInfo {
                 "uid": uid,
             },
         })
+    }
+
+    /// A 422 for field errors, as apimachinery's `NewInvalid`: one cause each, the
+    /// message listing them (bracketed when there are several).
+    fn invalid_fields(&self, name: &str, errors: &[FieldError]) -> ApiError {
+        let mut messages: Vec<String> = Vec::with_capacity(errors.len());
+        for error in errors {
+            let message = error.to_string();
+            if !messages.contains(&message) {
+                messages.push(message);
+            }
+        }
+        let why = match messages.as_slice() {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
+        let causes = errors
+            .iter()
+            .map(|e| Cause {
+                reason: e.kind.reason(),
+                message: e.body(),
+                field: e.field.to_string(),
+            })
+            .collect();
+        self.invalid(name, &why).with_causes(causes)
     }
 
     fn invalid(&self, name: &str, why: &str) -> ApiError {
@@ -313,7 +338,7 @@ impl Storage {
                 map.remove("status");
             }
         }
-        admit(&info, &name, &mut object)?;
+        admit(&info, &name, &mut object, None)?;
         // As the apiserver: an invalid object is refused (422) before its name is found
         // taken (409).
         if self.resources[key].objects.contains_key(&id) {
@@ -425,7 +450,7 @@ impl Storage {
             }
         };
         result["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
-        admit(info, &name, &mut result)?;
+        admit(info, &name, &mut result, Some(&old))?;
         let subresource = match target {
             Target::Main => managed::Subresource::Main,
             Target::Status => managed::Subresource::Status,
@@ -656,13 +681,19 @@ fn checked_body(info: &ResourceInfo, body: Value, ns: Option<&str>) -> Result<Va
     Ok(Value::Object(map))
 }
 
-/// What the apiserver does to a body before storing it: the CRD schema's defaults,
-/// pruning and validation, or a check against the Rust type it was registered from.
-fn admit(info: &ResourceInfo, name: &str, object: &mut Value) -> Result<(), ApiError> {
-    if let Some(schema) = &info.schema {
-        schema
-            .admit(object)
-            .map_err(|why| info.invalid(name, &why))?;
+/// What the apiserver does to a body before storing it (`old`: the stored object, on an
+/// update): the CRD schema's defaults, pruning, validation and CEL rules, or a check
+/// against the Rust type it was registered from.
+fn admit(
+    info: &ResourceInfo,
+    name: &str,
+    object: &mut Value,
+    old: Option<&Value>,
+) -> Result<(), ApiError> {
+    if let Some(validator) = &info.schema {
+        validator
+            .admit(object, old)
+            .map_err(|errors| info.invalid_fields(name, &errors))?;
     }
     match &info.validate {
         Some(check) => check(object).map_err(|why| info.invalid(name, &why)),

@@ -1,6 +1,5 @@
-//! What the apiserver does with a CRD's structural schema on every write, for resources
-//! registered from a CustomResourceDefinition: defaulting, pruning of unknown fields,
-//! then validation.
+//! What the apiserver does with a CRD's structural schema on every write: defaulting,
+//! pruning of unknown fields, then validation.
 //!
 //! Enforced: `type` (with `nullable`, `x-kubernetes-int-or-string`), `required`, `enum`,
 //! `minimum`/`maximum` (and exclusive forms), `multipleOf`, `minLength`/`maxLength`
@@ -8,9 +7,8 @@
 //! `minItems`/`maxItems`, `x-kubernetes-list-type` `set` and `map` (unique items and unique
 //! keys), `minProperties`/`maxProperties`, `additionalProperties`,
 //! `x-kubernetes-embedded-resource` (apiVersion and kind required), and each of `allOf`'s
-//! value validations. Not evaluated:
-//! `x-kubernetes-validations` (CEL rules), other formats, and `metadata` beyond what the
-//! store checks itself.
+//! value validations (CEL rules are [`super::cel`]'s). Not checked: other formats, and
+//! `metadata` beyond what the store checks itself.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -18,6 +16,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use serde_json::{Map, Value};
+
+use crate::field::{Error, ErrorType, Path};
 
 /// The string formats checked, as the apiserver's `strfmt` registry reads them; others
 /// pass.
@@ -33,26 +33,8 @@ static FORMATS: LazyLock<[(&str, Regex); 3]> = LazyLock::new(|| {
     ]
 });
 
-/// A version's `openAPIV3Schema`, as JSON.
-pub(crate) struct Schema(pub Value);
-
-impl Schema {
-    /// Defaults, then prunes, then validates `object`, as the apiserver does on a write;
-    /// the errors are the apiserver's `field: Invalid value: …` causes.
-    pub fn admit(&self, object: &mut Value) -> Result<(), String> {
-        default(&self.0, object);
-        prune(&self.0, object, true);
-        let mut errors = Vec::new();
-        check(&self.0, object, "", &mut errors);
-        match errors.is_empty() {
-            true => Ok(()),
-            false => Err(format!("[{}]", errors.join(", "))),
-        }
-    }
-}
-
 /// Fills absent properties that have a `default`, at every level.
-fn default(schema: &Value, value: &mut Value) {
+pub(super) fn default(schema: &Value, value: &mut Value) {
     match value {
         Value::Object(map) => {
             if let Some(properties) = schema["properties"].as_object() {
@@ -85,7 +67,7 @@ fn default(schema: &Value, value: &mut Value) {
 
 /// Drops fields the schema does not declare, unless it preserves unknown fields. The
 /// root and embedded resources keep `apiVersion`, `kind` and `metadata`.
-fn prune(schema: &Value, value: &mut Value, root: bool) {
+pub(super) fn prune(schema: &Value, value: &mut Value, root: bool) {
     if schema["x-kubernetes-preserve-unknown-fields"] == true && schema.get("properties").is_none()
     {
         return;
@@ -127,21 +109,30 @@ fn join(path: &str, field: &str) -> String {
     }
 }
 
-/// Validates `value` at `path` against `schema`, collecting the apiserver's messages.
-fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
-    let mut invalid = |why: String| errors.push(format!("{path}: Invalid value: {value}: {why}"));
+/// Validates `value` at `path` against `schema`, collecting the apiserver's errors.
+pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<Error>) {
+    let at = |kind: ErrorType, why: String| Error {
+        kind,
+        field: Path::new(path),
+        value: Some(value.clone()),
+        detail: why,
+    };
     if value.is_null() {
         if schema["nullable"] != true && schema.get("type").is_some() {
-            invalid(format!(
+            let why = format!(
                 "{path} in body must be of type {}",
                 schema["type"].as_str().unwrap_or("object")
-            ));
+            );
+            errors.push(at(ErrorType::TypeInvalid, why));
         }
         return;
     }
     if schema["x-kubernetes-int-or-string"] == true {
         if !(value.is_string() || value.is_i64() || value.is_u64()) {
-            invalid("must be an integer or a string".into());
+            errors.push(at(
+                ErrorType::TypeInvalid,
+                "must be an integer or a string".into(),
+            ));
         }
     } else if let Some(kind) = schema["type"].as_str() {
         let fits = match kind {
@@ -154,7 +145,10 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
             _ => true,
         };
         if !fits {
-            invalid(format!("{path} in body must be of type {kind}"));
+            errors.push(at(
+                ErrorType::TypeInvalid,
+                format!("{path} in body must be of type {kind}"),
+            ));
             return;
         }
     }
@@ -162,8 +156,10 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
         && !allowed.contains(value)
     {
         let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-        invalid(format!("supported values: {}", list.join(", ")));
+        let why = format!("supported values: {}", list.join(", "));
+        errors.push(at(ErrorType::NotSupported, why));
     }
+    let mut invalid = |why: String| errors.push(at(ErrorType::Invalid, why));
     match value {
         Value::Number(n) => number(schema, n.as_f64().unwrap_or_default(), &mut invalid),
         Value::String(s) => string(schema, s, &mut invalid),
@@ -184,7 +180,7 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
                 .filter_map(Value::as_str)
             {
                 if !map.contains_key(name) {
-                    errors.push(format!("{}: Required value", join(path, name)));
+                    errors.push(required(join(path, name), ""));
                 }
             }
             if schema["x-kubernetes-embedded-resource"] == true {
@@ -194,10 +190,7 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
                         .and_then(Value::as_str)
                         .is_none_or(str::is_empty)
                     {
-                        errors.push(format!(
-                            "{}: Required value: must not be empty",
-                            join(path, name)
-                        ));
+                        errors.push(required(join(path, name), "must not be empty"));
                     }
                 }
             }
@@ -218,6 +211,18 @@ fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<String>) {
     for part in schema["allOf"].as_array().into_iter().flatten() {
         check(part, value, path, errors);
     }
+}
+
+fn required(field: String, detail: &str) -> Error {
+    crate::field::required(&Path::new(&field), detail)
+}
+
+/// Whether the errors keep CEL rules from running (the apiserver's `hasBlockingErr`): a
+/// value of the wrong type or outside its enum.
+pub(super) fn blocking(errors: &[Error]) -> bool {
+    errors
+        .iter()
+        .any(|e| matches!(e.kind, ErrorType::TypeInvalid | ErrorType::NotSupported))
 }
 
 fn number(schema: &Value, n: f64, invalid: &mut impl FnMut(String)) {

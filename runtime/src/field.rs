@@ -1,11 +1,11 @@
 //! Field errors, as Go operators write them with `k8s.io/apimachinery/pkg/util/validation/field`
 //! and `apierrors.NewInvalid`: a path into the object and what is wrong there. A
-//! validator denies with a list of them ([`Denial::invalid`](super::Denial::invalid)):
-//! the apiserver's 422 `Invalid` status, its `details.causes` naming each field, which
-//! kubectl prints line by line.
+//! validating webhook denies with a list of them (`webhook::Denial::invalid`), and
+//! `crd::Validator` (the `crd` feature) answers with them: the apiserver's 422 `Invalid`
+//! status, its `details.causes` naming each field, which kubectl prints line by line.
 //!
 //! ```
-//! use crdgen_runtime::webhook::field::{self, Path};
+//! use crdgen_runtime::field::{self, Path};
 //! let spec = Path::new("spec");
 //! let errors = vec![
 //!     field::invalid(&spec.child("schedule"), "every day", "not a cron expression"),
@@ -22,8 +22,9 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-/// A field's path: `spec.containers[0].image`, `metadata.labels[app]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A field's path: `spec.containers[0].image`, `metadata.labels[app]`; the object
+/// itself is [`Path::root`], written `<nil>` as Go writes its nil path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Path(String);
 
 impl Path {
@@ -32,10 +33,18 @@ impl Path {
         Path(root.to_owned())
     }
 
+    /// The object itself: its children are `spec`, `metadata`.
+    pub fn root() -> Path {
+        Path(String::new())
+    }
+
     /// `spec` → `spec.schedule`.
     #[must_use]
     pub fn child(&self, name: &str) -> Path {
-        Path(format!("{}.{name}", self.0))
+        match self.0.is_empty() {
+            true => Path(name.to_owned()),
+            false => Path(format!("{}.{name}", self.0)),
+        }
     }
 
     /// `spec.containers` → `spec.containers[0]`.
@@ -53,7 +62,10 @@ impl Path {
 
 impl fmt::Display for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self.0.is_empty() {
+            true => f.write_str("<nil>"),
+            false => f.write_str(&self.0),
+        }
     }
 }
 
@@ -64,6 +76,8 @@ pub enum ErrorType {
     Required,
     /// A field's value is malformed or out of range.
     Invalid,
+    /// A field's value is not of the schema's type.
+    TypeInvalid,
     /// A field may not be set (here, now, or by this user).
     Forbidden,
     /// A value appears twice where it must be unique.
@@ -76,6 +90,8 @@ pub enum ErrorType {
     TooMany,
     /// A value refers to something that does not exist.
     NotFound,
+    /// The check itself failed.
+    Internal,
 }
 
 impl ErrorType {
@@ -84,25 +100,28 @@ impl ErrorType {
         match self {
             ErrorType::Required => "FieldValueRequired",
             ErrorType::Invalid => "FieldValueInvalid",
+            ErrorType::TypeInvalid => "FieldValueTypeInvalid",
             ErrorType::Forbidden => "FieldValueForbidden",
             ErrorType::Duplicate => "FieldValueDuplicate",
             ErrorType::NotSupported => "FieldValueNotSupported",
             ErrorType::TooLong => "FieldValueTooLong",
             ErrorType::TooMany => "FieldValueTooMany",
             ErrorType::NotFound => "FieldValueNotFound",
+            ErrorType::Internal => "InternalError",
         }
     }
 
     fn words(self) -> &'static str {
         match self {
             ErrorType::Required => "Required value",
-            ErrorType::Invalid => "Invalid value",
+            ErrorType::Invalid | ErrorType::TypeInvalid => "Invalid value",
             ErrorType::Forbidden => "Forbidden",
             ErrorType::Duplicate => "Duplicate value",
             ErrorType::NotSupported => "Unsupported value",
             ErrorType::TooLong => "Too long",
             ErrorType::TooMany => "Too many",
             ErrorType::NotFound => "Not found",
+            ErrorType::Internal => "Internal error",
         }
     }
 
@@ -110,8 +129,19 @@ impl ErrorType {
     fn shows_value(self) -> bool {
         !matches!(
             self,
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal
         )
+    }
+
+    /// The type a CRD validation rule's `reason` names (`FieldValueForbidden`); none, or
+    /// one the apiserver does not know, is `Invalid`.
+    pub fn from_reason(reason: Option<&str>) -> ErrorType {
+        match reason {
+            Some("FieldValueForbidden") => ErrorType::Forbidden,
+            Some("FieldValueRequired") => ErrorType::Required,
+            Some("FieldValueDuplicate") => ErrorType::Duplicate,
+            _ => ErrorType::Invalid,
+        }
     }
 }
 
@@ -122,8 +152,9 @@ pub struct Error {
     pub kind: ErrorType,
     /// Where.
     pub field: Path,
-    /// The offending value (`null` when none is shown).
-    pub value: Value,
+    /// The offending value; `None` when none is shown (as for objects and lists a CEL
+    /// rule refuses).
+    pub value: Option<Value>,
     /// More about it.
     pub detail: String,
 }
@@ -132,8 +163,9 @@ impl Error {
     /// The message without the field: `Invalid value: "x": not a cron expression`.
     pub fn body(&self) -> String {
         let mut body = self.kind.words().to_owned();
-        if self.kind.shows_value() {
-            body.push_str(&format!(": {}", self.value));
+        if let Some(value) = self.value.as_ref().filter(|_| self.kind.shows_value()) {
+            body.push_str(": ");
+            body.push_str(&go_value(value));
         }
         if !self.detail.is_empty() {
             body.push_str(&format!(": {}", self.detail));
@@ -148,10 +180,19 @@ impl fmt::Display for Error {
     }
 }
 
+/// A value as apimachinery prints it: numbers and booleans as they are, strings quoted,
+/// anything else as JSON.
+fn go_value(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
 /// The errors a validator found.
 pub type ErrorList = Vec<Error>;
 
-fn error(kind: ErrorType, field: &Path, value: Value, detail: &str) -> Error {
+fn error(kind: ErrorType, field: &Path, value: Option<Value>, detail: &str) -> Error {
     Error {
         kind,
         field: field.clone(),
@@ -160,13 +201,13 @@ fn error(kind: ErrorType, field: &Path, value: Value, detail: &str) -> Error {
     }
 }
 
-fn json(value: impl Serialize) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
+fn json(value: impl Serialize) -> Option<Value> {
+    Some(serde_json::to_value(value).unwrap_or(Value::Null))
 }
 
 /// `field` is required and missing.
 pub fn required(field: &Path, detail: &str) -> Error {
-    error(ErrorType::Required, field, Value::Null, detail)
+    error(ErrorType::Required, field, None, detail)
 }
 
 /// `field`'s `value` is invalid: `detail` says why.
@@ -176,7 +217,7 @@ pub fn invalid(field: &Path, value: impl Serialize, detail: &str) -> Error {
 
 /// `field` may not be set: `detail` says why.
 pub fn forbidden(field: &Path, detail: &str) -> Error {
-    error(ErrorType::Forbidden, field, Value::Null, detail)
+    error(ErrorType::Forbidden, field, None, detail)
 }
 
 /// `value` appears twice in `field`.
@@ -199,7 +240,7 @@ pub fn not_supported(field: &Path, value: impl Serialize, supported: &[&str]) ->
 /// `field` is longer than `max`.
 pub fn too_long(field: &Path, max: usize) -> Error {
     let detail = format!("may not be more than {max} bytes");
-    error(ErrorType::TooLong, field, Value::Null, &detail)
+    error(ErrorType::TooLong, field, None, &detail)
 }
 
 /// `field` has `actual` items, more than `max`.

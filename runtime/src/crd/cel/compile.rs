@@ -1,0 +1,225 @@
+//! A version's schema read once into the tree the evaluation walks: at each node, its
+//! rules parsed, what its value becomes in CEL, and only the children that hold rules.
+
+use std::collections::BTreeMap;
+
+use kube_cel::cel::ParseErrors;
+use kube_cel::cel::parser::{Expression, Parser};
+use serde_json::Value;
+
+/// How a node's value is seen by a rule.
+#[derive(Debug)]
+pub(super) enum Shape {
+    /// An object of declared properties, reached by their escaped names; `root` (the
+    /// resource) and embedded resources also show `apiVersion`, `kind` and `metadata`'s
+    /// `name` and `generateName`.
+    Object {
+        properties: BTreeMap<String, Property>,
+        resource: bool,
+    },
+    /// A map (`additionalProperties`): keys as they are.
+    Map(Box<Node>),
+    /// A list, with the keys of a map list (by which old items are found).
+    List {
+        items: Box<Node>,
+        keys: Option<Vec<String>>,
+    },
+    /// A string in a format CEL has a type for.
+    Formatted(Format),
+    /// A `number`: always a double, even when written as an integer.
+    Number,
+    /// Anything else, as JSON gives it (integers, booleans, plain strings,
+    /// int-or-string, preserved unknown fields).
+    Plain,
+}
+
+/// String formats CEL sees as values of their own type.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Format {
+    Bytes,
+    Duration,
+    Date,
+    DateTime,
+}
+
+/// A declared property: its name in CEL and its schema.
+#[derive(Debug)]
+pub(super) struct Property {
+    /// `None` for a name no rule can spell; the property is left out of `self`.
+    pub escaped: Option<String>,
+    pub node: Node,
+}
+
+/// One schema node.
+#[derive(Debug)]
+pub(super) struct Node {
+    pub shape: Shape,
+    pub rules: Vec<Rule>,
+    /// `allOf` branches that hold rules.
+    pub all_of: Vec<Node>,
+    /// Whether this node or any below it has a rule: walks skip the rest.
+    pub has_rules: bool,
+    /// `object` or `array`: their values are not shown in errors; for other types, the
+    /// type is what a failed evaluation names (`Invalid value: "string"`).
+    pub type_name: String,
+}
+
+/// A rule, parsed.
+#[derive(Debug)]
+pub(super) struct Rule {
+    /// The rule as written.
+    pub text: String,
+    pub program: Result<Expression, String>,
+    pub message: Option<String>,
+    pub message_expression: Option<Result<Expression, String>>,
+    pub reason: Option<String>,
+    /// The field the error is about, below this node (`.x.y` as `x.y`).
+    pub field_path: Option<String>,
+    pub optional_old_self: bool,
+    pub uses_old_self: bool,
+}
+
+impl Rule {
+    /// What errors name the rule by: its message, else the rule.
+    pub fn name(&self) -> &str {
+        self.message
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+            .unwrap_or(self.text.trim())
+    }
+}
+
+/// Parses `source` as the apiserver's CEL environment does (optional syntax on).
+pub(super) fn parse(source: &str) -> Result<Expression, String> {
+    Parser::new()
+        .enable_optional_syntax(true)
+        .parse(source)
+        .map_err(|e: ParseErrors| e.to_string())
+}
+
+impl Node {
+    /// The tree of `schema`, the root of a resource when `resource`.
+    pub fn new(schema: &Value, resource: bool) -> Node {
+        let text = |key: &str| schema.get(key).and_then(Value::as_str);
+        let type_name = text("type").unwrap_or_default().to_owned();
+        let mut has_rules = false;
+        let shape = if schema["x-kubernetes-int-or-string"] == true {
+            Shape::Plain
+        } else {
+            match type_name.as_str() {
+                "object" => object(schema, resource),
+                "array" => match schema.get("items") {
+                    Some(items) => Shape::List {
+                        items: Box::new(Node::new(items, embedded(items))),
+                        keys: (text("x-kubernetes-list-type") == Some("map"))
+                            .then(|| strings(&schema["x-kubernetes-list-map-keys"])),
+                    },
+                    None => Shape::Plain,
+                },
+                "number" => Shape::Number,
+                "string" => match text("format") {
+                    Some("byte") => Shape::Formatted(Format::Bytes),
+                    Some("duration") => Shape::Formatted(Format::Duration),
+                    Some("date") => Shape::Formatted(Format::Date),
+                    Some("date-time") => Shape::Formatted(Format::DateTime),
+                    _ => Shape::Plain,
+                },
+                _ => Shape::Plain,
+            }
+        };
+        has_rules |= match &shape {
+            Shape::Object { properties, .. } => properties.values().any(|p| p.node.has_rules),
+            Shape::Map(values) => values.has_rules,
+            Shape::List { items, .. } => items.has_rules,
+            _ => false,
+        };
+        let rules: Vec<Rule> = schema["x-kubernetes-validations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(rule)
+            .collect();
+        let all_of: Vec<Node> = schema["allOf"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|branch| Node::new(branch, false))
+            .filter(|n| n.has_rules)
+            .collect();
+        has_rules |= !rules.is_empty() || !all_of.is_empty();
+        Node {
+            shape,
+            rules,
+            all_of,
+            has_rules,
+            type_name,
+        }
+    }
+}
+
+fn embedded(schema: &Value) -> bool {
+    schema["x-kubernetes-embedded-resource"] == true
+}
+
+fn strings(list: &Value) -> Vec<String> {
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+fn object(schema: &Value, resource: bool) -> Shape {
+    if let Some(values) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+        return Shape::Map(Box::new(Node::new(values, embedded(values))));
+    }
+    let Some(declared) = schema["properties"].as_object() else {
+        return match resource {
+            true => Shape::Object {
+                properties: BTreeMap::new(),
+                resource,
+            },
+            false => Shape::Plain,
+        };
+    };
+    let properties = declared
+        .iter()
+        // The resource's metadata is bound by the walk itself (name and generateName).
+        .filter(|(name, _)| !(resource && name.as_str() == "metadata"))
+        .map(|(name, property)| {
+            let node = Node::new(property, embedded(property));
+            let escaped = crdgen_apimachinery::cel::escape(name).map(|e| e.into_owned());
+            (name.clone(), Property { escaped, node })
+        })
+        .collect();
+    Shape::Object {
+        properties,
+        resource,
+    }
+}
+
+fn rule(entry: &Value) -> Rule {
+    let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+    let source = text("rule").unwrap_or_default();
+    let program = parse(&source);
+    let uses_old_self = program.as_ref().is_ok_and(mentions_old_self);
+    Rule {
+        program,
+        message: text("message"),
+        message_expression: text("messageExpression")
+            .filter(|m| !m.trim().is_empty())
+            .map(|m| parse(&m)),
+        reason: text("reason"),
+        field_path: text("fieldPath").map(|p| p.trim_start_matches('.').to_owned()),
+        optional_old_self: entry["optionalOldSelf"] == true,
+        uses_old_self,
+        text: source,
+    }
+}
+
+/// Whether a rule reads `oldSelf`: a transition rule, run only on updates.
+fn mentions_old_self(expression: &Expression) -> bool {
+    expression.references().has_variable("oldSelf")
+}

@@ -1,0 +1,72 @@
+//! CEL rules (`x-kubernetes-validations`) evaluated as kube-apiserver evaluates them on
+//! a write, on kube-rs' CEL crate (`kube-cel`, with Kubernetes' extension libraries):
+//! at every level of the schema (objects, lists, maps, scalars), `self` bound to the
+//! node's value as the apiserver binds it (a resource's metadata as only its `name` and
+//! `generateName`); transition rules (`oldSelf`) run only on updates and only where the
+//! old object has a value that can be told apart (a property, a map key, a map list's
+//! keys), unless `optionalOldSelf`; `message`, `messageExpression`, `reason` and
+//! `fieldPath` worded into the error as the apiserver does; and an unchanged value lets
+//! a failing rule that does not read `oldSelf` pass (ratcheting, on since 1.30). Errors
+//! are worded as kube-apiserver 1.35 words them: a failed rule on an object or a list
+//! does not show its value (1.34 and before wrote its type, `Invalid value: "object"`).
+//!
+//! Not counted: the runtime cost budget (a rule that would run out of it is evaluated
+//! to its end). Not available in `kube-cel`: `cel.bind`, `sortBy` and two-variable
+//! comprehensions, which fail here as evaluation errors.
+
+mod compile;
+mod value;
+mod walk;
+
+use std::cell::RefCell;
+
+use kube_cel::KubeCelExt as _;
+use kube_cel::cel::Context;
+use serde_json::Value;
+
+use crate::field::{Error, Path};
+use compile::Node;
+
+/// The rules of one schema, parsed once.
+#[derive(Debug)]
+pub(super) struct Rules {
+    root: Node,
+}
+
+thread_local! {
+    /// The standard library and Kubernetes' extensions, registered once a thread: a
+    /// context holds its functions in a registry that is not shared between threads.
+    static BASE: RefCell<Option<Context<'static>>> = const { RefCell::new(None) };
+}
+
+impl Rules {
+    /// The rules of a resource's `openAPIV3Schema`.
+    pub fn new(schema: &Value) -> Rules {
+        Rules {
+            root: Node::new(schema, true),
+        }
+    }
+
+    /// Whether the schema has any rule.
+    pub fn is_empty(&self) -> bool {
+        !self.root.has_rules
+    }
+
+    /// The errors of every rule that fails on `object` (`old`: its stored version, on
+    /// an update).
+    pub fn check(&self, object: &Value, old: Option<&Value>, errors: &mut Vec<Error>) {
+        if self.is_empty() {
+            return;
+        }
+        BASE.with(|base| {
+            let mut base = base.borrow_mut();
+            let ctx = base.get_or_insert_with(|| Context::default().with_all());
+            let root = Path::root();
+            let at = walk::At {
+                path: &root,
+                unchanged: false,
+            };
+            walk::walk(ctx, &self.root, object, old, at, errors);
+        });
+    }
+}

@@ -1,0 +1,152 @@
+//! A JSON value as a rule sees it, by its schema node (the apiserver's
+//! `UnstructuredToVal`): properties by their escaped names, `number`s as doubles, strings
+//! of the `byte`, `duration`, `date` and `date-time` formats as bytes, durations and
+//! timestamps, a resource's metadata as just its name and generateName.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kube_cel::cel::Value as Cel;
+use kube_cel::cel::objects::{Key, Map};
+use serde_json::Value;
+
+use super::compile::{Format, Node, Shape};
+
+/// `value` under `node`.
+pub(super) fn to_cel(node: &Node, value: &Value) -> Cel {
+    match (&node.shape, value) {
+        (_, Value::Null) => Cel::Null,
+        (
+            Shape::Object {
+                properties,
+                resource,
+            },
+            Value::Object(fields),
+        ) => {
+            let mut map = HashMap::with_capacity(properties.len());
+            for (name, property) in properties {
+                if let (Some(escaped), Some(field)) = (&property.escaped, fields.get(name)) {
+                    map.insert(key(escaped), to_cel(&property.node, field));
+                }
+            }
+            if *resource {
+                for name in ["apiVersion", "kind"] {
+                    if let Some(Value::String(s)) = fields.get(name) {
+                        map.insert(key(name), Cel::String(Arc::new(s.clone())));
+                    }
+                }
+                if let Some(metadata) = fields.get("metadata") {
+                    map.insert(key("metadata"), resource_metadata(metadata));
+                }
+            }
+            Cel::Map(Map { map: Arc::new(map) })
+        }
+        (Shape::Map(values), Value::Object(fields)) => {
+            let map = fields
+                .iter()
+                .map(|(k, v)| (key(k), to_cel(values, v)))
+                .collect();
+            Cel::Map(Map { map: Arc::new(map) })
+        }
+        (Shape::List { items, .. }, Value::Array(list)) => {
+            Cel::List(Arc::new(list.iter().map(|v| to_cel(items, v)).collect()))
+        }
+        (Shape::Number, Value::Number(n)) => Cel::Float(n.as_f64().unwrap_or_default()),
+        (Shape::Formatted(format), Value::String(s)) => formatted(*format, s),
+        _ => plain(value),
+    }
+}
+
+fn key(name: &str) -> Key {
+    Key::String(Arc::new(name.to_owned()))
+}
+
+/// The metadata a rule at a resource's root sees: `name` and `generateName` only.
+fn resource_metadata(metadata: &Value) -> Cel {
+    let map = ["name", "generateName"]
+        .into_iter()
+        .filter_map(|name| Some((key(name), plain(metadata.get(name)?))))
+        .collect();
+    Cel::Map(Map { map: Arc::new(map) })
+}
+
+/// JSON without a schema to read it by.
+fn plain(value: &Value) -> Cel {
+    match value {
+        Value::Null => Cel::Null,
+        Value::Bool(b) => Cel::Bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Cel::Int(i),
+            (None, Some(u)) => Cel::UInt(u),
+            _ => Cel::Float(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => Cel::String(Arc::new(s.clone())),
+        Value::Array(items) => Cel::List(Arc::new(items.iter().map(plain).collect())),
+        Value::Object(fields) => Cel::Map(Map {
+            map: Arc::new(fields.iter().map(|(k, v)| (key(k), plain(v))).collect()),
+        }),
+    }
+}
+
+/// A string of a format with a CEL type; one that does not parse stays a string (schema
+/// validation has refused it already).
+fn formatted(format: Format, s: &str) -> Cel {
+    use base64::Engine as _;
+    let parsed = match format {
+        Format::Bytes => base64::engine::general_purpose::STANDARD
+            .decode(s)
+            .ok()
+            .map(|b| Cel::Bytes(Arc::new(b))),
+        Format::Duration => duration(s).map(Cel::Duration),
+        Format::Date => chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .ok()
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .map(|t| Cel::Timestamp(t.and_utc().fixed_offset())),
+        Format::DateTime => chrono::DateTime::parse_from_rfc3339(s)
+            .ok()
+            .map(Cel::Timestamp),
+    };
+    parsed.unwrap_or_else(|| Cel::String(Arc::new(s.to_owned())))
+}
+
+/// A Go duration (`1h30m`, `250ms`, `-1.5h`, `0`), as `time.ParseDuration` reads it.
+pub(super) fn duration(s: &str) -> Option<chrono::Duration> {
+    let (negative, mut rest) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    if rest == "0" {
+        return Some(chrono::Duration::zero());
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut nanos: f64 = 0.0;
+    while !rest.is_empty() {
+        let number_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..number_len].parse().ok()?;
+        rest = &rest[number_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "ns" => 1.0,
+            "us" | "µs" | "μs" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            "m" => 60e9,
+            "h" => 3600e9,
+            _ => return None,
+        };
+        rest = &rest[unit_len..];
+        nanos += number * scale;
+    }
+    let nanos = nanos as i64;
+    Some(chrono::Duration::nanoseconds(if negative {
+        -nanos
+    } else {
+        nanos
+    }))
+}

@@ -1,0 +1,203 @@
+//! The apiserver's walk over an object on a write: at every node with rules, `self` (and
+//! `oldSelf` where the old object has a value for the node) bound and each rule run;
+//! children reached through properties, map values and list items, old values found for
+//! them where they can be told apart (properties, map keys, map-list keys; never by a
+//! list index).
+
+use kube_cel::cel::objects::OptionalValue;
+use kube_cel::cel::{Context, Value as Cel};
+use serde_json::Value;
+
+use super::compile::{Node, Rule, Shape};
+use super::value::to_cel;
+use crate::field::{Error, ErrorType, Path};
+
+/// Where the walk is: the path so far, and what ratcheting knows.
+#[derive(Clone, Copy)]
+pub(super) struct At<'a> {
+    pub path: &'a Path,
+    /// Whether the value here (when the old object has one for it) or at the nearest
+    /// node above that has one is unchanged: the apiserver then lets a failing rule that
+    /// does not read `oldSelf` pass, as a warning (CRD validation ratcheting).
+    pub unchanged: bool,
+}
+
+/// Runs the rules of `node` and below on `value`, adding what fails to `errors`.
+pub(super) fn walk(
+    ctx: &Context<'_>,
+    node: &Node,
+    value: &Value,
+    old: Option<&Value>,
+    at: At<'_>,
+    errors: &mut Vec<Error>,
+) {
+    if !node.has_rules || value.is_null() {
+        return;
+    }
+    let at = At {
+        unchanged: old.map_or(at.unchanged, |o| o == value),
+        ..at
+    };
+    if !node.rules.is_empty() {
+        run(ctx, node, value, old, at, errors);
+    }
+    for branch in &node.all_of {
+        walk(ctx, branch, value, old, at, errors);
+    }
+    match (&node.shape, value) {
+        (Shape::Object { properties, .. }, Value::Object(fields)) => {
+            for (name, property) in properties {
+                if let Some(field) = fields.get(name).filter(|_| property.node.has_rules) {
+                    let path = at.path.child(name);
+                    let old = old.and_then(|o| o.get(name));
+                    walk(ctx, &property.node, field, old, at.to(&path), errors);
+                }
+            }
+        }
+        (Shape::Map(values), Value::Object(fields)) if values.has_rules => {
+            for (key, field) in fields {
+                let path = at.path.key(key);
+                let old = old.and_then(|o| o.get(key));
+                walk(ctx, values, field, old, at.to(&path), errors);
+            }
+        }
+        (Shape::List { items, keys }, Value::Array(list)) if items.has_rules => {
+            for (i, item) in list.iter().enumerate() {
+                let path = at.path.index(i);
+                let old = keys
+                    .as_deref()
+                    .and_then(|keys| old_item(keys, item, old?.as_array()?));
+                walk(ctx, items, item, old, at.to(&path), errors);
+            }
+        }
+        _ => {}
+    }
+}
+
+impl<'a> At<'a> {
+    fn to<'b>(self, path: &'b Path) -> At<'b> {
+        At {
+            path,
+            unchanged: self.unchanged,
+        }
+    }
+}
+
+/// The old item of a map list with the same keys as `item`.
+fn old_item<'v>(keys: &[String], item: &Value, old: &'v [Value]) -> Option<&'v Value> {
+    old.iter()
+        .find(|candidate| keys.iter().all(|k| candidate.get(k) == item.get(k)))
+}
+
+/// The rules of one node.
+fn run(
+    ctx: &Context<'_>,
+    node: &Node,
+    value: &Value,
+    old: Option<&Value>,
+    at: At<'_>,
+    errors: &mut Vec<Error>,
+) {
+    let this = to_cel(node, value);
+    let previous = old.filter(|o| !o.is_null()).map(|o| to_cel(node, o));
+    let mut scope = ctx.new_inner_scope();
+    scope.add_variable_from_value("self", this);
+    // `optionalOldSelf` rules see oldSelf as an optional value.
+    let mut optional = scope.new_inner_scope();
+    optional.add_variable_from_value(
+        "oldSelf",
+        Cel::Opaque(std::sync::Arc::new(match &previous {
+            Some(p) => OptionalValue::of(p.clone()),
+            None => OptionalValue::none(),
+        })),
+    );
+    let has_old = previous.is_some();
+    let mut plain = scope.new_inner_scope();
+    if let Some(p) = previous {
+        plain.add_variable_from_value("oldSelf", p);
+    }
+    for rule in &node.rules {
+        if rule.uses_old_self && !has_old && !rule.optional_old_self {
+            continue;
+        }
+        let scope = match rule.optional_old_self {
+            true => &optional,
+            false => &plain,
+        };
+        if let Some(error) = check(scope, node, rule, value, at) {
+            // Ratcheting: an unchanged value keeps passing rules that do not compare
+            // it with its old self.
+            if !at.unchanged || rule.uses_old_self {
+                errors.push(error);
+            }
+        }
+    }
+}
+
+/// One rule: `None` when it holds.
+fn check(
+    scope: &Context<'_>,
+    node: &Node,
+    rule: &Rule,
+    value: &Value,
+    at: At<'_>,
+) -> Option<Error> {
+    let invalid_type = |detail: String| Error {
+        kind: ErrorType::Invalid,
+        field: at.path.clone(),
+        value: Some(Value::String(node.type_name.clone())),
+        detail,
+    };
+    let program = match &rule.program {
+        Ok(p) => p,
+        Err(e) => {
+            return Some(invalid_type(format!(
+                "rule compile error: compilation failed: {e}"
+            )));
+        }
+    };
+    match scope.resolve(program) {
+        Ok(Cel::Bool(true)) => None,
+        Ok(Cel::Bool(false)) => {
+            let field = match &rule.field_path {
+                Some(p) => at.path.child(p),
+                None => at.path.clone(),
+            };
+            let detail = message(scope, rule);
+            let kind = ErrorType::from_reason(rule.reason.as_deref());
+            let shown = !matches!(node.type_name.as_str(), "object" | "array");
+            Some(Error {
+                kind,
+                field,
+                value: shown.then(|| value.clone()),
+                detail,
+            })
+        }
+        Ok(other) => Some(invalid_type(format!(
+            "rule did not evaluate to a bool ({}) evaluating rule: {}",
+            other.type_of(),
+            rule.name()
+        ))),
+        Err(e) => Some(invalid_type(format!(
+            "{e} evaluating rule: {}",
+            rule.name()
+        ))),
+    }
+}
+
+/// A failed rule's message: its `messageExpression`'s when that gives a non-empty line,
+/// else its `message`, else `failed rule: <rule>`.
+fn message(scope: &Context<'_>, rule: &Rule) -> String {
+    if let Some(Ok(expression)) = &rule.message_expression
+        && let Ok(Cel::String(s)) = scope.resolve(expression)
+    {
+        let trimmed = s.trim();
+        if !trimmed.is_empty() && !trimmed.contains(['\n', '\r']) {
+            return trimmed.to_owned();
+        }
+    }
+    match rule.message.as_deref().map(str::trim) {
+        Some(m) if !m.is_empty() => m.to_owned(),
+        _ => format!("failed rule: {}", rule.name()),
+    }
+}

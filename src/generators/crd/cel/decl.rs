@@ -1,0 +1,224 @@
+//! A schema node as kube-apiserver types it for CEL (apiserver's `SchemaDeclType`): the
+//! CEL type a rule sees, the most elements (characters, items, properties) a value can
+//! have, bounded by `maxLength`/`maxItems`/`maxProperties` or else by what fits in one
+//! request, and the least bytes it takes serialized, from which unbounded counts follow.
+
+use std::collections::BTreeMap;
+
+use crdgen_apimachinery::cel::{MAX_REQUEST_SIZE_BYTES, escape};
+use serde_json::Value;
+
+/// What a value is in CEL.
+#[derive(Debug)]
+pub(super) enum Kind {
+    /// Declared properties, by their CEL names; `open` when unknown fields are kept
+    /// (a field the schema does not declare may still be there).
+    Object {
+        fields: BTreeMap<String, Decl>,
+        open: bool,
+    },
+    Map(Box<Decl>),
+    List(Box<Decl>),
+    String,
+    Bytes,
+    Duration,
+    Timestamp,
+    Int,
+    Double,
+    Bool,
+    /// int-or-string.
+    Dyn,
+}
+
+/// A node's CEL type with the apiserver's size facts.
+#[derive(Debug)]
+pub(super) struct Decl {
+    pub kind: Kind,
+    /// The most characters, items or properties; 0 for other scalars.
+    pub max_elements: u64,
+    /// The fewest bytes the value takes in JSON.
+    pub min_size: u64,
+    /// The schema's own bound (maxItems, maxProperties, maxLength), when it has one:
+    /// an unbounded list, map or string is what a cost error asks to bound.
+    pub bounded: bool,
+}
+
+/// The map key type: a string of no estimated length (as the apiserver's).
+pub(super) static KEY: Decl = Decl {
+    kind: Kind::String,
+    max_elements: 0,
+    min_size: 2,
+    bounded: true,
+};
+
+const MAX_STRING: u64 = MAX_REQUEST_SIZE_BYTES - 2;
+
+impl Decl {
+    /// The type of `schema`; `resource` for a resource's root or an embedded resource,
+    /// which rules see with `apiVersion`, `kind` and `metadata.name`/`generateName`.
+    /// `None` where the apiserver has no type (a list without items): such a property
+    /// is left out of its object.
+    pub fn new(schema: &Value, resource: bool) -> Option<Decl> {
+        let uint = |key: &str| {
+            schema
+                .get(key)
+                .and_then(Value::as_i64)
+                .map(|n| n.max(0) as u64)
+        };
+        if schema["x-kubernetes-int-or-string"] == true {
+            return Some(Decl {
+                kind: Kind::Dyn,
+                max_elements: uint("maxLength").map_or(MAX_STRING, |n| n * 4),
+                min_size: 1,
+                bounded: uint("maxLength").is_some(),
+            });
+        }
+        let scalar = |kind, max_elements, min_size| Decl {
+            kind,
+            max_elements,
+            min_size,
+            bounded: true,
+        };
+        let decl = match schema.get("type").and_then(Value::as_str)? {
+            "array" => {
+                let items = schema.get("items")?;
+                let elem = Decl::new(items, embedded(items))?;
+                let max = uint("maxItems");
+                Decl {
+                    max_elements: max.unwrap_or(MAX_STRING / (elem.min_size + 1)),
+                    bounded: max.is_some(),
+                    min_size: 2,
+                    kind: Kind::List(Box::new(elem)),
+                }
+            }
+            "object" => match schema.get("additionalProperties").filter(|a| a.is_object()) {
+                Some(values) => {
+                    let elem = Decl::new(values, embedded(values))?;
+                    let max = uint("maxProperties");
+                    Decl {
+                        max_elements: max.unwrap_or(MAX_STRING / (elem.min_size + 6)),
+                        bounded: max.is_some(),
+                        min_size: 2,
+                        kind: Kind::Map(Box::new(elem)),
+                    }
+                }
+                None => object(schema, resource),
+            },
+            "string" => match schema.get("format").and_then(Value::as_str) {
+                Some("byte") => Decl {
+                    kind: Kind::Bytes,
+                    max_elements: uint("maxLength").unwrap_or(MAX_STRING),
+                    min_size: 2,
+                    bounded: uint("maxLength").is_some(),
+                },
+                Some("duration") => scalar(Kind::Duration, 32, 3),
+                Some("date") => scalar(Kind::Timestamp, 12, 12),
+                Some("date-time") => scalar(Kind::Timestamp, 32, 21),
+                _ => {
+                    let longest_enum =
+                        schema["enum"]
+                            .as_array()
+                            .filter(|e| !e.is_empty())
+                            .map(|e| {
+                                e.iter()
+                                    .filter_map(Value::as_str)
+                                    .map(str::len)
+                                    .max()
+                                    .unwrap_or(0) as u64
+                            });
+                    Decl {
+                        kind: Kind::String,
+                        max_elements: match uint("maxLength") {
+                            Some(n) => n * 4,
+                            None => longest_enum.unwrap_or(MAX_STRING),
+                        },
+                        min_size: 2,
+                        bounded: uint("maxLength").is_some() || longest_enum.is_some(),
+                    }
+                }
+            },
+            "boolean" => scalar(Kind::Bool, 0, 4),
+            "number" => scalar(Kind::Double, 0, 1),
+            "integer" => scalar(Kind::Int, 0, 1),
+            _ => return None,
+        };
+        Some(decl)
+    }
+
+    /// The type one step down a cost path: a field, `@items`/`@values`, `@keys`.
+    pub fn step(&self, step: &str) -> Option<&Decl> {
+        match (&self.kind, step) {
+            (Kind::List(elem) | Kind::Map(elem), "@items" | "@values") => Some(elem),
+            (Kind::Map(_), "@keys") => Some(&KEY),
+            (Kind::Object { fields, .. }, name) => fields.get(name),
+            _ => None,
+        }
+    }
+}
+
+fn embedded(schema: &Value) -> bool {
+    schema["x-kubernetes-embedded-resource"] == true
+}
+
+fn unbounded_string() -> Decl {
+    Decl {
+        kind: Kind::String,
+        max_elements: MAX_STRING,
+        min_size: 2,
+        bounded: false,
+    }
+}
+
+/// An object of declared properties; a resource's also has `apiVersion`, `kind` and a
+/// `metadata` of `name` and `generateName` (the apiserver's `WithTypeAndObjectMeta`).
+fn object(schema: &Value, resource: bool) -> Decl {
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut fields = BTreeMap::new();
+    let mut min_size = 2;
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        let Some(decl) = Decl::new(property, embedded(property)) else {
+            continue;
+        };
+        if required.contains(&name.as_str()) && property.get("default").is_none() {
+            min_size += name.len() as u64 + decl.min_size + 4;
+        }
+        if let Some(escaped) = escape(name) {
+            fields.insert(escaped.into_owned(), decl);
+        }
+    }
+    if resource {
+        for name in ["apiVersion", "kind"] {
+            fields.insert(name.to_owned(), unbounded_string());
+        }
+        let meta = ["name", "generateName"]
+            .into_iter()
+            .map(|n| (n.to_owned(), unbounded_string()))
+            .collect();
+        fields.insert(
+            "metadata".to_owned(),
+            Decl {
+                kind: Kind::Object {
+                    fields: meta,
+                    open: false,
+                },
+                max_elements: 0,
+                min_size: 2,
+                bounded: true,
+            },
+        );
+    }
+    Decl {
+        kind: Kind::Object {
+            fields,
+            open: schema["x-kubernetes-preserve-unknown-fields"] == true,
+        },
+        max_elements: 0,
+        min_size,
+        bounded: true,
+    }
+}

@@ -1,0 +1,438 @@
+//! The CEL rules of a CRD version's schema, checked as kube-apiserver checks them when
+//! the CRD is created, so that a rule it would refuse is an error where its marker is
+//! written: a rule that does not parse, reads a field its node does not have or a
+//! variable that does not exist, is not a bool (a `messageExpression` not a string),
+//! uses `oldSelf` where no old value can be found (below a list that is not a map list)
+//! or sets `optionalOldSelf` without it; and the cost limits, per rule and per CRD
+//! version, estimated from the schema's bounds as the apiserver estimates them.
+
+mod check;
+mod cost;
+mod decl;
+
+use crdgen_apimachinery::cel::{
+    MAX_REQUEST_SIZE_BYTES, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
+};
+use kube_cel::cel::parser::Parser;
+use serde_json::Value;
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
+use crate::markers::schema::RULE_ORIGIN;
+use crate::model::Kind;
+use decl::Decl;
+
+/// Checks every rule of `schema` (the `version` of `kind`), reporting what the apiserver
+/// would refuse, and takes the rules' origins off.
+pub(super) fn check(schema: &mut Value, kind: &Kind, version: &str, diags: &mut Diagnostics) {
+    let mut walk = Walk {
+        kind,
+        version,
+        diags,
+        total: 0,
+        expensive: Vec::new(),
+    };
+    let at = At {
+        path: String::new(),
+        cardinality: Some(1),
+        uncorrelatable: None,
+        resource: true,
+        unbounded: Vec::new(),
+    };
+    walk.node(schema, &at);
+    if walk.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
+        walk.expensive
+            .sort_by_key(|(_, cost)| std::cmp::Reverse(*cost));
+        let named: Vec<String> = walk
+            .expensive
+            .iter()
+            .take(4)
+            .map(|(rule, cost)| format!("`{rule}` ({cost})"))
+            .collect();
+        walk.diags.push(
+            Diagnostic::error(
+                Code::RuleCost,
+                format!(
+                    "the CEL rules of `{}` in {version} cost an estimated {} together, {} the apiserver's budget of {STATIC_ESTIMATED_CRD_COST_LIMIT} for a CRD version; the most expensive: {}",
+                    kind.name,
+                    walk.total,
+                    factor(walk.total, STATIC_ESTIMATED_CRD_COST_LIMIT),
+                    named.join(", ")
+                ),
+            )
+            .at(&kind.file, kind.pos)
+            .hint("bound the lists, maps and strings those rules read with `+kubebuilder:validation:MaxItems`, `MaxProperties` and `MaxLength`"),
+        );
+    }
+}
+
+/// Where the walk is in the schema.
+struct At {
+    /// The field path (`spec.paths[*]`).
+    path: String,
+    /// How many times the node can occur in one object; `None` when unbounded.
+    cardinality: Option<u64>,
+    /// The list above this node whose items cannot be told apart between versions.
+    uncorrelatable: Option<String>,
+    /// A resource (the root, an embedded resource): rules see its metadata.
+    resource: bool,
+    /// The unbounded lists and maps above, with the marker that bounds each.
+    unbounded: Vec<(String, &'static str)>,
+}
+
+struct Walk<'a> {
+    kind: &'a Kind,
+    version: &'a str,
+    diags: &'a mut Diagnostics,
+    total: u64,
+    expensive: Vec<(String, u64)>,
+}
+
+fn child_path(path: &str, step: &str) -> String {
+    match path.is_empty() {
+        true => step.to_owned(),
+        false => format!("{path}.{step}"),
+    }
+}
+
+/// How many values of a child one value of `schema` holds (the apiserver's
+/// `extractMaxElements`): a list's or map's bound, else 1.
+fn max_elements(schema: &Value) -> Option<u64> {
+    let bound = |key: &str| {
+        schema
+            .get(key)
+            .and_then(Value::as_i64)
+            .map(|n| n.max(0) as u64)
+    };
+    match schema.get("type").and_then(Value::as_str) {
+        Some("array") => bound("maxItems"),
+        Some("object") if schema.get("additionalProperties").is_some() => bound("maxProperties"),
+        _ => Some(1),
+    }
+}
+
+/// How much over a budget: the apiserver's wording (`2.5x`, `more than 100x`).
+fn factor(cost: u64, limit: u64) -> String {
+    let times = cost as f64 / limit as f64;
+    if times > 100.0 {
+        "more than 100x".to_owned()
+    } else if times < 1.5 {
+        format!("{times:.6}x")
+    } else {
+        format!("{times:.1}x")
+    }
+}
+
+impl Walk<'_> {
+    fn node(&mut self, schema: &mut Value, at: &At) {
+        if schema.get("x-kubernetes-validations").is_some() {
+            self.rules(schema, at);
+        }
+        let below = |at: &At, path: String, schema: &Value, uncorrelatable: Option<String>| {
+            let mut unbounded = at.unbounded.clone();
+            let limit = max_elements(schema);
+            if limit.is_none() {
+                let marker = match schema.get("type").and_then(Value::as_str) {
+                    Some("array") => "MaxItems",
+                    _ => "MaxProperties",
+                };
+                unbounded.push((at.path.clone(), marker));
+            }
+            At {
+                cardinality: at.cardinality.zip(limit).map(|(a, b)| a.saturating_mul(b)),
+                uncorrelatable,
+                unbounded,
+                path,
+                resource: false,
+            }
+        };
+        let embedded = |s: &Value| s["x-kubernetes-embedded-resource"] == true;
+        let snapshot = schema.clone();
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            for (name, property) in properties.iter_mut() {
+                let mut next = below(
+                    at,
+                    child_path(&at.path, name),
+                    &snapshot,
+                    at.uncorrelatable.clone(),
+                );
+                next.resource = embedded(property);
+                self.node(property, &next);
+            }
+        }
+        if let Some(values) = schema
+            .get_mut("additionalProperties")
+            .filter(|a| a.is_object())
+        {
+            let mut next = below(
+                at,
+                format!("{}[*]", at.path),
+                &snapshot,
+                at.uncorrelatable.clone(),
+            );
+            next.resource = embedded(values);
+            self.node(values, &next);
+        }
+        if let Some(items) = schema.get_mut("items") {
+            let map_list = snapshot["x-kubernetes-list-type"] == "map";
+            let uncorrelatable = match map_list {
+                true => at.uncorrelatable.clone(),
+                false => at.uncorrelatable.clone().or_else(|| Some(at.path.clone())),
+            };
+            let mut next = below(at, format!("{}[*]", at.path), &snapshot, uncorrelatable);
+            next.resource = embedded(items);
+            self.node(items, &next);
+        }
+        // Rules in allOf/anyOf/oneOf branches are not the apiserver's to compile here;
+        // their origins still come off.
+        for key in ["allOf", "anyOf", "oneOf"] {
+            for branch in schema
+                .get_mut(key)
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                strip_origins(branch);
+            }
+        }
+    }
+
+    fn rules(&mut self, schema: &mut Value, at: &At) {
+        let decl = Decl::new(schema, at.resource);
+        let Some(Value::Array(rules)) = schema.get_mut("x-kubernetes-validations") else {
+            return;
+        };
+        for rule in rules.iter_mut() {
+            let origin = rule
+                .as_object_mut()
+                .and_then(|r| r.remove(RULE_ORIGIN))
+                .unwrap_or(Value::Null);
+            let Some(decl) = &decl else {
+                continue;
+            };
+            self.rule(rule, decl, at, &origin);
+        }
+    }
+
+    fn rule(&mut self, rule: &Value, decl: &Decl, at: &At, origin: &Value) {
+        let text = |key: &str| rule.get(key).and_then(Value::as_str);
+        let source = text("rule").unwrap_or_default();
+        let place = match at.path.is_empty() {
+            true => format!("the root of `{}`", self.kind.name),
+            false => format!("`{}`", at.path),
+        };
+        let optional = rule["optionalOldSelf"] == true;
+        let invalid = |walk: &mut Walk<'_>, why: String, hint: &str| {
+            walk.report(
+                Code::InvalidRule,
+                origin,
+                format!(
+                    "the CEL rule `{source}` on {place} in {}: {why}",
+                    walk.version
+                ),
+                hint,
+            );
+        };
+        let parsed = match parse(source) {
+            Ok(p) => p,
+            Err(e) => {
+                invalid(
+                    self,
+                    format!("it does not parse: {e}"),
+                    "write it in CEL, as https://kubernetes.io/docs/reference/using-api/cel/ describes it",
+                );
+                return;
+            }
+        };
+        let analysis = check::analyze(&parsed, decl, optional);
+        for error in &analysis.errors {
+            invalid(
+                self,
+                error.clone(),
+                "a rule reads `self` (this field's value), its fields by their JSON names and, on updates, `oldSelf`",
+            );
+        }
+        if analysis.result != "bool" && analysis.result != "dyn" {
+            invalid(
+                self,
+                format!(
+                    "it gives `{}`, and a rule must give `bool`",
+                    analysis.result
+                ),
+                "compare or test the value so that the rule is true when it is valid",
+            );
+        }
+        if analysis.uses_old_self
+            && let Some(list) = &at.uncorrelatable
+        {
+            let list = if list.is_empty() {
+                "the root".to_owned()
+            } else {
+                format!("`{list}`")
+            };
+            invalid(
+                self,
+                format!(
+                    "`oldSelf` cannot be used here: the items of {list} cannot be matched with their old versions"
+                ),
+                "make the list a map list (`+listType=map` with `+listMapKey`), or write the rule on the list itself",
+            );
+        } else if optional && !analysis.uses_old_self {
+            invalid(
+                self,
+                "`optionalOldSelf` is set but the rule does not read `oldSelf`".to_owned(),
+                "drop `optionalOldSelf`, or compare with `oldSelf`",
+            );
+        }
+        let cardinality = at
+            .cardinality
+            .unwrap_or(MAX_REQUEST_SIZE_BYTES / (decl.min_size + 1));
+        let mut cost = analysis.cost.saturating_mul(cardinality);
+        if cost > STATIC_ESTIMATED_COST_LIMIT {
+            let mut unbounded: Vec<(String, &str)> = analysis
+                .unbounded
+                .iter()
+                .map(|(path, marker)| {
+                    (
+                        path.replacen("self", &at.path, 1)
+                            .trim_start_matches('.')
+                            .to_owned(),
+                        *marker,
+                    )
+                })
+                .collect();
+            if at.cardinality.is_none() {
+                unbounded.extend(at.unbounded.iter().cloned());
+            }
+            let hint = match unbounded.as_slice() {
+                [] => "simplify the rule".to_owned(),
+                fields => {
+                    let named: Vec<String> = fields.iter().map(|(f, m)| bound(f, m)).collect();
+                    format!("bound what the rule reads: {}", named.join(", "))
+                }
+            };
+            self.report(
+                Code::RuleCost,
+                origin,
+                format!(
+                    "the CEL rule `{source}` on {place} in {} costs an estimated {cost}, {} the apiserver's budget of {STATIC_ESTIMATED_COST_LIMIT} for a rule",
+                    self.version,
+                    factor(cost, STATIC_ESTIMATED_COST_LIMIT)
+                ),
+                &hint,
+            );
+        }
+        if let Some(message) = text("messageExpression") {
+            match parse(message) {
+                Ok(parsed) => {
+                    let analysis = check::analyze(&parsed, decl, optional);
+                    for error in &analysis.errors {
+                        invalid(
+                            self,
+                            format!("its messageExpression: {error}"),
+                            "a messageExpression reads what the rule reads",
+                        );
+                    }
+                    if analysis.result != "string" && analysis.result != "dyn" {
+                        invalid(
+                            self,
+                            format!(
+                                "its messageExpression gives `{}`, not `string`",
+                                analysis.result
+                            ),
+                            "make the messageExpression a string, such as `'got ' + string(self.x)`",
+                        );
+                    }
+                    // The apiserver counts a message once, however often its rule runs.
+                    if analysis.cost > STATIC_ESTIMATED_COST_LIMIT {
+                        self.report(
+                            Code::RuleCost,
+                            origin,
+                            format!(
+                                "the messageExpression `{message}` of the CEL rule `{source}` on {place} in {} costs an estimated {}, {} the apiserver's budget of {STATIC_ESTIMATED_COST_LIMIT}",
+                                self.version,
+                                analysis.cost,
+                                factor(analysis.cost, STATIC_ESTIMATED_COST_LIMIT)
+                            ),
+                            "a message of unknown length (such as `string(…)` of a number) costs as much as the longest string a request holds: build it from literals and bounded fields",
+                        );
+                    }
+                    cost = cost.saturating_add(analysis.cost);
+                }
+                Err(e) => invalid(
+                    self,
+                    format!("its messageExpression does not parse: {e}"),
+                    "write it in CEL",
+                ),
+            }
+        }
+        self.total = self.total.saturating_add(cost);
+        if cost >= STATIC_ESTIMATED_CRD_COST_LIMIT / 100 {
+            self.expensive.push((source.to_owned(), cost));
+        }
+    }
+
+    /// A diagnostic at the rule's marker, or at the kind for a rule of no marker of the
+    /// user's (Kubernetes' own types).
+    fn report(&mut self, code: Code, origin: &Value, message: String, hint: &str) {
+        let file = origin["file"].as_str().filter(|f| !f.is_empty());
+        let pos = Pos {
+            line: origin["line"].as_u64().unwrap_or(0) as usize,
+            col: origin["col"].as_u64().unwrap_or(0) as usize,
+        };
+        let diagnostic = Diagnostic::error(code, message).hint(hint);
+        self.diags.push(match file {
+            Some(file) if pos.line > 0 => diagnostic.at(file, pos),
+            _ => diagnostic.at(&self.kind.file, self.kind.pos),
+        });
+    }
+}
+
+/// The marker that bounds `field` (`spec.paths`, or a list's items `spec.paths[*]`).
+fn bound(field: &str, marker: &str) -> String {
+    match field.strip_suffix("[*]") {
+        Some(list) => format!("`+kubebuilder:validation:items:{marker}=…` on `{list}`"),
+        None if field.is_empty() => format!("`+kubebuilder:validation:{marker}=…` on the root"),
+        None => format!("`+kubebuilder:validation:{marker}=…` on `{field}`"),
+    }
+}
+
+/// Parses a rule as the apiserver's environment does (optional syntax on).
+fn parse(source: &str) -> Result<kube_cel::cel::parser::Expression, String> {
+    Parser::new()
+        .enable_optional_syntax(true)
+        .parse(source)
+        // The first line: the parser's own message, without its drawing of the place.
+        .map_err(|e| {
+            e.to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_owned()
+        })
+}
+
+/// Takes every rule origin off a schema that is not checked.
+fn strip_origins(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            map.remove(RULE_ORIGIN);
+            map.values_mut().for_each(strip_origins);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_origins),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn rules_the_parser_cannot_read_are_errors() {
+        for rule in ["has(self)", "self.x +", "[1,2", "'open"] {
+            assert!(parse(rule).is_err(), "{rule}");
+        }
+        assert!(parse("self.all(x, x > 0)").is_ok());
+    }
+}

@@ -1,0 +1,15 @@
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::TypeMeta;
+
+/// +genclient
+pub struct Example {
+    #[serde(flatten, default)]
+    pub types: Option<TypeMeta>,
+    pub metadata: ObjectMeta,
+    pub spec: ExampleSpec,
+}
+
+pub struct ExampleSpec {
+    /// +kubebuilder:validation:XValidation:rule="self.all(path, !path.contains('..'))",message="paths may not climb out"
+    pub paths: Vec<String>,
+}
