@@ -29,7 +29,7 @@ fn valid() -> Value {
     json!({
         "minReplicas": 1, "maxReplicas": 3, "replicas": 2, "image": "app:1",
         "className": "standard", "paths": ["/data"], "limits": {"cpu": {"min": 1, "max": 2}},
-        "owners": ["ops"]
+        "owners": ["ops"], "ports": [{"name": "http", "number": 80}, {"name": "grpc", "number": 90}]
     })
 }
 
@@ -182,6 +182,16 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
             ),
         ),
         (
+            "gold",
+            with("tier", json!("gold")),
+            denied(
+                "gold",
+                invalid,
+                "spec.tier",
+                "Invalid value: \"gold\": a Ruled is not created gold",
+            ),
+        ),
+        (
             "twenty-one-characters",
             valid(),
             denied(
@@ -200,8 +210,10 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
         }
     }
 
-    // Updates: transition rules and immutability, against a stored object.
+    // Updates: transition rules and immutability, against a stored object (a merge patch
+    // of its whole spec, or dropping its region).
     let mut stored = object("stored", with("region", json!("eu")));
+    stored.data["spec"]["tier"] = json!("silver");
     if let Err(e) = api.create(&PostParams::default(), &stored).await {
         wrong.push(format!("creating the stored object: {e}"));
         return wrong;
@@ -227,6 +239,28 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 invalid,
                 "spec.className",
                 "Invalid value: \"premium\": field is immutable",
+            ),
+        ),
+        ("become-gold", with("tier", json!("gold")), Ok(())),
+        (
+            "reorder-and-grow-ports",
+            with(
+                "ports",
+                json!([{"name": "grpc", "number": 91}, {"name": "http", "number": 80}]),
+            ),
+            Ok(()),
+        ),
+        (
+            "shrink-a-port",
+            with(
+                "ports",
+                json!([{"name": "grpc", "number": 90}, {"name": "http", "number": 79}]),
+            ),
+            denied(
+                "stored",
+                invalid,
+                "spec.ports[1].number",
+                "Invalid value: 79: a port's number may only grow",
             ),
         ),
         (

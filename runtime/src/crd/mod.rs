@@ -115,3 +115,76 @@ impl Validator {
         self.admit(&mut object.clone(), old)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::Validator;
+
+    fn messages(validator: &Validator, new: &Value, old: Option<&Value>) -> Vec<String> {
+        match validator.validate(new, old) {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    #[test]
+    fn an_unchanged_value_passes_a_rule_it_fails_unless_the_rule_reads_old_self() {
+        let validator = Validator::new(&json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.a < 10", "message": "a is too big"}]
+        }}}));
+        let stored = json!({"spec": {"a": 20, "b": 1}});
+        // Created so, it is refused; left as it is in an update, it passes.
+        assert_eq!(
+            messages(&validator, &stored, None),
+            ["spec: Invalid value: a is too big"]
+        );
+        assert!(messages(&validator, &stored, Some(&stored)).is_empty());
+        // Changing anything in spec makes the rule count again.
+        let changed = json!({"spec": {"a": 20, "b": 2}});
+        assert_eq!(
+            messages(&validator, &changed, Some(&stored)),
+            ["spec: Invalid value: a is too big"]
+        );
+    }
+
+    #[test]
+    fn a_message_expression_that_fails_gives_way_to_the_message() {
+        let validator = Validator::new(&json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "x-kubernetes-validations": [
+                {"rule": "self.n > 0", "messageExpression": "self.missing", "message": "n must be positive", "fieldPath": ".n"},
+                {"rule": "self.n > 1", "messageExpression": "'n is ' + string(self.n)", "reason": "FieldValueForbidden"},
+                {"rule": "self.n > 2"}
+            ]
+        }}}));
+        assert_eq!(
+            messages(&validator, &json!({"spec": {"n": 0}}), None),
+            [
+                "spec.n: Invalid value: n must be positive",
+                "spec: Forbidden: n is 0",
+                "spec: Invalid value: failed rule: self.n > 2",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_keeps_the_rules_from_running() {
+        let validator = Validator::new(&json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.n > 0"}]
+        }}}));
+        let errors = messages(&validator, &json!({"spec": {"n": "one"}}), None);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors[1]
+                .starts_with("<nil>: Invalid value: null: some validation rules were not checked"),
+            "{errors:?}"
+        );
+    }
+}

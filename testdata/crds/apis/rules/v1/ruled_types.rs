@@ -66,6 +66,28 @@ pub struct RuledSpec {
     /// +kubebuilder:validation:XValidation:rule="self.size() <= 3",messageExpression="'at most 3 owners; the first is ' + self[0]"
     #[serde(default)]
     pub owners: Vec<String>,
+    /// A map list: each port is matched with its old self by name, so its own
+    /// transition rule runs.
+    ///
+    /// +listType=map
+    /// +listMapKey=name
+    /// +kubebuilder:validation:MaxItems=8
+    #[serde(default)]
+    pub ports: Vec<Port>,
+    /// A rule that runs on creates too (`optionalOldSelf`), with `oldSelf` none there.
+    ///
+    /// +kubebuilder:validation:MaxLength=16
+    /// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || self != 'gold'",message="a Ruled is not created gold",optionalOldSelf=true
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Port {
+    /// +kubebuilder:validation:MaxLength=15
+    pub name: String,
+    /// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="a port's number may only grow"
+    pub number: i32,
 }
 
 /// +kubebuilder:validation:XValidation:rule="self.min <= self.max",message="min must not exceed max"
