@@ -105,7 +105,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 "min-over-max",
                 invalid,
                 "spec.minReplicas",
-                &whole("object", "minReplicas must not exceed maxReplicas"),
+                whole("object", "minReplicas must not exceed maxReplicas"),
             ),
         ),
         (
@@ -115,7 +115,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 "both",
                 invalid,
                 "spec",
-                &whole(
+                whole(
                     "object",
                     "exactly one of the fields in [image build] must be set",
                 ),
@@ -128,7 +128,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 "neither",
                 invalid,
                 "spec",
-                &whole(
+                whole(
                     "object",
                     "exactly one of the fields in [image build] must be set",
                 ),
@@ -145,7 +145,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 "cpu-and-gpu",
                 invalid,
                 "spec",
-                &whole(
+                whole(
                     "object",
                     "at most one of the fields in [cpu gpu] may be set",
                 ),
@@ -168,7 +168,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 "bad-limit",
                 invalid,
                 "spec.limits[cpu]",
-                &whole("object", "min must not exceed max"),
+                whole("object", "min must not exceed max"),
             ),
         ),
         (
@@ -178,7 +178,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 "many-owners",
                 invalid,
                 "spec.owners",
-                &whole("array", "at most 3 owners; the first is a"),
+                whole("array", "at most 3 owners; the first is a"),
             ),
         ),
         (
@@ -198,7 +198,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 "twenty-one-characters",
                 invalid,
                 "<nil>",
-                &whole("object", "a Ruled's name is at most 20 characters"),
+                whole("object", "a Ruled's name is at most 20 characters"),
             ),
         ),
     ];
@@ -270,7 +270,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
                 "stored",
                 invalid,
                 "spec",
-                &whole("object", "field region is immutable once set"),
+                whole("object", "field region is immutable once set"),
             ),
         ),
     ];
@@ -307,7 +307,7 @@ async fn checks(api: &Api<DynamicObject>, typed: bool) -> Vec<String> {
         "stored",
         invalid,
         "status",
-        &whole("object", "ready must not exceed total"),
+        whole("object", "ready must not exceed total"),
     );
     if got != expected {
         wrong.push(format!("an invalid status: {got:?}, not {expected:?}"));
