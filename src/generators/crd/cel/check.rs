@@ -152,6 +152,23 @@ const NAMESPACES: &[&str] = &[
     "ip",
 ];
 
+/// Macros the apiserver has and the cel crate does not expand (two-variable
+/// comprehensions, `sortBy`, `cel.bind`): calls whose leading identifiers are variables
+/// they declare.
+const BINDING: &[&str] = &[
+    "all",
+    "exists",
+    "exists_one",
+    "existsOne",
+    "map",
+    "filter",
+    "transformList",
+    "transformMap",
+    "transformMapEntry",
+    "sortBy",
+    "cel.bind",
+];
+
 /// Type names a rule may write as values (`type(x) == int`).
 const TYPE_NAMES: &[&str] = &[
     "int",
@@ -561,6 +578,9 @@ impl<'d> Checker<'d> {
         };
         let name = qualified.as_str();
         let target = target.map(|t| self.expr(t));
+        if BINDING.contains(&name) {
+            return self.binding(target, args);
+        }
         let args: Vec<Node<'d>> = args.iter().map(|a| self.expr(a)).collect();
         let target_cost = target.as_ref().map_or(Range::fixed(0), |t| t.cost);
         let (fn_cost, mut size, entries) = self.function(name, target.as_ref(), &args);
@@ -588,6 +608,42 @@ impl<'d> Checker<'d> {
             path,
             entries,
         }
+    }
+
+    /// A macro the parser left a call: its leading identifiers are bound (as `dyn`)
+    /// while the rest is read, and it costs as a comprehension over its target would,
+    /// the rest once per element.
+    fn binding(&mut self, target: Option<Node<'d>>, args: &[Expression]) -> Node<'d> {
+        let declared: Vec<&str> = args
+            .iter()
+            .take(args.len().saturating_sub(1))
+            .map_while(|a| match &a.expr {
+                Expr::Ident(name) => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        for name in &declared {
+            self.locals.push(Local {
+                name: (*name).to_owned(),
+                ty: Ty::Dyn,
+                path: None,
+                size: None,
+                entries: None,
+            });
+        }
+        let body = args[declared.len()..]
+            .iter()
+            .fold(Range::fixed(0), |sum, a| sum.add(self.expr(a).cost));
+        self.locals.truncate(self.locals.len() - declared.len());
+        let cost = match &target {
+            Some(t) => t.cost.add(
+                t.size
+                    .unwrap_or(Range::UNKNOWN)
+                    .mul(body.add(Range::fixed(2))),
+            ),
+            None => body.add(Range::fixed(1)),
+        };
+        self.node(Ty::Dyn, cost, None)
     }
 
     /// A call's own cost (with its arguments', not its target's), its result's size
@@ -1099,5 +1155,12 @@ mod tests {
         );
         assert_eq!(read("self.replicas").result, "int");
         assert!(read("self.replicas >= oldSelf.replicas").uses_old_self);
+        // Macros the parser does not expand still declare their variables.
+        assert!(
+            read("cel.bind(r, self.replicas, r > 0 && r < 10)")
+                .errors
+                .is_empty()
+        );
+        assert!(read("[1, 2].all(i, v, v > i)").errors.is_empty());
     }
 }
