@@ -127,35 +127,31 @@ impl Walk<'_> {
         if schema.get("x-kubernetes-validations").is_some() {
             self.rules(schema, at);
         }
-        let below = |at: &At, path: String, schema: &Value, uncorrelatable: Option<String>| {
-            let mut unbounded = at.unbounded.clone();
-            let limit = max_elements(schema);
-            if limit.is_none() {
-                let marker = match schema.get("type").and_then(Value::as_str) {
-                    Some("array") => "MaxItems",
-                    _ => "MaxProperties",
-                };
-                unbounded.push((at.path.clone(), marker));
-            }
-            At {
-                cardinality: at.cardinality.zip(limit).map(|(a, b)| a.saturating_mul(b)),
-                uncorrelatable,
-                unbounded,
-                path,
-                resource: false,
-            }
+        // What the children inherit, read before they are borrowed.
+        let limit = max_elements(schema);
+        let mut unbounded = at.unbounded.clone();
+        if limit.is_none() {
+            let marker = match schema.get("type").and_then(Value::as_str) {
+                Some("array") => "MaxItems",
+                _ => "MaxProperties",
+            };
+            unbounded.push((at.path.clone(), marker));
+        }
+        let map_list = schema["x-kubernetes-list-type"] == "map";
+        let below = |path: String, child: &Value, uncorrelatable: Option<String>| At {
+            cardinality: at.cardinality.zip(limit).map(|(a, b)| a.saturating_mul(b)),
+            uncorrelatable,
+            unbounded: unbounded.clone(),
+            path,
+            resource: child["x-kubernetes-embedded-resource"] == true,
         };
-        let embedded = |s: &Value| s["x-kubernetes-embedded-resource"] == true;
-        let snapshot = schema.clone();
         if let Some(Value::Object(properties)) = schema.get_mut("properties") {
             for (name, property) in properties.iter_mut() {
-                let mut next = below(
-                    at,
+                let next = below(
                     child_path(&at.path, name),
-                    &snapshot,
+                    property,
                     at.uncorrelatable.clone(),
                 );
-                next.resource = embedded(property);
                 self.node(property, &next);
             }
         }
@@ -163,23 +159,16 @@ impl Walk<'_> {
             .get_mut("additionalProperties")
             .filter(|a| a.is_object())
         {
-            let mut next = below(
-                at,
-                format!("{}[*]", at.path),
-                &snapshot,
-                at.uncorrelatable.clone(),
-            );
-            next.resource = embedded(values);
+            let next = below(format!("{}[*]", at.path), values, at.uncorrelatable.clone());
             self.node(values, &next);
         }
         if let Some(items) = schema.get_mut("items") {
-            let map_list = snapshot["x-kubernetes-list-type"] == "map";
+            // Only a map list's items can be matched with their old versions.
             let uncorrelatable = match map_list {
                 true => at.uncorrelatable.clone(),
                 false => at.uncorrelatable.clone().or_else(|| Some(at.path.clone())),
             };
-            let mut next = below(at, format!("{}[*]", at.path), &snapshot, uncorrelatable);
-            next.resource = embedded(items);
+            let next = below(format!("{}[*]", at.path), items, uncorrelatable);
             self.node(items, &next);
         }
         // Rules in allOf/anyOf/oneOf branches are not the apiserver's to compile here;
