@@ -1,5 +1,5 @@
 //! Generates a synthetic API tree (100 groups × 2 versions × 5 kinds, about 20 fields
-//! each, with nested types and enums) and prints wall time and peak memory for a
+//! each, with nested types, enums and CEL rules) and prints wall time and peak memory for a
 //! first run, a no-op rerun and verifies. Run it with `hack/bench-generate.sh`.
 //!
 //! Each run is a process of its own, as each `crdgen` command is: the bench runs itself
@@ -253,12 +253,16 @@ pub struct Kind{k} {{
 }}
 
 /// The desired state.
+///
+/// +kubebuilder:validation:XValidation:rule="has(self.nested2) || self.count1 >= 0",message="count1 may not be negative without nested2"
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Kind{k}Spec {{
 {spec}}}
 
 /// A nested part.
+///
+/// +kubebuilder:validation:XValidation:rule="self.weight >= 0 || !self.enabled",message="an enabled part weighs 0 or more"
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Kind{k}Nested {{

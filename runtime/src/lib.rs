@@ -4,6 +4,10 @@
 //! - `testing` (the `testing` feature, for tests only): an in-memory Kubernetes API server behind `kube::Client`, for testing
 //!   generated clientsets and your own controllers without a cluster; and, for
 //!   end-to-end tests against a real one, installing and removing CRDs.
+//! - `crd` (the `crd` feature, which `testing` brings): what the apiserver does with a
+//!   custom resource on a write, defaults, pruning, schema validation and CEL rules, for
+//!   unit tests and webhooks to run without a server.
+//! - [`field`]: apimachinery's field errors, as webhooks deny with them.
 //! - [`client`]: what generated clientsets share.
 //! - [`informer`] and [`cache`]: shared informers on kube-runtime's watcher, an indexed
 //!   cache, and the factory generated informers wrap.

@@ -10,6 +10,9 @@ mod check;
 mod cost;
 mod decl;
 
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use crdgen_apimachinery::cel::{
     MAX_REQUEST_SIZE_BYTES, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
@@ -30,6 +33,7 @@ pub(super) fn check(schema: &mut Value, kind: &Kind, version: &str, diags: &mut 
         diags,
         total: 0,
         expensive: Vec::new(),
+        parsed: HashMap::new(),
     };
     let at = At {
         path: String::new(),
@@ -85,7 +89,11 @@ struct Walk<'a> {
     diags: &'a mut Diagnostics,
     total: u64,
     expensive: Vec<(String, u64)>,
+    /// Rules parsed so far, by their text: a type's rules repeat wherever it is used.
+    parsed: HashMap<String, Rc<Parsed>>,
 }
+
+type Parsed = Result<kube_cel::cel::parser::Expression, String>;
 
 fn child_path(path: &str, step: &str) -> String {
     match path.is_empty() {
@@ -221,7 +229,8 @@ impl Walk<'_> {
                 hint,
             );
         };
-        let parsed = match parse(source) {
+        let parsed = self.parse(source);
+        let parsed = match parsed.as_ref() {
             Ok(p) => p,
             Err(e) => {
                 invalid(
@@ -232,7 +241,7 @@ impl Walk<'_> {
                 return;
             }
         };
-        let analysis = check::analyze(&parsed, decl, optional);
+        let analysis = check::analyze(parsed, decl, optional);
         for error in &analysis.errors {
             invalid(
                 self,
@@ -311,9 +320,9 @@ impl Walk<'_> {
             );
         }
         if let Some(message) = text("messageExpression") {
-            match parse(message) {
+            match self.parse(message).as_ref() {
                 Ok(parsed) => {
-                    let analysis = check::analyze(&parsed, decl, optional);
+                    let analysis = check::analyze(parsed, decl, optional);
                     for error in &analysis.errors {
                         invalid(
                             self,
@@ -360,6 +369,16 @@ impl Walk<'_> {
         }
     }
 
+    /// `source` parsed, once per text.
+    fn parse(&mut self, source: &str) -> Rc<Parsed> {
+        if let Some(parsed) = self.parsed.get(source) {
+            return parsed.clone();
+        }
+        let parsed = Rc::new(parse(source));
+        self.parsed.insert(source.to_owned(), parsed.clone());
+        parsed
+    }
+
     /// A diagnostic at the rule's marker, or at the kind for a rule of no marker of the
     /// user's (Kubernetes' own types).
     fn report(&mut self, code: Code, origin: &Value, message: String, hint: &str) {
@@ -386,7 +405,7 @@ fn bound(field: &str, marker: &str) -> String {
 }
 
 /// Parses a rule as the apiserver's environment does (optional syntax on).
-fn parse(source: &str) -> Result<kube_cel::cel::parser::Expression, String> {
+fn parse(source: &str) -> Parsed {
     Parser::new()
         .enable_optional_syntax(true)
         .parse(source)
