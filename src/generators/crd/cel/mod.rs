@@ -337,7 +337,7 @@ impl Walk<'_> {
                                 "its messageExpression gives `{}`, not `string`",
                                 analysis.result
                             ),
-                            "make the messageExpression a string, such as `'got ' + string(self.x)`",
+                            "make the messageExpression a string, such as `'no such tier: ' + self.tier`",
                         );
                     }
                     // The apiserver counts a message once, however often its rule runs.
