@@ -386,12 +386,14 @@ pub(super) fn external_docs(schema: &mut Value, value: &MarkerValue) -> Result<(
     set(schema, "externalDocs", docs)
 }
 
-/// A one-of rule: how many of the fields may be set, as a CEL comparison, with
-/// controller-gen's message (`exactly one of the fields in [a b] must be set`).
+/// A one-of rule in controller-gen's form since its cheaper rules (controller-tools
+/// ce5d884, after v0.21.0): a sum of `(has(self.f)?1:0)` terms compared with 1, or for
+/// "at least one" a disjunction of `has(self.f)`; with its message (`exactly one of the
+/// fields in [a b] must be set`).
 fn one_of(
     schema: &mut Value,
     value: &MarkerValue,
-    comparison: &str,
+    rule: impl Fn(&[String]) -> String,
     (quantity, verb): (&str, &str),
 ) -> Result<(), String> {
     let MarkerValue::List(fields) = value else {
@@ -400,26 +402,38 @@ fn one_of(
     if fields.is_empty() {
         return Ok(());
     }
-    let has: Vec<String> = fields.iter().map(|f| format!("has(self.{f})")).collect();
-    let count = format!("[{}].filter(x,x==true).size()", has.join(","));
     // Go's `%v` of the names: `[a b]`.
     let names = format!("[{}]", fields.join(" "));
-    let rule = format!("{count} {comparison}");
     let message = format!("{quantity} of the fields in {names} {verb} set");
-    push_rule(schema, json!({"rule": rule, "message": message}));
+    push_rule(schema, json!({"rule": rule(fields), "message": message}));
     Ok(())
 }
 
+/// `(has(self.a)?1:0)+(has(self.b)?1:0)`: how many of `fields` are set.
+fn set_count(fields: &[String]) -> String {
+    let terms: Vec<String> = fields
+        .iter()
+        .map(|f| format!("(has(self.{f})?1:0)"))
+        .collect();
+    terms.join("+")
+}
+
 pub(super) fn exactly_one_of(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
-    one_of(schema, value, "== 1", ("exactly one", "must be"))
+    let rule = |fields: &[String]| format!("{} == 1", set_count(fields));
+    one_of(schema, value, rule, ("exactly one", "must be"))
 }
 
 pub(super) fn at_most_one_of(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
-    one_of(schema, value, "<= 1", ("at most one", "may be"))
+    let rule = |fields: &[String]| format!("{} <= 1", set_count(fields));
+    one_of(schema, value, rule, ("at most one", "may be"))
 }
 
 pub(super) fn at_least_one_of(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
-    one_of(schema, value, ">= 1", ("at least one", "must be"))
+    let rule = |fields: &[String]| {
+        let has: Vec<String> = fields.iter().map(|f| format!("has(self.{f})")).collect();
+        has.join("||")
+    };
+    one_of(schema, value, rule, ("at least one", "must be"))
 }
 
 pub(super) fn immutable(schema: &mut Value, _: &MarkerValue) -> Result<(), String> {
