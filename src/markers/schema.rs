@@ -133,7 +133,10 @@ fn literal(schema: &Value, raw: &str) -> Result<Value, String> {
             .collect::<Result<Vec<_>, _>>()
             .map(Value::Array);
     }
-    let parsed = crate::yaml::parse(raw);
+    let parsed = match go_leading_zero(raw.trim()) {
+        Some(value) => Ok(value),
+        None => crate::yaml::parse(raw),
+    };
     if kind(schema) == "string"
         && matches!(
             parsed,
@@ -152,6 +155,23 @@ fn literal(schema: &Value, raw: &str) -> Result<Value, String> {
         ("object", v) if v.is_object() => v,
         ("", v) => v,
         (t, v) => return Err(format!("`{v}` is not a {t}")),
+    })
+}
+
+/// A number written with a leading zero, as controller-gen's marker parser reads it
+/// (Go's octal, and since controller-tools #1366 a string when it is no octal number:
+/// `0777` is 511, `0987` is `"0987"`); `None` for anything else, which YAML reads.
+fn go_leading_zero(raw: &str) -> Option<Value> {
+    let (sign, digits) = match raw.strip_prefix('-') {
+        Some(rest) => (-1, rest),
+        None => (1, raw.strip_prefix('+').unwrap_or(raw)),
+    };
+    let octal = digits
+        .strip_prefix('0')
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?;
+    Some(match i64::from_str_radix(octal, 8) {
+        Ok(n) => json!(sign * n),
+        Err(_) => Value::String(raw.to_owned()),
     })
 }
 
@@ -508,5 +528,41 @@ fn count(value: &MarkerValue) -> Result<Value, String> {
             "`{}` is not a count: it must be a whole number, 0 or more",
             text(other)
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::literal;
+
+    #[test]
+    fn values_read_as_controller_gen_reads_them() {
+        let untyped = json!({"x-kubernetes-int-or-string": true});
+        let cases = [
+            (&untyped, "100Mi", json!("100Mi")),
+            (&untyped, "2024-01-15", json!("2024-01-15")),
+            (&untyped, "123/config", json!("123/config")),
+            (&untyped, "sha256:08a7b", json!("sha256:08a7b")),
+            (&untyped, "087bdd", json!("087bdd")),
+            (&untyped, "0987", json!("0987")),
+            (&untyped, "0777", json!(511)),
+            (&untyped, "-010", json!(-8)),
+            (&untyped, "0", json!(0)),
+            (&untyped, "25", json!(25)),
+        ];
+        for (schema, raw, expected) in cases {
+            assert_eq!(literal(schema, raw).unwrap(), expected, "{raw}");
+        }
+        assert_eq!(
+            literal(&json!({"type": "integer"}), "0777").unwrap(),
+            json!(511)
+        );
+        assert!(literal(&json!({"type": "integer"}), "0987").is_err());
+        assert_eq!(
+            literal(&json!({"type": "string"}), "0987").unwrap(),
+            json!("0987")
+        );
     }
 }
