@@ -192,6 +192,22 @@ fn go_value(value: &Value) -> String {
 /// The errors a validator found.
 pub type ErrorList = Vec<Error>;
 
+/// The errors as one message, as apimachinery's `ErrorList.ToAggregate()` writes them:
+/// one error as it is, several bracketed and comma-separated, each message once.
+pub fn aggregate(errors: &[Error]) -> String {
+    let mut messages: Vec<String> = Vec::with_capacity(errors.len());
+    for error in errors {
+        let message = error.to_string();
+        if !messages.contains(&message) {
+            messages.push(message);
+        }
+    }
+    match messages.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
+}
+
 fn error(kind: ErrorType, field: &Path, value: Option<Value>, detail: &str) -> Error {
     Error {
         kind,

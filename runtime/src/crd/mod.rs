@@ -187,4 +187,20 @@ mod tests {
             "{errors:?}"
         );
     }
+
+    #[test]
+    fn durations_are_go_durations() {
+        let validator = Validator::new(&json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"timeout": {"type": "string", "format": "duration"}},
+            "x-kubernetes-validations": [{"rule": "self.timeout <= duration('1h')", "message": "at most an hour"}]
+        }}}));
+        let timeout = |t: &str| json!({"spec": {"timeout": t}});
+        assert!(messages(&validator, &timeout("30m"), None).is_empty());
+        assert!(messages(&validator, &timeout("-1.5h"), None).is_empty());
+        assert_eq!(
+            messages(&validator, &timeout("1h30m"), None),
+            ["spec: Invalid value: at most an hour"]
+        );
+    }
 }

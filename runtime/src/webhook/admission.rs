@@ -57,11 +57,7 @@ impl Denial {
             "" => kind.to_string(),
             group => format!("{kind}.{group}"),
         };
-        let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        let listed = match all.as_slice() {
-            [one] => one.clone(),
-            _ => format!("[{}]", all.join(", ")),
-        };
+        let listed = field::aggregate(errors);
         Denial {
             message: format!("{qualified} {name:?} is invalid: {listed}"),
             code: 422,

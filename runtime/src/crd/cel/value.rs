@@ -109,44 +109,12 @@ fn formatted(format: Format, s: &str) -> Cel {
     parsed.unwrap_or_else(|| Cel::String(Arc::new(s.to_owned())))
 }
 
-/// A Go duration (`1h30m`, `250ms`, `-1.5h`, `0`), as `time.ParseDuration` reads it.
-pub(super) fn duration(s: &str) -> Option<chrono::Duration> {
-    let (negative, mut rest) = match s.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    if rest == "0" {
-        return Some(chrono::Duration::zero());
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let mut nanos: f64 = 0.0;
-    while !rest.is_empty() {
-        let number_len = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let number: f64 = rest[..number_len].parse().ok()?;
-        rest = &rest[number_len..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..unit_len] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return None,
-        };
-        rest = &rest[unit_len..];
-        nanos += number * scale;
-    }
-    let nanos = nanos as i64;
-    Some(chrono::Duration::nanoseconds(if negative {
-        -nanos
-    } else {
-        nanos
-    }))
+/// A Go duration (`1h30m`, `250ms`, `-1.5h`), read by kube's own `Duration`.
+fn duration(s: &str) -> Option<chrono::Duration> {
+    let parsed: kube::core::Duration = s.parse().ok()?;
+    let magnitude = chrono::Duration::from_std(std::time::Duration::from(parsed)).ok()?;
+    Some(match parsed.is_negative() {
+        true => -magnitude,
+        false => magnitude,
+    })
 }

@@ -106,17 +106,7 @@ impl ResourceInfo {
     /// A 422 for field errors, as apimachinery's `NewInvalid`: one cause each, the
     /// message listing them (bracketed when there are several).
     fn invalid_fields(&self, name: &str, errors: &[FieldError]) -> ApiError {
-        let mut messages: Vec<String> = Vec::with_capacity(errors.len());
-        for error in errors {
-            let message = error.to_string();
-            if !messages.contains(&message) {
-                messages.push(message);
-            }
-        }
-        let why = match messages.as_slice() {
-            [one] => one.clone(),
-            many => format!("[{}]", many.join(", ")),
-        };
+        let why = crate::field::aggregate(errors);
         let causes = errors
             .iter()
             .map(|e| Cause {

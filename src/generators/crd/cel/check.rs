@@ -492,13 +492,9 @@ impl<'d> Checker<'d> {
             Ty::Object(_) => (Ty::Dyn, Ty::String),
             _ => (Ty::Dyn, Ty::Dyn),
         };
-        let accu_ty = match &init.ty {
-            Ty::List(_) | Ty::Map(_) => init.ty.clone(),
-            other => other.clone(),
-        };
         self.locals.push(Local {
             name: c.accu_var.clone(),
-            ty: accu_ty,
+            ty: init.ty.clone(),
             path: None,
             size: init.size,
             entries: init.entries,
