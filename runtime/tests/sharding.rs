@@ -17,16 +17,22 @@ use crdgen_runtime::informer::{FactoryOptions, InformerFactory};
 use crdgen_runtime::owner::set_controller_reference;
 use crdgen_runtime::sharding::{Assigner, Ring, ring};
 use crdgen_runtime::testing::{ApiServer, cluster};
+use futures_util::StreamExt;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use kube::api::{DeleteParams, PostParams};
 use kube::{Api, ResourceExt};
-use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tokio::time::Instant;
 
 const LEASE: Duration = Duration::from_secs(3);
 const RENEW: Duration = Duration::from_secs(2);
 const RETRY: Duration = Duration::from_millis(500);
+/// Each replica's sync: its length and how many run at once.
+const SYNC: Duration = Duration::from_millis(10);
+const WORKERS: usize = 4;
+/// The writes the test and the assigner have in flight at most.
+const CONCURRENCY: usize = 16;
 
 /// Where one run of the scenario happens: its namespace holds the objects and Leases,
 /// and names its ring, so that runs do not see each other's.
@@ -82,7 +88,7 @@ struct Interval {
 
 type Log = Arc<Mutex<Vec<Interval>>>;
 
-/// A sync that takes 10 ms and records itself.
+/// A sync that takes [`SYNC`] and records itself.
 struct Recording {
     replica: String,
     log: Log,
@@ -91,7 +97,7 @@ struct Recording {
 impl SyncHandler for Recording {
     async fn sync(&self, key: ObjectKey<'_>) -> Result<Action, SyncError> {
         let start = Instant::now();
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        tokio::time::sleep(SYNC).await;
         self.log.lock().unwrap().push(Interval {
             key: key.to_string(),
             replica: self.replica.clone(),
@@ -136,10 +142,11 @@ impl Replica {
         assert!(factory.wait_for_cache_sync().await.values().all(|s| *s));
         let assigner = Assigner::<ConfigMap>::new(client.clone(), ring.clone())
             .namespace(&setup.namespace)
+            .concurrency(CONCURRENCY)
             .owns::<Secret>();
         let (client, identity, stop) = (client.clone(), name.to_owned(), shutdown.clone());
         let replica = tokio::spawn(async move {
-            let work = |term| async move { controller.run_leading(4, &term).await };
+            let work = |term| async move { controller.run_leading(WORKERS, &term).await };
             let _ = ring.run(&client, &identity, &assigner, &stop, work).await;
         });
         Replica {
@@ -305,49 +312,103 @@ fn moved(
         .collect()
 }
 
-/// The assigner's metrics, by name and member (empty for the ring-wide ones).
+/// The assigner's metrics as a scrape of `/metrics` would read them, by name and member
+/// (empty for the ring-wide ones).
 fn ring_metrics(setup: &Setup) -> BTreeMap<(String, String), f64> {
-    static RECORDER: OnceLock<Snapshotter> = OnceLock::new();
-    let snapshotter = RECORDER.get_or_init(|| {
-        let recorder = DebuggingRecorder::new();
-        let snapshotter = recorder.snapshotter();
-        recorder.install().expect("the only global recorder");
-        snapshotter
+    static RECORDER: OnceLock<PrometheusHandle> = OnceLock::new();
+    let scrape = RECORDER.get_or_init(|| {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        metrics::set_global_recorder(recorder).expect("the only global recorder");
+        handle
     });
     let mut found = BTreeMap::new();
-    for (key, _, _, value) in snapshotter.snapshot().into_vec() {
-        let labels: BTreeMap<&str, &str> =
-            key.key().labels().map(|l| (l.key(), l.value())).collect();
+    for line in scrape.render().lines().filter(|l| !l.starts_with('#')) {
+        let Some((series, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let (name, labels) = series.split_once('{').unwrap_or((series, "}"));
+        let labels: BTreeMap<&str, &str> = labels
+            .trim_end_matches('}')
+            .split(',')
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(k, v)| (k, v.trim_matches('"')))
+            .collect();
         if labels.get("ring") != Some(&setup.namespace.as_str()) {
             continue;
         }
-        let value = match value {
-            DebugValue::Gauge(g) => g.into_inner(),
-            DebugValue::Counter(c) => c as f64,
-            DebugValue::Histogram(_) => continue,
-        };
         let member = labels.get("member").unwrap_or(&"").to_string();
-        found.insert((key.key().name().to_owned(), member), value);
+        found.insert((name.to_owned(), member), value.parse().unwrap());
     }
     found
 }
 
-async fn create_objects(setup: &Setup) {
+/// The ring-wide metric `name`, once the assigner has recorded it.
+fn ring_metric(setup: &Setup, name: &str) -> Option<f64> {
+    ring_metrics(setup)
+        .get(&(name.to_owned(), String::new()))
+        .copied()
+}
+
+/// Waits until `done` holds of the assigner's metrics, which follow its own cache (a
+/// watch of its own, which may run behind the test's); panics with them after `within`.
+async fn metrics_reach(
+    setup: &Setup,
+    within: Duration,
+    what: &str,
+    done: impl Fn(&BTreeMap<(String, String), f64>) -> bool,
+) {
+    let deadline = Instant::now() + within;
+    loop {
+        let metrics = ring_metrics(setup);
+        if done(&metrics) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} within {within:?}: {metrics:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Creates the objects and their Secrets, [`CONCURRENCY`] objects at a time, as the
+/// assigner relabels them; how long that took, which measures the apiserver's write rate
+/// at that concurrency.
+async fn create_objects(setup: &Setup) -> Duration {
     let things: Api<ConfigMap> = Api::namespaced(setup.client.clone(), &setup.namespace);
     let secrets: Api<Secret> = Api::namespaced(setup.client.clone(), &setup.namespace);
-    for i in 0..setup.objects {
-        let mut thing = ConfigMap::default();
-        thing.metadata.name = Some(format!("thing-{i:04}"));
-        let thing = things.create(&PostParams::default(), &thing).await.unwrap();
-        let mut secret = Secret::default();
-        secret.metadata.name = thing.metadata.name.clone();
-        secret.metadata.namespace = Some(setup.namespace.clone());
-        set_controller_reference(&thing, &mut secret).unwrap();
-        secrets
-            .create(&PostParams::default(), &secret)
-            .await
-            .unwrap();
-    }
+    let start = Instant::now();
+    futures_util::stream::iter(0..setup.objects)
+        .for_each_concurrent(CONCURRENCY, |i| {
+            let (things, secrets) = (things.clone(), secrets.clone());
+            async move {
+                let mut thing = ConfigMap::default();
+                thing.metadata.name = Some(format!("thing-{i:04}"));
+                let thing = things.create(&PostParams::default(), &thing).await.unwrap();
+                let mut secret = Secret::default();
+                secret.metadata.name = thing.metadata.name.clone();
+                secret.metadata.namespace = Some(setup.namespace.clone());
+                set_controller_reference(&thing, &mut secret).unwrap();
+                secrets
+                    .create(&PostParams::default(), &secret)
+                    .await
+                    .unwrap();
+            }
+        })
+        .await;
+    Instant::now() - start
+}
+
+/// The bound on a dead member's objects reaching their new members that the book's
+/// sharding chapter states: the Lease's duration (the assigner wakes at its deadline),
+/// then each moved object and its Secret relabelled at the apiserver's write rate (two
+/// writes an object, as many as creating it took), their syncs shared by the members
+/// left, and one retry period for the watches that carry each step.
+fn failover_bound(moved: usize, objects: usize, created_in: Duration, members: usize) -> Duration {
+    let relabelling = created_in.mul_f64(moved as f64 / objects as f64);
+    let syncing = SYNC * u32::try_from(moved.div_ceil(members * WORKERS)).unwrap();
+    LEASE + relabelling + syncing + RETRY
 }
 
 async fn scenario(setup: Setup) {
@@ -359,25 +420,36 @@ async fn scenario(setup: Setup) {
     for name in ["a", "b", "c"] {
         replicas.push(Replica::start(&setup, name, &log).await);
     }
-    create_objects(&setup).await;
+    // The objects come once the ring has its members: then none has to move later.
+    metrics_reach(&setup, LEASE * 4, "three members", |_| {
+        ring_metric(&setup, "sharding_ring_members") == Some(3.0)
+    })
+    .await;
+    let created_in = create_objects(&setup).await;
     settled(&setup, &log, &["a", "b", "c"], start).await;
     no_overlap(&log);
     caches_hold_their_shares(&setup, &replicas.iter().collect::<Vec<_>>());
-    let metrics = ring_metrics(&setup);
     assert_eq!(
-        metrics.get(&("sharding_ring_members".into(), String::new())),
-        Some(&3.0)
+        ring_metric(&setup, "sharding_handovers_total").unwrap_or(0.0),
+        0.0,
+        "no handover while no member joined or left"
     );
-    let assigned: f64 = ["a", "b", "c"]
-        .iter()
-        .map(|m| {
-            metrics
-                .get(&("sharding_assigned_objects".into(), (*m).to_owned()))
-                .copied()
-                .unwrap_or(0.0)
+    // Each member's gauge counts what the test sees labelled for it (every ConfigMap of
+    // the namespace, as the assigner shares them all out).
+    let shard = setup.ring().shard_label();
+    let mut labelled_for: BTreeMap<String, f64> = BTreeMap::new();
+    for object in setup.observed.0.list() {
+        if let Some(member) = object.labels().get(&shard) {
+            *labelled_for.entry(member.clone()).or_default() += 1.0;
+        }
+    }
+    assert_eq!(labelled_for.len(), 3, "{labelled_for:?}");
+    metrics_reach(&setup, LEASE, "the assigned-objects gauges", |metrics| {
+        labelled_for.iter().all(|(member, count)| {
+            metrics.get(&("sharding_assigned_objects".into(), member.clone())) == Some(count)
         })
-        .sum();
-    assert_eq!(assigned, setup.objects as f64, "{metrics:?}");
+    })
+    .await;
 
     // A replica killed: its objects go to the others once its Lease expires.
     let c = replicas.pop().unwrap();
@@ -385,9 +457,18 @@ async fn scenario(setup: Setup) {
     let killed = Instant::now();
     c.kill();
     let took = settled(&setup, &log, &["a", "b"], killed).await;
+    let moved_from_c = before
+        .values()
+        .filter(|m| m.as_deref() == Some("c"))
+        .count();
+    let bound = failover_bound(moved_from_c, setup.objects, created_in, 2);
+    println!(
+        "failover: {moved_from_c} objects moved in {took:?} (bound {bound:?}; creating {} took {created_in:?})",
+        setup.objects
+    );
     assert!(
-        took <= LEASE + RETRY * 4,
-        "{took:?} to reconcile c's objects elsewhere"
+        took <= bound,
+        "{took:?} to reconcile c's {moved_from_c} objects elsewhere, over the bound {bound:?}"
     );
     for (key, from, _) in moved(&before, &members(&setup)) {
         assert_eq!(

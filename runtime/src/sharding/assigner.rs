@@ -10,6 +10,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use kube::core::PartialObjectMeta;
 use kube::{Api, Resource, ResourceExt};
 use serde_json::json;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::{RING_LABEL, Ring, ring};
@@ -19,7 +20,7 @@ use crate::controller::{
     owner_index, owner_keys,
 };
 use crate::informer::{
-    FactoryOptions, Informed, InformerFactory, ScopedApi, SharedInformer, patch_labels,
+    FactoryOptions, HandlerFns, Informed, InformerFactory, ScopedApi, SharedInformer, patch_labels,
 };
 use crate::leaderelection::Term;
 use crate::panics::lock;
@@ -36,11 +37,16 @@ use crate::panics::lock;
 /// Records `sharding_ring_members{ring}`, `sharding_assigned_objects{ring,member}` and
 /// `sharding_handovers_total{ring}` (objects asked to move: drained from a live member,
 /// or taken from a dead one).
+///
+/// How long a dead member's objects wait: its Lease's duration after the assigner last
+/// saw it renewed (the assigner wakes at that deadline, not on a poll), then the moved
+/// objects' relabelling, [`concurrency`](Self::concurrency) patches at a time, and
+/// their owned objects' after them (the book's sharding chapter gives the bound).
 pub struct Assigner<K> {
     client: kube::Client,
     ring: Ring,
     namespace: Option<String>,
-    workers: usize,
+    concurrency: usize,
     followers: Vec<Follower<K>>,
 }
 
@@ -64,7 +70,7 @@ where
             client,
             ring,
             namespace: None,
-            workers: 4,
+            concurrency: 16,
             followers: Vec::new(),
         }
     }
@@ -73,6 +79,15 @@ where
     #[must_use]
     pub fn namespace(mut self, namespace: &str) -> Self {
         self.namespace = Some(namespace.to_owned());
+        self
+    }
+
+    /// How many label patches it has in flight at most, for the objects and for each
+    /// owned kind (16 by default): a failover relabels a dead member's share at once,
+    /// so its time is that share over the apiserver's write rate at this concurrency.
+    #[must_use]
+    pub fn concurrency(mut self, patches: usize) -> Self {
+        self.concurrency = patches.max(1);
         self
     }
 
@@ -110,6 +125,10 @@ where
                 .tweak(move |config| config.labels(&ring_selector)),
         );
         let leases = leases_factory.informer::<Lease>();
+        let lease_events = Arc::new(Notify::new());
+        leases.add_event_handler(notify_on_change(&lease_events));
+        let tally = Arc::new(Tally::new(self.ring.name(), self.ring.shard_label()));
+        objects.add_event_handler(Tally::handler(&tally));
         let members = Arc::new(Mutex::new(Members::new(self.ring.name())));
         let assign = Assign {
             objects: objects.store().clone(),
@@ -131,32 +150,34 @@ where
         leases_factory.start(&stopping);
         objects_factory.wait_for_cache_sync().await;
         leases_factory.wait_for_cache_sync().await;
-        // Membership changes without events (a Lease simply stops being renewed): it is
-        // read again every retry period, and every object reconsidered when it changed.
-        let period = self.ring.retry_period;
+        // Membership is read again on every Lease event and at the moment the next live
+        // Lease would run out (a Lease simply stops being renewed: no event says so), and
+        // every object is reconsidered when it changed.
+        let lease_api: Api<Lease> = Api::namespaced(self.client.clone(), self.ring.namespace());
         let watch_members = async {
             loop {
-                let changed = lock(&members).refresh(&leases.store().list(), Instant::now());
-                let objects = objects.store().list();
+                let current = confirmed(&lease_api, &members, leases.store().list()).await;
+                let changed = lock(&members).refresh(&current, Instant::now());
                 if changed {
-                    for object in &objects {
+                    for object in objects.store().list() {
                         controller.queue().add(key_of(object.as_ref()));
                     }
                 }
-                lock(&members).count(&objects, &self.ring.shard_label());
+                let wake = lock(&members).next_expiry();
                 tokio::select! {
                     () = stopping.cancelled() => return,
-                    () = tokio::time::sleep(period) => {}
+                    () = lease_events.notified() => {}
+                    () = sleep_until(wake) => {}
                 }
             }
         };
         let follow = join_all(
             followers
                 .into_iter()
-                .map(|run| run(term.clone(), self.workers)),
+                .map(|run| run(term.clone(), self.concurrency)),
         );
         tokio::join!(
-            controller.run_leading(self.workers, term),
+            controller.run_leading(self.concurrency, term),
             watch_members,
             follow
         );
@@ -165,16 +186,60 @@ where
     }
 }
 
+/// Wakes the membership loop on any change to a member Lease.
+fn notify_on_change(events: &Arc<Notify>) -> HandlerFns<Lease> {
+    let (added, updated, deleted) = (events.clone(), events.clone(), events.clone());
+    HandlerFns::new()
+        .on_add(move |_| added.notify_one())
+        .on_update(move |_, _| updated.notify_one())
+        .on_delete(move |_| deleted.notify_one())
+}
+
+/// Sleeps until `deadline`, or for good without one.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The cached Leases, with each one that would run out now read afresh from the
+/// apiserver: a watch that lags under load would otherwise let a live member expire,
+/// and its objects move away and back.
+async fn confirmed(
+    api: &Api<Lease>,
+    members: &Mutex<Members>,
+    mut leases: Vec<Arc<Lease>>,
+) -> Vec<Arc<Lease>> {
+    let lapsing = lock(members).lapsing(&leases, Instant::now());
+    for name in lapsing {
+        // A failed read leaves the cache's word: the Lease ran out.
+        if let Ok(Some(fresh)) = api.get_opt(&name).await
+            && let Some(cached) = leases.iter_mut().find(|l| l.name_any() == name)
+        {
+            *cached = Arc::new(fresh);
+        }
+    }
+    leases
+}
+
+/// What the assigner saw of one Lease last.
+struct Seen {
+    /// Its renew time as written, which changes on every renewal.
+    renewed: Option<String>,
+    holder: Option<String>,
+    /// When its term runs out: its duration after the assigner saw this renewal.
+    expires: Instant,
+}
+
 /// The members whose Leases are alive, as this assigner has seen them renewed: a Lease is
 /// alive for its duration after the assigner last saw it change, on the assigner's own
 /// clock (as a leader-election candidate judges a lease), so clock skew does not matter.
 struct Members {
     ring: String,
-    /// Lease name → its renew time and when this assigner first saw that one.
-    seen: BTreeMap<String, (Option<String>, Instant)>,
+    /// Lease name → what this assigner saw of it last.
+    seen: BTreeMap<String, Seen>,
     live: BTreeSet<String>,
-    /// Members given an assigned-objects gauge, so that one that left is set to zero.
-    counted: BTreeSet<String>,
 }
 
 impl Members {
@@ -183,7 +248,6 @@ impl Members {
             ring: ring.to_owned(),
             seen: BTreeMap::new(),
             live: BTreeSet::new(),
-            counted: BTreeSet::new(),
         }
     }
 
@@ -193,21 +257,29 @@ impl Members {
         let mut seen = BTreeMap::new();
         for lease in leases {
             let Some(spec) = &lease.spec else { continue };
-            let stamp = spec.renew_time.as_ref().map(|t| t.0.to_string());
+            let renewed = renew_stamp(lease);
             let name = lease.name_any();
-            let at = match self.seen.get(&name) {
-                Some((before, at)) if *before == stamp => *at,
-                _ => now,
-            };
             let duration = Duration::from_secs(
                 u64::try_from(spec.lease_duration_seconds.unwrap_or(0)).unwrap_or(0),
             );
-            if let Some(holder) = spec.holder_identity.as_ref().filter(|h| !h.is_empty())
-                && now < at + duration
+            let expires = match self.seen.get(&name) {
+                Some(before) if before.renewed == renewed => before.expires,
+                _ => now + duration,
+            };
+            let holder = spec.holder_identity.clone().filter(|h| !h.is_empty());
+            if let Some(holder) = &holder
+                && now < expires
             {
                 live.insert(holder.clone());
             }
-            seen.insert(name, (stamp, at));
+            seen.insert(
+                name,
+                Seen {
+                    renewed,
+                    holder,
+                    expires,
+                },
+            );
         }
         self.seen = seen;
         metrics::gauge!("sharding_ring_members", "ring" => self.ring.clone())
@@ -217,21 +289,92 @@ impl Members {
         changed
     }
 
-    /// Sets each member's assigned-objects gauge from the objects' labels.
-    fn count<K: Resource>(&mut self, objects: &[Arc<PartialObjectMeta<K>>], shard: &str) {
-        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-        for object in objects {
-            if let Some(member) = object.labels().get(shard) {
-                *counts.entry(member.clone()).or_default() += 1;
-            }
+    /// The Leases of live members that run out by `now` unless renewed since the
+    /// assigner saw them: those to read afresh before their members are let go.
+    fn lapsing(&self, leases: &[Arc<Lease>], now: Instant) -> Vec<String> {
+        leases
+            .iter()
+            .filter_map(|lease| {
+                let name = lease.name_any();
+                let seen = self.seen.get(&name)?;
+                let holder = seen.holder.as_ref()?;
+                (self.live.contains(holder)
+                    && seen.expires <= now
+                    && seen.renewed == renew_stamp(lease))
+                .then_some(name)
+            })
+            .collect()
+    }
+
+    /// When the next live member's Lease runs out, unless renewed.
+    fn next_expiry(&self) -> Option<Instant> {
+        self.seen
+            .values()
+            .filter(|seen| seen.holder.as_ref().is_some_and(|h| self.live.contains(h)))
+            .map(|seen| seen.expires)
+            .min()
+    }
+}
+
+fn renew_stamp(lease: &Lease) -> Option<String> {
+    let spec = lease.spec.as_ref()?;
+    spec.renew_time.as_ref().map(|t| t.0.to_string())
+}
+
+/// Each member's count of the objects labelled for it, kept from the assigner's cache's
+/// events as `sharding_assigned_objects{ring,member}`: a count that follows every
+/// label change as the cache sees it, where a count taken on a timer lags by its period.
+struct Tally {
+    ring: String,
+    shard: String,
+    counts: Mutex<BTreeMap<String, u64>>,
+}
+
+impl Tally {
+    fn new(ring: &str, shard: String) -> Self {
+        Tally {
+            ring: ring.to_owned(),
+            shard,
+            counts: Mutex::new(BTreeMap::new()),
         }
-        let members: BTreeSet<String> = counts.keys().chain(&self.counted).cloned().collect();
-        for member in &members {
-            let count = counts.get(member).copied().unwrap_or(0);
-            metrics::gauge!("sharding_assigned_objects", "ring" => self.ring.clone(), "member" => member.clone())
-                .set(count as f64);
+    }
+
+    fn handler<K: Resource + Send + Sync + 'static>(
+        tally: &Arc<Self>,
+    ) -> HandlerFns<PartialObjectMeta<K>> {
+        let (added, updated, deleted) = (tally.clone(), tally.clone(), tally.clone());
+        HandlerFns::new()
+            .on_add(move |object: &Arc<PartialObjectMeta<K>>| added.change(None, Some(object)))
+            .on_update(move |old: &Arc<PartialObjectMeta<K>>, new| {
+                updated.change(Some(old), Some(new));
+            })
+            .on_delete(move |object: &Arc<PartialObjectMeta<K>>| deleted.change(Some(object), None))
+    }
+
+    /// An object's label went from `old`'s to `new`'s (either absent).
+    fn change<K: Resource>(&self, old: Option<&Arc<K>>, new: Option<&Arc<K>>) {
+        let member =
+            |object: Option<&Arc<K>>| object.and_then(|o| o.labels().get(&self.shard).cloned());
+        let (from, to) = (member(old), member(new));
+        if from == to {
+            return;
         }
-        self.counted = counts.into_keys().collect();
+        let mut counts = lock(&self.counts);
+        if let Some(from) = from {
+            let count = counts.entry(from.clone()).or_default();
+            *count = count.saturating_sub(1);
+            self.set(&from, *count);
+        }
+        if let Some(to) = to {
+            let count = counts.entry(to.clone()).or_default();
+            *count += 1;
+            self.set(&to, *count);
+        }
+    }
+
+    fn set(&self, member: &str, count: u64) {
+        metrics::gauge!("sharding_assigned_objects", "ring" => self.ring.clone(), "member" => member.to_owned())
+            .set(count as f64);
     }
 }
 
