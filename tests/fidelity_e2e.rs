@@ -170,12 +170,51 @@ fn fixture_spec() -> Value {
         "atLeastOne": {"email": "e"}, "declared": {"name": "n"}, "keyed": [],
         "frozen": {"port": 1}, "level": "Low", "bounded": "long enough", "checked": "ok",
         "endpoint": "host:80",
-        "embedded": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+        "embedded": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
+        "fieldLevelAliasOverride": "abcdefghij", "stringAliasAddedValidation": "a"
     })
 }
 
-/// The CEL rules controller-gen's markers make (one-of groups, immutability), as the
-/// apiserver evaluates them; the in-memory server does not evaluate CEL (its docs say).
+/// Specs the fixture's CRD refuses, each with what it breaks: its CEL rules (one-of
+/// groups, rules of a type and of a field) and its bounds (of a named type, of an alias,
+/// of a field over either).
+fn refused_specs() -> Vec<(&'static str, &'static str, Value)> {
+    vec![
+        (
+            "both of ExactlyOneOf",
+            "exactlyOne",
+            json!({"http": "h", "grpc": "g"}),
+        ),
+        ("none of ExactlyOneOf", "exactlyOne", json!({})),
+        (
+            "two of AtMostOneOf",
+            "atMostOne",
+            json!({"configMap": "c", "secret": "s"}),
+        ),
+        ("none of AtLeastOneOf", "atLeastOne", json!({})),
+        ("a bound of the type", "bounded", json!("abc")),
+        ("a rule of the type", "checked", json!("")),
+        ("a rule of the field", "checked", json!("reserved")),
+        (
+            "an alias's bound",
+            "stringAliasAlreadyValidated",
+            json!("x".repeat(256)),
+        ),
+        (
+            "a field's bound over an alias's",
+            "fieldLevelAliasOverride",
+            json!("abcdefghijk"),
+        ),
+        (
+            "an alias's bound under a field's",
+            "stringAliasAddedValidation",
+            json!(""),
+        ),
+    ]
+}
+
+/// The CEL rules controller-gen's markers make (one-of groups, immutability) and the
+/// bounds, as the apiserver enforces them.
 #[tokio::test]
 async fn the_apiserver_enforces_the_rules_of_the_one_of_and_immutable_markers() {
     let Some(cluster::Connection { client, .. }) = cluster::connect("fidelity_e2e markers").await
@@ -199,23 +238,7 @@ async fn the_apiserver_enforces_the_rules_of_the_one_of_and_immutable_markers() 
         dry_run: true,
         ..Default::default()
     };
-    for (what, field, value) in [
-        (
-            "both of ExactlyOneOf",
-            "exactlyOne",
-            json!({"http": "h", "grpc": "g"}),
-        ),
-        ("none of ExactlyOneOf", "exactlyOne", json!({})),
-        (
-            "two of AtMostOneOf",
-            "atMostOne",
-            json!({"configMap": "c", "secret": "s"}),
-        ),
-        ("none of AtLeastOneOf", "atLeastOne", json!({})),
-        ("a bound of the type", "bounded", json!("abc")),
-        ("a rule of the type", "checked", json!("")),
-        ("a rule of the field", "checked", json!("reserved")),
-    ] {
+    for (what, field, value) in refused_specs() {
         let mut spec = fixture_spec();
         spec[field] = value;
         match api.create(&dry_run, &object("bad", spec)).await {
@@ -254,10 +277,9 @@ async fn the_apiserver_enforces_the_rules_of_the_one_of_and_immutable_markers() 
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
 
-/// The same fixture in memory: valid as written, and the bounds of a type and its field
-/// (an `allOf`) both hold; CEL is the apiserver's alone.
+/// The same fixture in memory: valid as written, and the same specs refused.
 #[tokio::test]
-async fn the_in_memory_server_takes_the_fixture_and_keeps_both_bounds() {
+async fn the_in_memory_server_takes_the_fixture_and_refuses_the_same_specs() {
     let server = ApiServer::new();
     server.register_crd(&fixture_crd());
     let resource = ApiResource::from_gvk_with_plural(
@@ -276,13 +298,13 @@ async fn the_in_memory_server_takes_the_fixture_and_keeps_both_bounds() {
         .unwrap();
     assert_eq!(created.data["spec"]["protocol"], "TCP", "+default");
     assert_eq!(created.data["spec"]["listDefault"], json!(["a", "b"]));
-    for short in ["abc", "abcdefg"] {
+    for (what, field, value) in refused_specs() {
         let mut spec = fixture_spec();
-        spec["bounded"] = json!(short);
+        spec[field] = value;
         let refused = api.create(&PostParams::default(), &object(spec)).await;
         assert!(
             matches!(refused, Err(kube::Error::Api(ref s)) if s.code == 422),
-            "{short}: {refused:?}"
+            "{what}: {refused:?}"
         );
     }
 }

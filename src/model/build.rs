@@ -11,9 +11,9 @@ use super::fields::finish_body;
 use super::group_name::{code_name, group_name, located};
 use super::kinds::marker_kind;
 use super::names;
-use super::parsed::{ParsedFile, ParsedGroup, TypeAlias, UseEntry};
+use super::parsed::{ParsedFile, ParsedGroup, UseEntry};
 use super::resolve::{FileScope, Resolver, Scope, Scopes, TypeIndex, scope_key};
-use super::{Body, Field, Fields, Group, Kind, Model, Version, Visibility};
+use super::{Alias, Body, Field, Fields, Group, Kind, Model, Version, Visibility};
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::markers::{self, Marker};
 use crate::naming;
@@ -86,9 +86,11 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
             };
             for field in fields_mut(&mut ty.body) {
                 resolver.resolve(&mut field.ty, &file.scope);
+                field.aliased = aliases.written(&field.ty);
                 aliases.expand(&mut field.ty);
             }
         }
+        version.aliases = aliases.described(&group, &version.name);
         (group, version)
     });
     for (group, version) in resolved {
@@ -124,7 +126,7 @@ fn build_version(
     files: Vec<ParsedFile>,
     index: &mut TypeIndex,
     scopes: &mut Scopes,
-    aliases: &mut Vec<TypeAlias>,
+    aliases: &mut Vec<Alias>,
     diags: &mut Diagnostics,
 ) -> Version {
     let mut out = Version {
@@ -133,6 +135,7 @@ fn build_version(
         group_markers: Vec::new(),
         kinds: BTreeMap::new(),
         types: BTreeMap::new(),
+        aliases: BTreeMap::new(),
     };
     let module_file = files.iter().find(|f| f.module.is_none());
     let module_file_path = module_file.map(|f| f.path.clone());
@@ -235,6 +238,17 @@ fn build_version(
         }
         // Aliases are named as types are, then replaced by what they alias.
         for alias in file.aliases {
+            let extracted =
+                markers::extract(&alias.raw_docs, markers::Target::Type, &file.path, diags);
+            let alias = Alias {
+                key: alias.key,
+                file: file.path.clone(),
+                pos: alias.pos,
+                docs: extracted.docs,
+                markers: extracted.markers,
+                generics: alias.generics,
+                ty: alias.ty,
+            };
             local_types.insert(alias.key.name.clone());
             let mut module_path = vec![group.to_owned(), version.to_owned()];
             if let Some(stem) = &file.module

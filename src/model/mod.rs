@@ -57,6 +57,29 @@ pub struct Version {
     pub kinds: BTreeMap<String, Kind>,
     /// Every struct and enum of the version, keyed by `TypeKey::id`.
     pub types: BTreeMap<String, TypeDef>,
+    /// The version's aliases with docs or markers of their own, keyed by `TypeKey::id`:
+    /// fields name them in [`Field::aliased`].
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub aliases: BTreeMap<String, Alias>,
+}
+
+/// A `pub type` alias with docs or markers of its own. Rust code sees through it, as
+/// every generator does; the CRD schema of a field of its type has its docs and markers
+/// too, as controller-gen gives a field of a Go alias the alias's
+/// (`+kubebuilder:validation:MinLength=1` on `pub type Name = String` bounds each `Name`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Alias {
+    pub key: TypeKey,
+    pub file: String,
+    pub pos: Pos,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub docs: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub generics: Vec<String>,
+    /// What it names, resolved; aliases in it are kept, so that theirs apply too.
+    pub ty: TypeRef,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -254,6 +277,14 @@ pub enum Fields {
     Unit,
 }
 
+impl Field {
+    /// The type as written (aliases with docs or markers kept): what its CRD schema is
+    /// built from.
+    pub fn written_ty(&self) -> &TypeRef {
+        self.aliased.as_ref().unwrap_or(&self.ty)
+    }
+}
+
 impl Fields {
     pub fn all(&self) -> &[Field] {
         match self {
@@ -291,6 +322,10 @@ pub struct Field {
     pub pos: Pos,
     pub visibility: Visibility,
     pub ty: TypeRef,
+    /// The type as written, resolved, when it names an alias with docs or markers of its
+    /// own (`ty` has every alias replaced by what it names).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aliased: Option<TypeRef>,
     /// Whether the field may be absent on the wire: an `Option`, a serde default,
     /// or a `skip_serializing_if`.
     pub optional: bool,

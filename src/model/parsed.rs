@@ -46,8 +46,11 @@ pub struct ParsedFile {
 #[derive(Debug)]
 pub struct TypeAlias {
     pub key: TypeKey,
+    pub pos: Pos,
     pub generics: Vec<String>,
     pub ty: TypeRef,
+    /// Its doc lines: its docs and markers, once the model reads them.
+    pub raw_docs: Vec<DocLine>,
 }
 
 /// A group's parsed files.

@@ -90,12 +90,14 @@ pub fn parse_file(
                     module: file.module.clone(),
                     name: naming::unraw(&t.ident.to_string()).to_owned(),
                 },
+                pos: Pos::of(t.ident.span()),
                 generics: t
                     .generics
                     .type_params()
                     .map(|p| p.ident.to_string())
                     .collect(),
                 ty: type_ref(&t.ty),
+                raw_docs: doc_lines(&t.attrs, false),
             }),
             syn::Item::Mod(m) if m.content.is_none() => out.mods.push(ModDecl {
                 name: naming::unraw(&m.ident.to_string()).to_owned(),
@@ -339,6 +341,7 @@ impl Ctx<'_> {
                 pos,
                 visibility: visibility(&f.vis),
                 ty: type_ref(&f.ty),
+                aliased: None,
                 optional: false,
                 docs: String::new(),
                 markers: Vec::new(),

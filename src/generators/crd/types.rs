@@ -11,7 +11,9 @@ use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::known;
 use crate::markers::Marker;
 use crate::markers::schema as markers;
-use crate::model::{Body, Field, Fields, Model, Target, TypeDef, TypeKey, TypeRef, Variant};
+use crate::model::{
+    Alias, Body, Field, Fields, Model, Target, TypeDef, TypeKey, TypeRef, Variant, Version,
+};
 
 /// Where a schema is being built for, to report problems at.
 #[derive(Clone, Copy)]
@@ -85,6 +87,9 @@ impl<'a> Builder<'a> {
         }
         match target {
             Some(Target::Local(key)) => {
+                if let Some(alias) = self.alias(key) {
+                    return self.alias_schema(alias, args, bindings);
+                }
                 let Some(def) = self.lookup(key) else {
                     return self.error(
                         site,
@@ -145,14 +150,57 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The error for a type met again inside its own schema, which is infinite.
+    fn recursion(&mut self, key: &TypeKey, at: Site<'_>) -> Option<Value> {
+        let start = self.stack.iter().position(|k| k == key)?;
+        let cycle: Vec<&str> = self.stack[start..]
+            .iter()
+            .chain([key])
+            .map(|k| k.name.as_str())
+            .collect();
+        Some(self.error(
+            at,
+            format!("`{}` is recursive ({}), which a CRD schema cannot express", key.name, cycle.join(" → ")),
+            "break the cycle, or mark the recursive field `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`",
+        ))
+    }
+
+    fn alias(&self, key: &TypeKey) -> Option<&'a Alias> {
+        self.version_of(key)?.aliases.get(&key.id())
+    }
+
+    /// The schema of what an alias with docs or markers names, with them applied, as
+    /// controller-gen gives a Go alias's schema its own: a field's markers then go over
+    /// it as over any named type's.
+    fn alias_schema(&mut self, alias: &'a Alias, args: &[TypeRef], outer: &Bindings) -> Value {
+        let bindings = bind(&alias.generics, args, outer);
+        let here = Site {
+            file: &alias.file,
+            pos: alias.pos,
+        };
+        if let Some(error) = self.recursion(&alias.key, here) {
+            return error;
+        }
+        self.stack.push(alias.key.clone());
+        let mut schema = self.type_ref(&alias.ty, &bindings, here);
+        self.stack.pop();
+        if let Some(description) = self.description(&alias.docs) {
+            schema["description"] = description;
+        }
+        markers::apply(&mut schema, &alias.markers, here.file, self.diags);
+        schema
+    }
+
     fn lookup(&self, key: &TypeKey) -> Option<&'a TypeDef> {
+        self.version_of(key)?.types.get(&key.id())
+    }
+
+    fn version_of(&self, key: &TypeKey) -> Option<&'a Version> {
         self.model
             .groups
             .get(&key.group)?
             .versions
-            .get(&key.version)?
-            .types
-            .get(&key.id())
+            .get(&key.version)
     }
 
     /// std and primitive types, by path or bare name.
@@ -208,33 +256,14 @@ impl<'a> Builder<'a> {
 
     /// The schema of a type of the model, used with `args`.
     pub fn type_def(&mut self, def: &'a TypeDef, args: &[TypeRef], outer: &Bindings) -> Value {
-        if let Some(start) = self.stack.iter().position(|k| *k == def.key) {
-            let cycle: Vec<&str> = self.stack[start..]
-                .iter()
-                .chain([&def.key])
-                .map(|k| k.name.as_str())
-                .collect();
-            let at = Site {
-                file: &def.file,
-                pos: def.pos,
-            };
-            return self.error(
-                at,
-                format!("`{}` is recursive ({}), which a CRD schema cannot express", def.key.name, cycle.join(" → ")),
-                "break the cycle, or mark the recursive field `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`",
-            );
-        }
-        // Arguments are written in the user's scope: resolve them there, then bind.
-        let bindings: Bindings = def
-            .generics
-            .iter()
-            .cloned()
-            .zip(args.iter().map(|a| a.substituted(outer)))
-            .collect();
         let here = Site {
             file: &def.file,
             pos: def.pos,
         };
+        if let Some(error) = self.recursion(&def.key, here) {
+            return error;
+        }
+        let bindings = bind(&def.generics, args, outer);
         // A type with its own `Serialize` is what its `Type` marker says, as controller-gen
         // takes a Go type with its own MarshalJSON: its fields are not what goes on the wire.
         if def.manual_serialize && crate::markers::TYPE.is_present(&def.markers) {
@@ -245,11 +274,11 @@ impl<'a> Builder<'a> {
         self.stack.push(def.key.clone());
         let mut schema = match &def.body {
             Body::Struct(Fields::Named(fields)) if def.serde.transparent && fields.len() == 1 => {
-                self.type_ref(&fields[0].ty, &bindings, here)
+                self.type_ref(fields[0].written_ty(), &bindings, here)
             }
             Body::Struct(Fields::Named(fields)) => self.object(fields, &bindings, here),
             Body::Struct(Fields::Tuple(fields)) if fields.len() == 1 => {
-                self.type_ref(&fields[0].ty, &bindings, here)
+                self.type_ref(fields[0].written_ty(), &bindings, here)
             }
             Body::Struct(_) => self.error(
                 here,
@@ -317,7 +346,7 @@ impl<'a> Builder<'a> {
                 if is_type_meta(&field.ty) {
                     continue;
                 }
-                let inner = self.type_ref(&field.ty, bindings, at);
+                let inner = self.type_ref(field.written_ty(), bindings, at);
                 if let Some(Value::Object(props)) = inner.get("properties") {
                     properties.extend(props.clone());
                 }
@@ -337,7 +366,7 @@ impl<'a> Builder<'a> {
             let mut schema = if schemaless {
                 json!({})
             } else {
-                self.type_ref(&field.ty, bindings, at)
+                self.type_ref(field.written_ty(), bindings, at)
             };
             if let Some(description) = self.description(&field.docs) {
                 schema["description"] = description;
@@ -346,7 +375,7 @@ impl<'a> Builder<'a> {
             if field.ty.option_inner().is_some() && !field.serde.skip_serializing_if {
                 schema["nullable"] = json!(true);
             }
-            if !schemaless && self.is_named(&field.ty) {
+            if !schemaless && self.is_named(field.written_ty()) {
                 self.apply_over_type(&mut schema, &field.markers, at.file);
             } else {
                 markers::apply(&mut schema, &field.markers, at.file, self.diags);
@@ -573,7 +602,7 @@ impl<'a> Builder<'a> {
         let mut schema = match &variant.fields {
             Fields::Named(fields) => self.object(fields, bindings, at),
             Fields::Tuple(fields) if fields.len() == 1 => {
-                self.type_ref(&fields[0].ty, bindings, at)
+                self.type_ref(fields[0].written_ty(), bindings, at)
             }
             Fields::Tuple(_) => self.error(
                 at,
@@ -590,6 +619,16 @@ impl<'a> Builder<'a> {
         }
         schema
     }
+}
+
+/// A generic type's or alias's parameters bound to the arguments it is used with, which
+/// are written in the user's scope: resolved there (`outer`), then bound.
+fn bind(generics: &[String], args: &[TypeRef], outer: &Bindings) -> Bindings {
+    generics
+        .iter()
+        .cloned()
+        .zip(args.iter().map(|a| a.substituted(outer)))
+        .collect()
 }
 
 fn is_type_meta(ty: &TypeRef) -> bool {

@@ -71,12 +71,21 @@ pub struct MappedSpec {
     pub fixed: [u8; 4],
     pub replicas: Replicas,
     pub pairs: Pairs<i32>,
+    /// An alias's bound and the field's own, both kept.
+    /// +kubebuilder:validation:MaxItems=4
+    pub few_pairs: Pairs<i64>,
+    pub replica_counts: Vec<Replicas>,
     pub nested_aliases: Option<Labels>,
 }
 
-/// Aliases: fields of these types are fields of the types they name.
+// Aliases: fields of these types are fields of the types they name, with the alias's
+// docs and markers.
+
+/// How many copies run: at least one.
+/// +kubebuilder:validation:Minimum=1
 pub type Replicas = i32;
 pub type Labels = BTreeMap<String, String>;
+/// +kubebuilder:validation:MaxItems=8
 pub type Pairs<T> = Vec<Pair<T>>;
 
 /// A nested object.
