@@ -1,7 +1,7 @@
 //! Webhooks from markers, as controller-gen's `webhook` generator makes them:
 //! `+kubebuilder:webhook:path=…,mutating=…,failurePolicy=…,sideEffects=…,groups=…,
 //! resources=…,verbs=…,versions=…,name=…,admissionReviewVersions=…[,matchPolicy=…]
-//! [,timeoutSeconds=…][,reinvocationPolicy=…]` gives one webhook of the
+//! [,timeoutSeconds=…][,reinvocationPolicy=…][,patch=`{…}`]` gives one webhook of the
 //! `mutating-webhook-configuration` or the `validating-webhook-configuration` (after
 //! `--webhook-name-prefix`, the project's kustomize `namePrefix`), served by
 //! the webhook Service (`--webhook-service`, by default controller-gen's `webhook-service`
@@ -67,7 +67,26 @@ pub struct Webhook {
     pub match_policy: Option<String>,
     pub timeout_seconds: Option<i64>,
     pub reinvocation_policy: Option<String>,
+    /// `patch=`: a strategic merge patch applied to the webhook last, as controller-gen
+    /// applies it (controller-tools 87f7c33), for the fields no argument sets.
+    pub patch: Option<Map<String, Value>>,
 }
+
+/// The fields of an admissionregistration/v1 webhook, which a `patch` may set.
+const WEBHOOK_FIELDS: &[&str] = &[
+    "admissionReviewVersions",
+    "clientConfig",
+    "failurePolicy",
+    "matchConditions",
+    "matchPolicy",
+    "name",
+    "namespaceSelector",
+    "objectSelector",
+    "reinvocationPolicy",
+    "rules",
+    "sideEffects",
+    "timeoutSeconds",
+];
 
 /// The webhooks of the markers `found`, in file order; each mistake is reported at its
 /// marker, as is a name two webhooks of one configuration share.
@@ -191,6 +210,7 @@ fn webhook(marker: &Marker) -> Result<Webhook, (String, &'static str)> {
             "a webhook's name is a DNS subdomain of at least three labels, e.g. `vexample.kb.io`",
         ));
     }
+    let patch = text("patch").map(|text| patch(&text)).transpose()?;
     Ok(Webhook {
         name,
         path,
@@ -208,7 +228,56 @@ fn webhook(marker: &Marker) -> Result<Webhook, (String, &'static str)> {
         match_policy,
         timeout_seconds,
         reinvocation_policy,
+        patch,
     })
+}
+
+/// A `patch=` argument: a JSON object of webhook fields.
+fn patch(text: &str) -> Result<Map<String, Value>, (String, &'static str)> {
+    const HINT: &str = "write the patch as a JSON object in backticks: patch=`{\"namespaceSelector\":{\"matchLabels\":{\"webhook-enabled\":\"true\"}}}`";
+    let patch = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(patch)) => patch,
+        Ok(_) => return Err(("`patch` is not a JSON object".into(), HINT)),
+        Err(e) => return Err((format!("`patch` is not JSON: {e}"), HINT)),
+    };
+    if let Some(unknown) = patch.keys().find(|k| !WEBHOOK_FIELDS.contains(&k.as_str())) {
+        return Err((
+            format!("`patch` sets `{unknown}`, which is not a field of a webhook"),
+            "a webhook's fields are admissionReviewVersions, clientConfig, failurePolicy, matchConditions, matchPolicy, name, namespaceSelector, objectSelector, reinvocationPolicy, rules, sideEffects and timeoutSeconds",
+        ));
+    }
+    Ok(patch)
+}
+
+/// `patch` merged into `target` with strategic-merge-patch semantics for a webhook:
+/// objects merge key by key, `null` removes a key, lists are replaced, but for
+/// `matchConditions`, merged by `name` (its patch strategy).
+fn strategic_merge(target: &mut Map<String, Value>, patch: &Map<String, Value>) {
+    for (key, value) in patch {
+        match (target.get_mut(key), value) {
+            (_, Value::Null) => {
+                target.remove(key);
+            }
+            (Some(Value::Object(ours)), Value::Object(theirs)) => strategic_merge(ours, theirs),
+            (Some(Value::Array(ours)), Value::Array(theirs)) if key == "matchConditions" => {
+                for item in theirs {
+                    let name = item.get("name");
+                    let same = ours
+                        .iter_mut()
+                        .find(|o| name.is_some() && o.get("name") == name);
+                    match (same, item) {
+                        (Some(Value::Object(existing)), Value::Object(item)) => {
+                            strategic_merge(existing, item);
+                        }
+                        _ => ours.push(item.clone()),
+                    }
+                }
+            }
+            _ => {
+                target.insert(key.clone(), value.clone());
+            }
+        }
+    }
 }
 
 /// `value` spelled as the API spells it, compared without regard to case, as
@@ -286,5 +355,62 @@ fn webhook_object(hook: &Webhook, service: &WebhookService) -> Value {
     if let Some(seconds) = hook.timeout_seconds {
         out.insert("timeoutSeconds".into(), seconds.into());
     }
+    if let Some(patch) = &hook.patch {
+        strategic_merge(&mut out, patch);
+    }
     out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn merged(target: Value, patch: Value) -> Value {
+        let (Value::Object(mut target), Value::Object(patch)) = (target, patch) else {
+            unreachable!("objects")
+        };
+        strategic_merge(&mut target, &patch);
+        Value::Object(target)
+    }
+
+    #[test]
+    fn a_patch_merges_objects_replaces_lists_and_removes_what_is_null() {
+        let hook = json!({"name": "v.kb.io", "timeoutSeconds": 5, "rules": [{"operations": ["CREATE"]}],
+            "namespaceSelector": {"matchLabels": {"a": "1"}}});
+        let patch = json!({"timeoutSeconds": null, "rules": [{"operations": ["UPDATE"]}],
+            "namespaceSelector": {"matchLabels": {"b": "2"}}});
+        assert_eq!(
+            merged(hook, patch),
+            json!({"name": "v.kb.io", "rules": [{"operations": ["UPDATE"]}],
+                "namespaceSelector": {"matchLabels": {"a": "1", "b": "2"}}})
+        );
+    }
+
+    #[test]
+    fn match_conditions_merge_by_name() {
+        let hook = json!({"matchConditions": [{"name": "a", "expression": "true"}]});
+        let patch = json!({"matchConditions": [{"name": "a", "expression": "false"}, {"name": "b", "expression": "true"}]});
+        assert_eq!(
+            merged(hook, patch)["matchConditions"],
+            json!([{"name": "a", "expression": "false"}, {"name": "b", "expression": "true"}])
+        );
+    }
+
+    #[test]
+    fn a_patch_must_be_an_object_of_webhook_fields() {
+        assert!(patch(r#"{"objectSelector": {}}"#).is_ok());
+        for (text, problem) in [
+            ("[1]", "is not a JSON object"),
+            ("{nope", "is not JSON"),
+            (
+                r#"{"namespaceSelecter": {}}"#,
+                "`namespaceSelecter`, which is not a field",
+            ),
+        ] {
+            let (message, _) = patch(text).unwrap_err();
+            assert!(message.contains(problem), "{text}: {message}");
+        }
+    }
 }

@@ -252,9 +252,10 @@ markers! {
             opt("matchPolicy", Arg::String),
             opt("timeoutSeconds", Arg::Int),
             opt("reinvocationPolicy", Arg::String),
+            opt("patch", Arg::String),
         ]),
         &["webhook"],
-        "A webhook of the mutating or validating webhook configuration, served by the webhook Service at `path`, read like `+kubebuilder:rbac`.",
+        "A webhook of the mutating or validating webhook configuration, served by the webhook Service at `path`, read like `+kubebuilder:rbac`; `patch=` takes a strategic merge patch of the webhook as JSON (in backticks) for the fields no argument sets, such as `namespaceSelector` or `objectSelector`.",
     );
     SKIP = m("kubebuilder:skip", &[Package], Arg::Flag, ALL,
         "Leaves the package's version out of every generator's output.");
