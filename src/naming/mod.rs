@@ -2,6 +2,7 @@
 //! generated modules, types and methods, and (in `rust`) Rust's rules for identifiers.
 //! Two generators that ask for the same name always get the same answer.
 
+mod flect;
 mod rust;
 
 pub use rust::{ModulePath, ident, is_identifier, is_keyword, module_name, unraw};
@@ -307,19 +308,18 @@ pub fn singular(kind: &str) -> String {
     kind.to_ascii_lowercase()
 }
 
-/// The plural resource name of a kind, with `exceptions` (kind → plural) taking
-/// precedence over the rule.
-///
-/// The rule is the one k8s.io/gengo's plural namer and kube-derive share, so that a
-/// kind written in either style gets the resource path kube-derive would give it.
+/// The plural resource name of a marker-style kind, with `exceptions` (kind → plural)
+/// taking precedence over the rule: controller-gen's (flect's), so that a kind has the
+/// resource path kubebuilder would give it.
 pub fn plural(kind: &str, exceptions: &BTreeMap<String, String>) -> String {
     if let Some(plural) = exceptions.get(kind) {
         return plural.clone();
     }
-    pluralize(&singular(kind))
+    flect::plural(kind)
 }
 
-/// Pluralizes an already lower-cased word.
+/// kube-derive's plural of an already lower-cased word: its `Resource` impl names this
+/// path, so a kube-derive kind's CRD must too.
 pub fn pluralize(word: &str) -> String {
     if ["s", "x", "z", "ch", "sh"]
         .iter()
@@ -375,8 +375,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plurals_follow_kube_derive() {
-        let none = BTreeMap::new();
+    fn kube_derive_kinds_have_kube_derives_plurals() {
         for (kind, expected) in [
             ("Example", "examples"),
             ("Policy", "policies"),
@@ -388,6 +387,20 @@ mod tests {
             ("Mesh", "meshes"),
             ("Day", "days"),
             ("Y", "ys"),
+            ("Embeds", "embedses"),
+        ] {
+            assert_eq!(pluralize(&singular(kind)), expected, "{kind}");
+        }
+    }
+
+    #[test]
+    fn marker_kinds_have_controller_gens_plurals() {
+        let none = BTreeMap::new();
+        for (kind, expected) in [
+            ("Example", "examples"),
+            ("Quiz", "quizzes"),
+            ("Embeds", "embeds"),
+            ("Index", "indices"),
         ] {
             assert_eq!(plural(kind, &none), expected, "{kind}");
         }

@@ -4,11 +4,13 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::core::TypeMeta;
 use serde::{Deserialize, Serialize};
 
-/// Only create, get and list; a status, but no status verbs.
+/// Only create, get and list; a status, but no status verbs. Its plural is set, as a Go
+/// project sets it where flect's (`gizmoes`) is not the one wanted.
 ///
 /// +genclient
 /// +genclient:onlyVerbs=create,get,list
 /// +genclient:noStatus
+/// +kubebuilder:resource:path=gizmos
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Gizmo {
     #[serde(flatten, default)]
