@@ -109,6 +109,7 @@ mod diagnostics {
         crd_not_structural,
         crd_one_of_field_required,
         crd_recursive_type,
+        crd_time_without_rfc3339,
         crd_unique_items,
         declared_module_missing,
         duplicate_kind,

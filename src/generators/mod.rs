@@ -289,6 +289,7 @@ impl Context<'_> {
             TypeRef::Array { elem, len } => Ok(format!("[{}; {len}]", self.type_text(elem)?)),
             TypeRef::Path {
                 segments,
+                lifetimes,
                 args,
                 target,
             } => {
@@ -311,12 +312,13 @@ impl Context<'_> {
                     None if segments.len() == 1 => naming::ident(&segments[0]).to_string(),
                     None => return Err(segments.join("::")),
                 };
-                if !args.is_empty() {
+                if !args.is_empty() || !lifetimes.is_empty() {
                     let args = args
                         .iter()
                         .map(|a| self.type_text(a))
                         .collect::<Result<Vec<_>, _>>()?;
-                    text = format!("{text}<{}>", args.join(", "));
+                    let all: Vec<String> = lifetimes.iter().cloned().chain(args).collect();
+                    text = format!("{text}<{}>", all.join(", "));
                 }
                 Ok(text)
             }

@@ -101,6 +101,7 @@ pub(super) fn derive_kind(
     let status = attrs.status.as_ref().map(|s| {
         let mut status = TypeRef::Path {
             segments: s.split("::").map(str::to_owned).collect(),
+            lifetimes: Vec::new(),
             args: Vec::new(),
             target: None,
         };
@@ -116,6 +117,7 @@ pub(super) fn derive_kind(
         path,
         spec: Some(TypeRef::Path {
             segments: vec![ty.key.name.clone()],
+            lifetimes: Vec::new(),
             args: Vec::new(),
             target: Some(Target::Local(ty.key.clone())),
         }),

@@ -347,6 +347,10 @@ pub enum TypeRef {
     Path {
         /// Segments as written; a leading `""` stands for a leading `::`.
         segments: Vec<String>,
+        /// The lifetime arguments of its last segment (`'static` of `Cow<'static, str>`),
+        /// which generated code repeats.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        lifetimes: Vec<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         args: Vec<TypeRef>,
         /// What the path names, once resolved through the file's `use` items.
@@ -378,10 +382,12 @@ impl TypeRef {
             }
             TypeRef::Path {
                 segments,
+                lifetimes,
                 args,
                 target,
             } => TypeRef::Path {
                 segments: segments.clone(),
+                lifetimes: lifetimes.clone(),
                 args: args.iter().map(|a| a.substituted(bindings)).collect(),
                 target: target.clone(),
             },
@@ -444,6 +450,9 @@ pub struct SerdeField {
     pub skip: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub skip_serializing_if: bool,
+    /// `with = "…"` or `serialize_with = "…"`: the module or function that writes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub with: Option<String>,
 }
 
 #[derive(Debug, Default, Serialize)]

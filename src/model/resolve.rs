@@ -62,6 +62,7 @@ impl Resolver<'_> {
                 segments,
                 args,
                 target,
+                ..
             } => {
                 *target = self.path(segments, scope);
                 for arg in args {

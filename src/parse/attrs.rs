@@ -76,6 +76,7 @@ pub(super) fn serde_field(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> SerdeF
                 skip_value(&meta)?;
                 out.skip_serializing_if = true;
             }
+            "with" | "serialize_with" => out.with = Some(string_value(&meta)?),
             _ => skip_value(&meta)?,
         }
         Ok(())

@@ -393,19 +393,21 @@ fn type_ref(ty: &syn::Type) -> TypeRef {
                 segments.push(String::new());
             }
             segments.extend(p.path.segments.iter().map(|s| s.ident.to_string()));
-            let args = match p.path.segments.last().map(|s| &s.arguments) {
-                Some(syn::PathArguments::AngleBracketed(a)) => a
-                    .args
-                    .iter()
-                    .filter_map(|arg| match arg {
-                        syn::GenericArgument::Type(t) => Some(type_ref(t)),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let (mut lifetimes, mut args) = (Vec::new(), Vec::new());
+            if let Some(syn::PathArguments::AngleBracketed(a)) =
+                p.path.segments.last().map(|s| &s.arguments)
+            {
+                for arg in &a.args {
+                    match arg {
+                        syn::GenericArgument::Type(t) => args.push(type_ref(t)),
+                        syn::GenericArgument::Lifetime(l) => lifetimes.push(l.to_string()),
+                        _ => {}
+                    }
+                }
+            }
             TypeRef::Path {
                 segments,
+                lifetimes,
                 args,
                 target: None,
             }

@@ -3,12 +3,14 @@
 //!
 //! Enforced: `type` (with `nullable`, `x-kubernetes-int-or-string`), `required`, `enum`,
 //! `minimum`/`maximum` (and exclusive forms), `multipleOf`, `minLength`/`maxLength`
-//! (counted in characters), `pattern`, `format` `date-time`, `date` and `email`,
+//! (counted in characters), `pattern`, `format` `date-time`, `date`, `email`, `uuid`,
+//! `ipv4`, `ipv6` and `uri`,
 //! `minItems`/`maxItems`, `x-kubernetes-list-type` `set` and `map` (unique items and unique
 //! keys), `minProperties`/`maxProperties`, `additionalProperties`,
-//! `x-kubernetes-embedded-resource` (apiVersion and kind required), and each of `allOf`'s
-//! value validations (CEL rules are [`super::cel`]'s). Not checked: other formats, and
-//! `metadata` beyond what the store checks itself.
+//! `x-kubernetes-embedded-resource` (apiVersion and kind required), each of `allOf`'s
+//! value validations, and those of `not`, which must not all hold (CEL rules are
+//! [`super::cel`]'s). Not checked: other formats, and `metadata` beyond what the store
+//! checks itself.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -19,9 +21,10 @@ use serde_json::{Map, Value};
 
 use crate::field::{Error, ErrorType, Path};
 
-/// The string formats checked, as the apiserver's `strfmt` registry reads them; others
-/// pass.
-static FORMATS: LazyLock<[(&str, Regex); 3]> = LazyLock::new(|| {
+/// The string formats checked by pattern, as the apiserver's `strfmt` registry reads
+/// them (kube-openapi's `UUIDPattern` for `uuid`); `ipv4`, `ipv6` and `uri` are checked
+/// by [`fits_format`]; others pass.
+static FORMATS: LazyLock<[(&str, Regex); 4]> = LazyLock::new(|| {
     let re = |pattern: &str| Regex::new(pattern).expect("a valid format pattern");
     [
         (
@@ -30,8 +33,46 @@ static FORMATS: LazyLock<[(&str, Regex); 3]> = LazyLock::new(|| {
         ),
         ("date", re(r"^\d{4}-\d{2}-\d{2}$")),
         ("email", re(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")),
+        (
+            "uuid",
+            re(r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"),
+        ),
     ]
 });
+
+/// Whether `s` is of the string format `name`, as the apiserver's `strfmt` checks it:
+/// `ipv4` an address Go's sloppy parser takes, with a dot; `ipv6` one with a colon;
+/// `uri` what Go's `url.ParseRequestURI` takes (an absolute URI or an absolute path).
+fn fits_format(name: &str, s: &str) -> bool {
+    use std::net::IpAddr;
+    match name {
+        "ipv4" => s.contains('.') && (sloppy_ipv4(s) || s.parse::<IpAddr>().is_ok()),
+        "ipv6" => s.contains(':') && s.parse::<IpAddr>().is_ok(),
+        "uri" => {
+            static SCHEME: LazyLock<Regex> = LazyLock::new(|| {
+                Regex::new(r"^[A-Za-z][A-Za-z0-9+.-]*:").expect("a valid scheme pattern")
+            });
+            !s.chars().any(|c| c.is_ascii_control() || c == ' ')
+                && (s.starts_with('/') || SCHEME.is_match(s))
+        }
+        _ => FORMATS
+            .iter()
+            .find(|(known, _)| *known == name)
+            .is_none_or(|(_, re)| re.is_match(s)),
+    }
+}
+
+/// Four decimal parts up to 255, leading zeros allowed, as Go's `ParseIPSloppy` reads
+/// an IPv4 address.
+fn sloppy_ipv4(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    parts.len() == 4
+        && parts.iter().all(|p| {
+            (1..=3).contains(&p.len())
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && p.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
+}
 
 /// Fills absent properties that have a `default`, at every level.
 pub(super) fn default(schema: &Value, value: &mut Value) {
@@ -211,6 +252,15 @@ pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
     for part in schema["allOf"].as_array().into_iter().flatten() {
         check(part, value, path, errors);
     }
+    // And those in `not` (a `NonZeroI32`'s `enum: [0]`): the value meets none of them.
+    if let Some(not) = schema.get("not").filter(|n| n.is_object()) {
+        let mut met = Vec::new();
+        check(not, value, path, &mut met);
+        if met.is_empty() {
+            let why = format!("{path} in body must not validate the schema (not)");
+            errors.push(at(ErrorType::Invalid, why));
+        }
+    }
 }
 
 fn required(field: String, detail: &str) -> Error {
@@ -264,13 +314,9 @@ fn string(schema: &Value, s: &str, invalid: &mut impl FnMut(String)) {
             Err(e) => invalid(format!("the schema's pattern does not compile: {e}")),
         }
     }
-    let fits = match schema["format"].as_str() {
-        Some(name) => FORMATS
-            .iter()
-            .find(|(known, _)| *known == name)
-            .is_none_or(|(_, re)| re.is_match(s)),
-        None => true,
-    };
+    let fits = schema["format"]
+        .as_str()
+        .is_none_or(|name| fits_format(name, s));
     if !fits {
         invalid(format!(
             "must be of format {}",
@@ -345,5 +391,35 @@ fn counted(
         && count > max
     {
         invalid(format!("should have at most {max} {what}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fits_format;
+
+    #[test]
+    fn formats_are_checked_as_the_apiservers_strfmt_checks_them() {
+        for (format, good, bad) in [
+            ("uuid", "0191b1a5-6f3e-7c9a-8b4e-2a6f1d0c9e11", "not-a-uuid"),
+            (
+                "uuid",
+                "0191B1A56F3E7C9A8B4E2A6F1D0C9E11",
+                "0191b1a5-6f3e-7c9a-8b4e",
+            ),
+            ("ipv4", "10.0.0.1", "10.0.0.256"),
+            ("ipv4", "010.000.000.001", "::1"),
+            ("ipv6", "fd00::1", "10.0.0.1"),
+            ("uri", "https://example.com/a?b=c", "example.com"),
+            ("uri", "/healthz", "http://a b"),
+            ("date", "2026-12-03", "3 Dec 2026"),
+        ] {
+            assert!(fits_format(format, good), "{format}: {good}");
+            assert!(!fits_format(format, bad), "{format}: {bad}");
+        }
+        assert!(
+            fits_format("hostname", "anything"),
+            "formats not checked pass"
+        );
     }
 }

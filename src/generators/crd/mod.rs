@@ -3,6 +3,7 @@
 //! All versions of a kind merge into one CRD, listed by name as controller-gen lists them.
 
 mod cel;
+mod ecosystem;
 mod structural;
 mod types;
 

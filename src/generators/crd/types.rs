@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use super::ecosystem::{self, Wire};
 use super::object;
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::known;
@@ -69,6 +70,7 @@ impl<'a> Builder<'a> {
                 segments,
                 args,
                 target,
+                ..
             } => (segments, args, target),
             TypeRef::Array { elem, len } => return self.array(elem, len, bindings, site),
             TypeRef::Other(text) => {
@@ -103,10 +105,16 @@ impl<'a> Builder<'a> {
                 if let Some(schema) = self.builtin(path, name, args, bindings, site) {
                     return schema;
                 }
+                if let Some(schema) = self.ecosystem(path, name, args, bindings, site) {
+                    return schema;
+                }
                 self.kubernetes(path, None, site)
             }
             None => {
                 if let Some(schema) = self.builtin(name, name, args, bindings, site) {
+                    return schema;
+                }
+                if let Some(schema) = self.ecosystem(name, name, args, bindings, site) {
                     return schema;
                 }
                 self.kubernetes(&segments.join("::"), Some(name), site)
@@ -131,6 +139,54 @@ impl<'a> Builder<'a> {
         ])
     }
 
+    /// One of the everyday types of crates.io and std that `builtin` leaves out.
+    fn ecosystem(
+        &mut self,
+        path: &str,
+        name: &str,
+        args: &[TypeRef],
+        bindings: &Bindings,
+        site: Site<'_>,
+    ) -> Option<Value> {
+        Some(match ecosystem::wire(path, name)? {
+            Wire::Schema(schema) => schema,
+            Wire::Argument(n, then) => then(self.argument(args, n, name, bindings, site)),
+            Wire::Refused(message, hint) => self.error(site, message, hint),
+        })
+    }
+
+    /// The schema of the type argument `i` of `name` (`T` of `Vec<T>`).
+    fn argument(
+        &mut self,
+        args: &[TypeRef],
+        i: usize,
+        name: &str,
+        bindings: &Bindings,
+        site: Site<'_>,
+    ) -> Value {
+        match args.get(i) {
+            Some(arg) => self.type_ref(arg, bindings, site),
+            None => self.error(
+                site,
+                format!("`{name}` needs a type argument"),
+                "write the full type, e.g. `Vec<String>`",
+            ),
+        }
+    }
+
+    /// A field marked `+kubebuilder:validation:Type=`: its type's schema where crdgen
+    /// knows one, else only what its markers declare of its JSON form.
+    fn declared(&mut self, ty: &TypeRef, bindings: &Bindings, at: Site<'_>) -> Value {
+        let outer = std::mem::take(self.diags);
+        let schema = self.type_ref(ty, bindings, at);
+        let found = std::mem::replace(self.diags, outer).into_sorted();
+        if found.iter().any(|d| d.code == Code::Unsupported) {
+            return json!({});
+        }
+        self.diags.extend(found);
+        schema
+    }
+
     /// One of Kubernetes' own types (k8s-openapi's), as controller-gen writes it.
     fn kubernetes(&mut self, path: &str, bare_name: Option<&str>, site: Site<'_>) -> Value {
         const SCHEMALESS: &str = "mark the field `+kubebuilder:validation:Schemaless` and `+kubebuilder:pruning:PreserveUnknownFields`";
@@ -139,7 +195,7 @@ impl<'a> Builder<'a> {
             Ok(None) => self.error(
                 site,
                 format!("no schema for type `{path}`"),
-                &format!("use a type of the apis tree, a std type, or a k8s-openapi type; or {SCHEMALESS}"),
+                &format!("declare its JSON form with `+kubebuilder:validation:Type=string` (or `integer`, `object`…) and the markers that bound it; or use a type of the apis tree, std, k8s-openapi or the book's Rust types; or {SCHEMALESS}"),
             ),
             Err(problem @ known::Problem::NotInVersion { .. }) => self.error(
                 site,
@@ -219,14 +275,7 @@ impl<'a> Builder<'a> {
         if !std_path {
             return None;
         }
-        let arg = |b: &mut Self, i: usize| match args.get(i) {
-            Some(a) => b.type_ref(a, bindings, site),
-            None => b.error(
-                site,
-                format!("`{name}` needs a type argument"),
-                "write the full type, e.g. `Vec<String>`",
-            ),
-        };
+        let arg = |b: &mut Self, i: usize| b.argument(args, i, name, bindings, site);
         Some(match name {
             "String" | "str" | "char" => json!({"type": "string"}),
             "bool" => json!({"type": "boolean"}),
@@ -363,8 +412,21 @@ impl<'a> Builder<'a> {
                 .unwrap_or_else(|| field.name.clone());
             // Schemaless: the type is not looked at (it may have no schema at all).
             let schemaless = crate::markers::SCHEMALESS.is_present(&field.markers);
+            let written_with = field
+                .serde
+                .with
+                .as_deref()
+                .and_then(ecosystem::written_with);
             let mut schema = if schemaless {
                 json!({})
+            } else if let Some(schema) = written_with {
+                schema
+            } else if crate::markers::TYPE.is_present(&field.markers) {
+                // A `with` of its own writes what the markers say, not what the type is.
+                match &field.serde.with {
+                    Some(_) => json!({}),
+                    None => self.declared(field.written_ty(), bindings, at),
+                }
             } else {
                 self.type_ref(field.written_ty(), bindings, at)
             };

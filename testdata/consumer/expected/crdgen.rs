@@ -572,13 +572,43 @@ pub mod apis {
         pub mod v1 {
             /// `Clone` for the API types that do not derive it.
             pub mod clone {
+                impl ::core::clone::Clone for crate::apis::other::v1::Everyday {
+                    fn clone(&self) -> Self {
+                        let Self { url: f0, created: f1, day: f2, stamped: f3, id: f4, ip: f5, ipv4: f6, ipv6: f7, listen: f8, replicas: f9, offset: f10, port: f11, tags: f12, hashed: f13, timeout: f14, payload: f15, boxed: f16, cow: f17, extra: f18, object: f19, ratio: f20, weight: f21 } = self;
+                        Self {
+                            url: ::core::clone::Clone::clone(f0),
+                            created: ::core::clone::Clone::clone(f1),
+                            day: ::core::clone::Clone::clone(f2),
+                            stamped: ::core::clone::Clone::clone(f3),
+                            id: ::core::clone::Clone::clone(f4),
+                            ip: ::core::clone::Clone::clone(f5),
+                            ipv4: ::core::clone::Clone::clone(f6),
+                            ipv6: ::core::clone::Clone::clone(f7),
+                            listen: ::core::clone::Clone::clone(f8),
+                            replicas: ::core::clone::Clone::clone(f9),
+                            offset: ::core::clone::Clone::clone(f10),
+                            port: ::core::clone::Clone::clone(f11),
+                            tags: ::core::clone::Clone::clone(f12),
+                            hashed: ::core::clone::Clone::clone(f13),
+                            timeout: ::core::clone::Clone::clone(f14),
+                            payload: ::core::clone::Clone::clone(f15),
+                            boxed: ::core::clone::Clone::clone(f16),
+                            cow: ::core::clone::Clone::clone(f17),
+                            extra: ::core::clone::Clone::clone(f18),
+                            object: ::core::clone::Clone::clone(f19),
+                            ratio: ::core::clone::Clone::clone(f20),
+                            weight: ::core::clone::Clone::clone(f21),
+                        }
+                    }
+                }
                 impl ::core::clone::Clone for crate::apis::other::v1::GadgetSpec {
                     fn clone(&self) -> Self {
-                        let Self { size: f0, labels: f1, ports: f2 } = self;
+                        let Self { size: f0, labels: f1, ports: f2, everyday: f3 } = self;
                         Self {
                             size: ::core::clone::Clone::clone(f0),
                             labels: ::core::clone::Clone::clone(f1),
                             ports: ::core::clone::Clone::clone(f2),
+                            everyday: ::core::clone::Clone::clone(f3),
                         }
                     }
                 }
@@ -1657,6 +1687,168 @@ pub mod applyconfigurations {
                 }
             }
 
+            /// What to apply of a `Everyday`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct EverydayApplyConfiguration {
+                #[serde(rename = "url", skip_serializing_if = "::std::option::Option::is_none")]
+                pub url: ::std::option::Option<::url::Url>,
+                #[serde(rename = "created", skip_serializing_if = "::std::option::Option::is_none")]
+                pub created: ::std::option::Option<::chrono::DateTime<::chrono::Utc>>,
+                #[serde(rename = "day", skip_serializing_if = "::std::option::Option::is_none")]
+                pub day: ::std::option::Option<::chrono::NaiveDate>,
+                #[serde(rename = "stamped", skip_serializing_if = "::std::option::Option::is_none")]
+                pub stamped: ::std::option::Option<::time::OffsetDateTime>,
+                #[serde(rename = "id", skip_serializing_if = "::std::option::Option::is_none")]
+                pub id: ::std::option::Option<::uuid::Uuid>,
+                #[serde(rename = "ip", skip_serializing_if = "::std::option::Option::is_none")]
+                pub ip: ::std::option::Option<::std::net::IpAddr>,
+                #[serde(rename = "ipv4", skip_serializing_if = "::std::option::Option::is_none")]
+                pub ipv4: ::std::option::Option<::std::net::Ipv4Addr>,
+                #[serde(rename = "ipv6", skip_serializing_if = "::std::option::Option::is_none")]
+                pub ipv6: ::std::option::Option<::std::net::Ipv6Addr>,
+                #[serde(rename = "listen", skip_serializing_if = "::std::option::Option::is_none")]
+                pub listen: ::std::option::Option<::std::net::SocketAddr>,
+                #[serde(rename = "replicas", skip_serializing_if = "::std::option::Option::is_none")]
+                pub replicas: ::std::option::Option<::std::num::NonZeroU32>,
+                #[serde(rename = "offset", skip_serializing_if = "::std::option::Option::is_none")]
+                pub offset: ::std::option::Option<::std::num::NonZeroI32>,
+                #[serde(rename = "port", skip_serializing_if = "::std::option::Option::is_none")]
+                pub port: ::std::option::Option<::std::num::NonZero<u16>>,
+                #[serde(rename = "tags", skip_serializing_if = "::std::option::Option::is_none")]
+                pub tags: ::std::option::Option<::std::collections::BTreeSet<String>>,
+                #[serde(rename = "hashed", skip_serializing_if = "::std::option::Option::is_none")]
+                pub hashed: ::std::option::Option<::std::collections::HashSet<String>>,
+                #[serde(rename = "timeout", skip_serializing_if = "::std::option::Option::is_none")]
+                pub timeout: ::std::option::Option<::std::time::Duration>,
+                #[serde(rename = "payload", skip_serializing_if = "::std::option::Option::is_none")]
+                pub payload: ::std::option::Option<::bytes::Bytes>,
+                #[serde(rename = "boxed", skip_serializing_if = "::std::option::Option::is_none")]
+                pub boxed: ::std::option::Option<::std::boxed::Box<str>>,
+                #[serde(rename = "cow", skip_serializing_if = "::std::option::Option::is_none")]
+                pub cow: ::std::option::Option<::std::borrow::Cow<'static, str>>,
+                #[serde(rename = "extra", skip_serializing_if = "::std::option::Option::is_none")]
+                pub extra: ::std::option::Option<::serde_json::Value>,
+                #[serde(rename = "object", skip_serializing_if = "::std::option::Option::is_none")]
+                pub object: ::std::option::Option<::serde_json::Map<String, ::serde_json::Value>>,
+                #[serde(rename = "ratio", skip_serializing_if = "::std::option::Option::is_none")]
+                pub ratio: ::std::option::Option<::ordered_float::OrderedFloat<f64>>,
+                #[serde(rename = "weight", skip_serializing_if = "::std::option::Option::is_none")]
+                pub weight: ::std::option::Option<::ordered_float::NotNan<f64>>,
+            }
+
+            impl EverydayApplyConfiguration {
+                /// Sets `url`.
+                pub fn with_url(mut self, value: impl ::std::convert::Into<::url::Url>) -> Self {
+                    self.url = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `created`.
+                pub fn with_created(mut self, value: impl ::std::convert::Into<::chrono::DateTime<::chrono::Utc>>) -> Self {
+                    self.created = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `day`.
+                pub fn with_day(mut self, value: impl ::std::convert::Into<::chrono::NaiveDate>) -> Self {
+                    self.day = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `stamped`.
+                pub fn with_stamped(mut self, value: impl ::std::convert::Into<::time::OffsetDateTime>) -> Self {
+                    self.stamped = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `id`.
+                pub fn with_id(mut self, value: impl ::std::convert::Into<::uuid::Uuid>) -> Self {
+                    self.id = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `ip`.
+                pub fn with_ip(mut self, value: impl ::std::convert::Into<::std::net::IpAddr>) -> Self {
+                    self.ip = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `ipv4`.
+                pub fn with_ipv4(mut self, value: impl ::std::convert::Into<::std::net::Ipv4Addr>) -> Self {
+                    self.ipv4 = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `ipv6`.
+                pub fn with_ipv6(mut self, value: impl ::std::convert::Into<::std::net::Ipv6Addr>) -> Self {
+                    self.ipv6 = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `listen`.
+                pub fn with_listen(mut self, value: impl ::std::convert::Into<::std::net::SocketAddr>) -> Self {
+                    self.listen = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `replicas`.
+                pub fn with_replicas(mut self, value: impl ::std::convert::Into<::std::num::NonZeroU32>) -> Self {
+                    self.replicas = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `offset`.
+                pub fn with_offset(mut self, value: impl ::std::convert::Into<::std::num::NonZeroI32>) -> Self {
+                    self.offset = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `port`.
+                pub fn with_port(mut self, value: impl ::std::convert::Into<::std::num::NonZero<u16>>) -> Self {
+                    self.port = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `tags`.
+                pub fn with_tags(mut self, value: impl ::std::convert::Into<::std::collections::BTreeSet<String>>) -> Self {
+                    self.tags = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `hashed`.
+                pub fn with_hashed(mut self, value: impl ::std::convert::Into<::std::collections::HashSet<String>>) -> Self {
+                    self.hashed = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `timeout`.
+                pub fn with_timeout(mut self, value: impl ::std::convert::Into<::std::time::Duration>) -> Self {
+                    self.timeout = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `payload`.
+                pub fn with_payload(mut self, value: impl ::std::convert::Into<::bytes::Bytes>) -> Self {
+                    self.payload = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `boxed`.
+                pub fn with_boxed(mut self, value: impl ::std::convert::Into<::std::boxed::Box<str>>) -> Self {
+                    self.boxed = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `cow`.
+                pub fn with_cow(mut self, value: impl ::std::convert::Into<::std::borrow::Cow<'static, str>>) -> Self {
+                    self.cow = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `extra`.
+                pub fn with_extra(mut self, value: impl ::std::convert::Into<::serde_json::Value>) -> Self {
+                    self.extra = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `object`.
+                pub fn with_object(mut self, value: impl ::std::convert::Into<::serde_json::Map<String, ::serde_json::Value>>) -> Self {
+                    self.object = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `ratio`.
+                pub fn with_ratio(mut self, value: impl ::std::convert::Into<::ordered_float::OrderedFloat<f64>>) -> Self {
+                    self.ratio = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `weight`.
+                pub fn with_weight(mut self, value: impl ::std::convert::Into<::ordered_float::NotNan<f64>>) -> Self {
+                    self.weight = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
             /// What to apply of a `GadgetSpec`: only the fields that are set.
             #[derive(Clone, Debug, Default, ::serde::Serialize)]
             pub struct GadgetSpecApplyConfiguration {
@@ -1666,6 +1858,8 @@ pub mod applyconfigurations {
                 pub labels: ::std::option::Option<::std::collections::BTreeMap<String, String>>,
                 #[serde(rename = "ports", skip_serializing_if = "::std::option::Option::is_none")]
                 pub ports: ::std::option::Option<[u16; 2]>,
+                #[serde(rename = "everyday", skip_serializing_if = "::std::option::Option::is_none")]
+                pub everyday: ::std::option::Option<EverydayApplyConfiguration>,
             }
 
             impl GadgetSpecApplyConfiguration {
@@ -1682,6 +1876,11 @@ pub mod applyconfigurations {
                 /// Sets `ports`.
                 pub fn with_ports(mut self, value: impl ::std::convert::Into<[u16; 2]>) -> Self {
                     self.ports = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `everyday`.
+                pub fn with_everyday(mut self, value: impl ::std::convert::Into<EverydayApplyConfiguration>) -> Self {
+                    self.everyday = ::std::option::Option::Some(value.into());
                     self
                 }
             }

@@ -13,7 +13,7 @@ use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleStatus};
 use crdgen_consumer::apis::hyphens::v1::{
     ClusterTestType, ClusterTestTypeSpec, ClusterTestTypeStatus,
 };
-use crdgen_consumer::apis::other::v1::{Gadget, GadgetSpec, GadgetStatus, Size};
+use crdgen_consumer::apis::other::v1::{Everyday, Gadget, GadgetSpec, GadgetStatus, Size};
 use crdgen_consumer::client::applyconfigurations::bcrds::v1alpha1::{
     ExampleApplyConfiguration, ExampleStatusApplyConfiguration,
 };
@@ -514,6 +514,7 @@ pub async fn other_kinds(env: &Env) {
             size: Size::Small,
             labels: BTreeMap::new(),
             ports: [8080, 8443],
+            everyday: None,
         },
     );
     let mut created = gadgets.create(&pp, &gadget).await.unwrap();
@@ -670,6 +671,7 @@ async fn scale(env: &Env) {
 
 mod in_memory_server {
     in_memory_tests!(
+        everyday_types,
         round_trip,
         finalizers,
         selectors_and_paging,
@@ -713,6 +715,82 @@ mod in_memory_server {
     }
 }
 
+/// The everyday Rust types go through the server with crdgen's schema for them as they
+/// left, and a value outside a type's format or bounds is refused.
+pub async fn everyday_types(env: &Env) {
+    let everyday = Everyday {
+        url: "https://example.com/a?b=c".parse().unwrap(),
+        created: "2026-12-03T10:00:00Z".parse().unwrap(),
+        day: "2026-12-03".parse().unwrap(),
+        stamped: time::OffsetDateTime::from_unix_timestamp(1_790_000_000).unwrap(),
+        id: "0191b1a5-6f3e-7c9a-8b4e-2a6f1d0c9e11".parse().unwrap(),
+        ip: "fd00::1".parse().unwrap(),
+        ipv4: "10.0.0.1".parse().unwrap(),
+        ipv6: "fd00::2".parse().unwrap(),
+        listen: "127.0.0.1:8080".parse().unwrap(),
+        replicas: std::num::NonZeroU32::new(3).unwrap(),
+        offset: std::num::NonZeroI32::new(-1).unwrap(),
+        port: std::num::NonZero::new(443).unwrap(),
+        tags: ["a".to_owned(), "b".to_owned()].into(),
+        hashed: ["c".to_owned()].into(),
+        timeout: std::time::Duration::from_millis(1500),
+        payload: bytes::Bytes::from_static(b"hi"),
+        boxed: "boxed".into(),
+        cow: "cow".into(),
+        extra: json!({"any": ["thing", 1]}),
+        object: json!({"free": {"form": true}}).as_object().unwrap().clone(),
+        ratio: ordered_float::OrderedFloat(0.5),
+        weight: ordered_float::NotNan::new(2.5).unwrap(),
+    };
+    let gadgets = env.cs.other_v1().gadgets(&env.ns);
+    let spec = GadgetSpec {
+        size: Size::Large,
+        labels: BTreeMap::new(),
+        ports: [80, 443],
+        everyday: Some(everyday),
+    };
+    let created = gadgets
+        .create(&PostParams::default(), &Gadget::new("everyday", spec))
+        .await
+        .unwrap();
+    let got = gadgets.get("everyday").await.unwrap();
+    assert_eq!(got.spec, created.spec, "read back as written");
+    assert_eq!(
+        got.spec.everyday.as_ref().unwrap().timeout,
+        std::time::Duration::from_millis(1500)
+    );
+
+    // The same object with one field out of its type's form, sent as JSON.
+    let api: kube::Api<kube::api::DynamicObject> = kube::Api::namespaced_with(
+        env.cs.client().clone(),
+        &env.ns,
+        &kube::api::ApiResource::erase::<Gadget>(&()),
+    );
+    let mut refused = Vec::new();
+    for (field, value) in [
+        ("url", json!("example.com")),
+        ("created", json!("3 Dec 2026")),
+        ("day", json!("2026-12-03T10:00:00Z")),
+        ("id", json!("not-a-uuid")),
+        ("ipv4", json!("fd00::1")),
+        ("ipv6", json!("10.0.0.1")),
+        ("replicas", json!(0)),
+        ("offset", json!(0)),
+        ("port", json!(0)),
+        ("tags", json!(["a", "a"])),
+    ] {
+        let mut object = serde_json::to_value(&created).unwrap();
+        object["metadata"] = json!({"name": format!("bad-{}", field.to_lowercase())});
+        object["spec"]["everyday"][field] = value;
+        let object: kube::api::DynamicObject = serde_json::from_value(object).unwrap();
+        match api.create(&PostParams::default(), &object).await {
+            Err(kube::Error::Api(status)) if status.code == 422 => {}
+            other => refused.push(format!("{field}: {other:?}")),
+        }
+    }
+    assert!(refused.is_empty(), "accepted: {refused:#?}");
+}
+
 /// A group named by `+groupGoName` and a multi-word kind: `example_group_v1()`,
 /// `ExampleGroupV1Client`, `cluster_test_types()`.
 pub async fn group_go_name_and_multi_word_kind(env: &Env) {
@@ -745,6 +823,7 @@ pub async fn group_go_name_and_multi_word_kind(env: &Env) {
 }
 
 real_cluster_checks!(
+    everyday_types,
     round_trip,
     finalizers,
     selectors_and_paging,

@@ -219,6 +219,7 @@ fn generated_clones_equal_their_originals() {
             size: Size::Large,
             labels: BTreeMap::from([("a".into(), "b".into())]),
             ports: [80, 443],
+            everyday: None,
         },
         status: Some(GadgetStatus { ready: true }),
     };

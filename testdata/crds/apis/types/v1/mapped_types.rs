@@ -76,6 +76,14 @@ pub struct MappedSpec {
     pub few_pairs: Pairs<i64>,
     pub replica_counts: Vec<Replicas>,
     pub nested_aliases: Option<Labels>,
+    /// A type crdgen does not know, its JSON form declared.
+    /// +kubebuilder:validation:Type=string
+    /// +kubebuilder:validation:Format=date-time
+    pub declared: std::time::SystemTime,
+    /// A `with` module crdgen does not know: what the markers say.
+    /// +kubebuilder:validation:Type=integer
+    #[serde(with = "my_crate::as_seconds")]
+    pub written_with: std::time::Duration,
 }
 
 // Aliases: fields of these types are fields of the types they name, with the alias's

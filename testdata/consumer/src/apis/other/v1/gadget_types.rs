@@ -25,6 +25,38 @@ pub struct GadgetSpec {
     /// A fixed-length list: exactly two ports.
     #[serde(default)]
     pub ports: [u16; 2],
+    /// Everyday Rust types, each in its JSON form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub everyday: Option<Everyday>,
+}
+
+/// One field of each Rust type the book's "Rust types in a CRD" lists.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Everyday {
+    pub url: url::Url,
+    pub created: chrono::DateTime<chrono::Utc>,
+    pub day: chrono::NaiveDate,
+    #[serde(with = "time::serde::rfc3339")]
+    pub stamped: time::OffsetDateTime,
+    pub id: uuid::Uuid,
+    pub ip: std::net::IpAddr,
+    pub ipv4: std::net::Ipv4Addr,
+    pub ipv6: std::net::Ipv6Addr,
+    pub listen: std::net::SocketAddr,
+    pub replicas: std::num::NonZeroU32,
+    pub offset: std::num::NonZeroI32,
+    pub port: std::num::NonZero<u16>,
+    pub tags: std::collections::BTreeSet<String>,
+    pub hashed: std::collections::HashSet<String>,
+    pub timeout: std::time::Duration,
+    pub payload: bytes::Bytes,
+    pub boxed: Box<str>,
+    pub cow: std::borrow::Cow<'static, str>,
+    pub extra: serde_json::Value,
+    pub object: serde_json::Map<String, serde_json::Value>,
+    pub ratio: ordered_float::OrderedFloat<f64>,
+    pub weight: ordered_float::NotNan<f64>,
 }
 
 /// An alias: the CRD and the generated code see the map it names.
