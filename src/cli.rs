@@ -239,9 +239,10 @@ struct GenerateGroups {
     #[arg(long, value_name = "N")]
     max_description_len: Option<usize>,
 
-    /// The Kubernetes version whose types (k8s-openapi's) the API types embed: the
-    /// k8s-openapi feature the crate builds with (v1_33 is 1.33) [default: 1.37, what
-    /// k8s-openapi's `latest` is; crdgen has 1.33 to 1.37].
+    /// The Kubernetes version whose types (k8s-openapi's) the API types embed [default:
+    /// the k8s-openapi feature (v1_33 is 1.33) the nearest Cargo.toml above APIS_PKG builds
+    /// with, as cargo resolves it; else 1.37, what k8s-openapi's `latest` is;
+    /// crdgen has 1.33 to 1.37].
     #[arg(long, value_name = "1.NN", value_parser = crate::options::parse_kube_version)]
     kube_version: Option<crate::known::KubeVersion>,
 
@@ -321,6 +322,47 @@ fn module_path(
 }
 
 impl GenerateGroups {
+    /// Without `--kube-version`, a run that writes CRDs takes the version the crate of
+    /// APIS_PKG builds k8s-openapi for (what the schemas of its Kubernetes types must
+    /// follow), else the newest; what it says of its choice.
+    fn choose_kube_version(&self, opts: &mut Options) -> Result<Option<String>, String> {
+        use crate::known::manifest;
+        if self.kube_version.is_some() || !opts.generators.contains(&Generator::Crd) {
+            return Ok(None);
+        }
+        let newest = crate::known::KubeVersion::latest();
+        let apis = self.output_base.join(&self.apis_pkg);
+        let why = match manifest::nearest(&apis).map(|m| (manifest::kube_version(&m), m)) {
+            None => format!("no Cargo.toml at or above {}", apis.display()),
+            Some((Ok(Some(found)), _)) if found.version.is_supported() => {
+                opts.kube_version = found.version;
+                return Ok(Some(format!(
+                    "Kubernetes {}, the k8s-openapi feature {} of {} (--kube-version to choose another)",
+                    found.version,
+                    found.feature,
+                    found.manifest.display()
+                )));
+            }
+            Some((Ok(Some(found)), _)) => {
+                return Err(format!(
+                    "{} builds k8s-openapi for Kubernetes {} (its feature {}), which crdgen has no types for: it has {}; pass --kube-version",
+                    found.manifest.display(),
+                    found.version,
+                    found.feature,
+                    crate::known::KubeVersion::supported()
+                ));
+            }
+            Some((Ok(None), manifest)) => {
+                format!("{} builds no k8s-openapi", manifest.display())
+            }
+            Some((Err(e), _)) => e,
+        };
+        opts.kube_version = newest;
+        Ok(Some(format!(
+            "Kubernetes {newest}, the newest crdgen has ({why}; --kube-version to choose another)"
+        )))
+    }
+
     fn options(&self) -> Result<Options, String> {
         Ok(Options {
             generators: self.generators.clone(),
@@ -459,8 +501,20 @@ fn next_steps(project: &std::path::Path) -> String {
 }
 
 fn generate_groups(args: &GenerateGroups) -> ExitCode {
-    let opts = match args.options().and_then(|o| o.validate().map(|()| o)) {
-        Ok(opts) => opts,
+    let chosen = args
+        .options()
+        .and_then(|o| o.validate().map(|()| o))
+        .and_then(|mut o| {
+            let said = args.choose_kube_version(&mut o)?;
+            Ok((o, said))
+        });
+    let opts = match chosen {
+        Ok((opts, said)) => {
+            if let Some(said) = said {
+                eprintln!("crdgen: {said}");
+            }
+            opts
+        }
         Err(msg) => {
             eprintln!("error: {msg}");
             return ExitCode::from(USAGE_ERROR);

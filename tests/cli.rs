@@ -23,9 +23,105 @@ fn crdgen(base: &Path, extra: &[&str]) -> Output {
         ])
         .args(["--boilerplate", "hack/boilerplate.rs.txt", "--output-base"])
         .arg(base)
+        // The copied example's Cargo.toml inherits from a workspace it is no longer in:
+        // its version is given (the choice itself is tested below).
+        .args(["--kube-version", "1.37"])
         .args(extra)
         .output()
         .unwrap()
+}
+
+/// A crate of one API type, depending on k8s-openapi with `features`.
+fn crate_with_k8s_openapi(features: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = format!(
+        "[package]\nname = \"chosen\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n[dependencies]\nk8s-openapi = {{ version = \"0.29\", default-features = false, features = [\"std\", {features}] }}\n\n[workspace]\n"
+    );
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    let version = dir.path().join("src/apis/bcrds/v1");
+    std::fs::create_dir_all(&version).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "pub mod apis;\n").unwrap();
+    std::fs::write(
+        version.join("mod.rs"),
+        "//! +groupName=bcrds.example.com\nuse k8s_openapi::api::core::v1::PodSpec;\nuse k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n/// +kubebuilder:object:root=true\n#[derive(serde::Serialize, serde::Deserialize)]\npub struct Pod { #[serde(flatten, default)] pub types: Option<kube::core::TypeMeta>, pub metadata: ObjectMeta, pub spec: PodSpec }\n",
+    )
+    .unwrap();
+    // Its lock: the workspace's versions (downloaded already), pruned to what it uses, as
+    // building it once would leave it.
+    std::fs::copy(
+        common::testdata("../Cargo.lock"),
+        dir.path().join("Cargo.lock"),
+    )
+    .unwrap();
+    let locked = Command::new(env!("CARGO"))
+        .args(["tree", "--offline", "--depth", "0"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(locked.status.success(), "{}", stderr(&locked));
+    dir
+}
+
+#[test]
+fn the_kubernetes_version_is_the_one_the_crate_builds_k8s_openapi_for() {
+    let run_with = |dir: &Path, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_crdgen"))
+            .args([
+                "generate-groups",
+                "crd",
+                "src/client",
+                "src/apis",
+                "bcrds:v1",
+            ])
+            .args(extra)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    };
+    let run = |dir: &Path| run_with(dir, &[]);
+    let dir = crate_with_k8s_openapi("\"v1_33\"");
+    let out = run(dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("crdgen: Kubernetes 1.33, the k8s-openapi feature v1_33 of "),
+        "{}",
+        stderr(&out)
+    );
+    // 1.33's PodSpec lacks what 1.37's has: the CRD follows the crate's version.
+    let crd = std::fs::read_to_string(
+        dir.path()
+            .join("config/crd/bases/bcrds.example.com_pods.yaml"),
+    )
+    .unwrap();
+    let latest = crate_with_k8s_openapi("\"latest\"");
+    let out = run(latest.path());
+    assert!(
+        stderr(&out).starts_with("crdgen: Kubernetes 1.37, the k8s-openapi feature v1_37 of "),
+        "{}",
+        stderr(&out)
+    );
+    let newest = std::fs::read_to_string(
+        latest
+            .path()
+            .join("config/crd/bases/bcrds.example.com_pods.yaml"),
+    )
+    .unwrap();
+    assert!(crd.len() < newest.len(), "1.33's PodSpec is the smaller");
+
+    // No Cargo.toml at all: the newest, said so.
+    let bare = tempfile::tempdir().unwrap();
+    common::copy_tree(&dir.path().join("src"), &bare.path().join("src"));
+    let out = run(bare.path());
+    assert!(
+        stderr(&out).starts_with(
+            "crdgen: Kubernetes 1.37, the newest crdgen has (no Cargo.toml at or above"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // --kube-version wins, and is not remarked on.
+    let out = run_with(dir.path(), &["--kube-version", "1.35"]);
+    assert!(!stderr(&out).contains("Kubernetes 1."), "{}", stderr(&out));
 }
 
 fn stdout(out: &Output) -> String {

@@ -251,7 +251,7 @@ fn the_help_states_the_default_kubernetes_version() {
         .join(" ");
     assert!(text.contains("--kube-version <1.NN>"), "{text}");
     let default = format!(
-        "[default: {}, what k8s-openapi's `latest` is",
+        "the k8s-openapi feature (v1_33 is 1.33) the nearest Cargo.toml above APIS_PKG builds with, as cargo resolves it; else {}, what k8s-openapi's `latest` is",
         crdgen::KubeVersion::latest()
     );
     assert!(text.contains(&default), "{text}");

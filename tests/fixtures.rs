@@ -101,6 +101,7 @@ mod diagnostics {
         cel_rule_unknown_field,
         cel_rules_over_crd_budget,
         crd_enum_and_docs_misused,
+        crd_jsonpath_names_no_field,
         crd_k8s_markers_misused,
         crd_marker_on_wrong_type,
         crd_mixed_enum,

@@ -5,6 +5,7 @@
 
 mod data;
 mod go;
+pub mod manifest;
 mod schema;
 mod version;
 

@@ -4,6 +4,7 @@
 
 mod cel;
 mod ecosystem;
+mod jsonpath;
 mod structural;
 mod types;
 
@@ -254,6 +255,7 @@ fn crd(
                     .hint("a marker on that field overrides what the type gives; see the Kubernetes structural schema rules"),
             );
         }
+        jsonpath::check(kind, &schema, &version.name, known.version, diags);
         let kind_markers = &kind.markers;
         let mut entry = object([
             ("name", version.name.clone().into()),
