@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/known/types.json: the facts controller-gen reads from the Go source of
+"""Writes src/known/types.jsonl: the facts controller-gen reads from the Go source of
 every type k8s-openapi has, for each Kubernetes version k8s-openapi supports.
 
 For each Go type: its doc (as controller-gen cuts it: markers, TODO lines and what
@@ -652,23 +652,24 @@ def main():
                 queue.extend(referenced(f["type"]))
     for go, ms in sorted(unmatched.items()):
         print(f"no Go type {go} ({ranges(ms)})", file=sys.stderr)
-    data = {
-        "generatedBy": "hack/update-known-types.sh",
-        "versions": [f"1.{m}" for m in minors],
-        "sources": sources,
-        "rust": {
+    # One JSON value a line (src/known/data.rs reads each part when first needed, and a
+    # Go type's line alone): the header, k8s-openapi's paths, then each Go type in name
+    # order as ["<go type>",[<facts>...]].
+    dump = lambda value: json.dumps(value, indent=None, sort_keys=False, separators=(",", ":"), ensure_ascii=False)
+    lines = [
+        dump({"generatedBy": "hack/update-known-types.sh", "versions": [f"1.{m}" for m in minors], "sources": sources}),
+        dump({"rust": {
             path: [{"go": go, "in": ranges(ms)} for go, ms in sorted(gos.items())]
             for path, gos in sorted(rust.items())
-        },
-        "types": {
-            go: sorted(
-                ({"in": ranges(ms), **json.loads(key)} for key, ms in variants.items()),
-                key=lambda v: v["in"],
-            )
-            for go, variants in sorted(types.items())
-        },
-    }
-    text = json.dumps(data, indent=None, sort_keys=False, separators=(",", ":"), ensure_ascii=False)
+        }}),
+    ]
+    for go, variants in sorted(types.items()):
+        facts = sorted(
+            ({"in": ranges(ms), **json.loads(key)} for key, ms in variants.items()),
+            key=lambda v: v["in"],
+        )
+        lines.append(dump([go, facts]))
+    text = "\n".join(lines)
     tmp = out_path + ".tmp"
     with open(tmp, "w") as f:
         f.write(text + "\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates src/known/types.json: what controller-gen reads from the Go source of every
+# Regenerates src/known/types.jsonl: what controller-gen reads from the Go source of every
 # type k8s-openapi has (fields, JSON tags, docs, +listType/+default/+optional/... markers),
 # for each Kubernetes version k8s-openapi supports. Run it when bumping k8s-openapi;
 # commit the result. It reads local clones (bare or not) of the four Kubernetes API
@@ -26,6 +26,6 @@ refs=()
 for var in $(compgen -v K8S_REF_1_ || true); do
   refs+=(--ref "1.${var#K8S_REF_1_}=${!var}")
 done
-python3 "$root/hack/known-types.py" "${refs[@]}" "$root/src/known/types.json" "$(dirname "$k8s_openapi")" \
+python3 "$root/hack/known-types.py" "${refs[@]}" "$root/src/known/types.jsonl" "$(dirname "$k8s_openapi")" \
   "$(clone api K8S_API)" "$(clone apimachinery K8S_APIMACHINERY)" \
   "$(clone apiextensions-apiserver K8S_APIEXTENSIONS_APISERVER)" "$(clone kube-aggregator K8S_KUBE_AGGREGATOR)"

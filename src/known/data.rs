@@ -1,25 +1,64 @@
-//! `types.json`, the facts `hack/update-known-types.sh` reads from the Kubernetes Go
-//! source for every type of k8s-openapi and every Kubernetes version it supports. A type
-//! is parsed from its raw JSON the first time a schema needs it: a run touches a few
-//! dozen of the thousand.
+//! `types.jsonl`, the facts `hack/update-known-types.sh` reads from the Kubernetes Go
+//! source for every type of k8s-openapi and every Kubernetes version it supports, one
+//! JSON value a line: the versions and sources, then k8s-openapi's paths, then one line
+//! per Go type, `["<go type>",[<facts>…]]`, sorted by name. Each part is parsed when first
+//! needed, and a Go type's line alone: a run that embeds no Kubernetes type reads none of
+//! it, and one that does finds a type's line without parsing the 2.5 MB around it.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::version::{KubeVersion, Versions};
 
+const TEXT: &str = include_str!("types.jsonl");
+
 #[derive(Deserialize)]
-struct Data {
+struct Header {
     versions: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Paths {
     /// k8s-openapi's Rust path → the Go type it is, by the versions it exists in.
     rust: BTreeMap<String, Vec<RustType>>,
-    /// Go type (`k8s.io/api/core/v1.PodSpec`) → its facts, one entry per run of
-    /// versions that agree; borrowed from the embedded text, read when first needed.
-    #[serde(borrow)]
-    types: BTreeMap<&'static str, &'static RawValue>,
+}
+
+/// The file's first line, its second, and the rest: each part is looked at only when
+/// something needs it (the versions alone read the first line).
+fn parts() -> (&'static str, &'static str, &'static str) {
+    let (header, rest) = TEXT.split_once('\n').expect("types.jsonl has its header");
+    let (paths, types) = rest.split_once('\n').expect("types.jsonl has its paths");
+    (header, paths, types)
+}
+
+/// Each Go type's name and facts (the JSON of its runs of versions that agree), in name
+/// order, found by line without parsing the facts.
+fn types() -> &'static [(&'static str, &'static str)] {
+    static TYPES: OnceLock<Vec<(&str, &str)>> = OnceLock::new();
+    TYPES.get_or_init(|| {
+        parts()
+            .2
+            .lines()
+            .map(|line| {
+                line.strip_prefix("[\"")
+                    .and_then(|l| l.strip_suffix(']'))
+                    .and_then(|l| l.split_once("\","))
+                    .expect("a type line is [\"name\",facts]")
+            })
+            .collect()
+    })
+}
+
+fn header() -> &'static Header {
+    static HEADER: OnceLock<Header> = OnceLock::new();
+    HEADER.get_or_init(|| serde_json::from_str(parts().0).expect("types.jsonl's header is valid"))
+}
+
+fn paths() -> &'static Paths {
+    static PATHS: OnceLock<Paths> = OnceLock::new();
+    PATHS.get_or_init(|| serde_json::from_str(parts().1).expect("types.jsonl's paths are valid"))
 }
 
 #[derive(Deserialize)]
@@ -76,36 +115,29 @@ impl KubeVersion {
     }
 }
 
-fn data() -> &'static Data {
-    static DATA: OnceLock<Data> = OnceLock::new();
-    DATA.get_or_init(|| {
-        serde_json::from_str(include_str!("types.json"))
-            .expect("src/known/types.json is generated valid")
-    })
-}
-
 /// The Kubernetes versions the facts cover, oldest first.
 pub fn versions() -> impl Iterator<Item = KubeVersion> {
-    data()
+    header()
         .versions
         .iter()
-        .map(|v| v.parse().expect("types.json names versions as 1.NN"))
+        .map(|v| v.parse().expect("types.jsonl names versions as 1.NN"))
 }
 
 /// The Go types a k8s-openapi path is, by version.
 pub fn rust(path: &str) -> Option<&'static [RustType]> {
-    data().rust.get(path).map(Vec::as_slice)
+    paths().rust.get(path).map(Vec::as_slice)
 }
 
 /// Every k8s-openapi path.
 pub fn rust_paths() -> impl Iterator<Item = &'static str> {
-    data().rust.keys().map(String::as_str)
+    paths().rust.keys().map(String::as_str)
 }
 
 /// Every run of versions of a Go type's facts; `None` for a type the data lacks.
 pub fn go_type(name: &str) -> Option<Vec<GoTypeFacts>> {
-    let raw = data().types.get(name)?;
-    Some(serde_json::from_str(raw.get()).expect("src/known/types.json is generated valid"))
+    let types = types();
+    let at = types.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+    Some(serde_json::from_str(types[at].1).expect("src/known/types.jsonl is generated valid"))
 }
 
 #[cfg(test)]
@@ -121,7 +153,9 @@ mod tests {
 
     #[test]
     fn every_go_type_parses_and_every_rust_type_has_its_go_type() {
-        for name in data().types.keys() {
+        let names: Vec<&str> = types().iter().map(|(n, _)| *n).collect();
+        assert!(names.is_sorted(), "type lines in name order");
+        for name in &names {
             assert!(!go_type(name).unwrap().is_empty(), "{name}");
         }
         let without: Vec<&str> = rust_paths()
@@ -129,7 +163,7 @@ mod tests {
                 rust(p)
                     .unwrap()
                     .iter()
-                    .any(|r| !data().types.contains_key(r.go.as_str()))
+                    .any(|r| !names.contains(&r.go.as_str()))
             })
             .collect();
         // k8s-openapi's 1.37 is from after the last snapshot of k8s.io/api read, which

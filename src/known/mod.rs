@@ -1,6 +1,6 @@
 //! Kubernetes' own types in API types: every type of k8s-openapi, in every Kubernetes
 //! version it supports, with the schema controller-gen writes for it. The facts come from
-//! the Kubernetes Go source (`types.json`, written by `hack/update-known-types.sh`);
+//! the Kubernetes Go source (`types.jsonl`, written by `hack/update-known-types.sh`);
 //! `schema` turns them into controller-gen's schema for the version being generated for.
 
 mod data;
@@ -57,7 +57,7 @@ pub fn schema(
 /// The properties of metav1.TypeMeta, `apiVersion` and `kind`, as a Go kind embeds them.
 pub fn type_meta(options: Options) -> Value {
     let type_meta = schema::go_type("k8s.io/apimachinery/pkg/apis/meta/v1.TypeMeta", options)
-        .expect("types.json has metav1.TypeMeta in every version");
+        .expect("types.jsonl has metav1.TypeMeta in every version");
     type_meta["properties"].clone()
 }
 
