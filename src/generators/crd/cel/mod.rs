@@ -10,6 +10,7 @@ mod check;
 mod cost;
 mod decl;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -33,7 +34,6 @@ pub(super) fn check(schema: &mut Value, kind: &Kind, version: &str, diags: &mut 
         diags,
         total: 0,
         expensive: Vec::new(),
-        parsed: HashMap::new(),
     };
     let at = At {
         path: String::new(),
@@ -89,8 +89,6 @@ struct Walk<'a> {
     diags: &'a mut Diagnostics,
     total: u64,
     expensive: Vec<(String, u64)>,
-    /// Rules parsed so far, by their text: a type's rules repeat wherever it is used.
-    parsed: HashMap<String, Rc<Parsed>>,
 }
 
 type Parsed = Result<kube_cel::cel::parser::Expression, String>;
@@ -370,13 +368,18 @@ impl Walk<'_> {
     }
 
     /// `source` parsed, once per text.
+    /// The rule `source` parsed, once per text on each thread: a type's rules repeat
+    /// wherever it is used, in every kind and version that uses it.
     fn parse(&mut self, source: &str) -> Rc<Parsed> {
-        if let Some(parsed) = self.parsed.get(source) {
-            return parsed.clone();
+        thread_local! {
+            static PARSED: RefCell<HashMap<String, Rc<Parsed>>> = RefCell::new(HashMap::new());
         }
-        let parsed = Rc::new(parse(source));
-        self.parsed.insert(source.to_owned(), parsed.clone());
-        parsed
+        PARSED.with_borrow_mut(|parsed| {
+            parsed
+                .entry(source.to_owned())
+                .or_insert_with(|| Rc::new(parse(source)))
+                .clone()
+        })
     }
 
     /// A diagnostic at the rule's marker, or at the kind for a rule of no marker of the
