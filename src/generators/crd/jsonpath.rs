@@ -105,10 +105,12 @@ pub fn check(
         let Some(path) = path_of(marker) else {
             continue;
         };
+        const SCALAR: &str = "select by a string, integer or boolean field reached by field names alone: the apiserver takes no other";
         let problem = match resolve(schema, &path) {
-            Resolved::Missing(missing) => Some(nowhere(&path, &missing)),
-            Resolved::Field(_, true) => Some(format!(
-                "`{path}` is inside a list, which the apiserver does not select by"
+            Resolved::Missing(missing) => Some((nowhere(&path, &missing), HINT)),
+            Resolved::Field(_, true) => Some((
+                format!("`{path}` is inside a list, which the apiserver does not select by"),
+                SCALAR,
             )),
             Resolved::Field(field, false)
                 if !matches!(
@@ -116,17 +118,20 @@ pub fn check(
                     Some("string" | "integer" | "boolean")
                 ) =>
             {
-                Some(format!(
-                    "`{path}` is not a string, integer or boolean, which the apiserver selects by"
+                Some((
+                    format!(
+                        "`{path}` is not a string, integer or boolean, which the apiserver selects by"
+                    ),
+                    SCALAR,
                 ))
             }
             _ => None,
         };
-        if let Some(problem) = problem {
+        if let Some((problem, hint)) = problem {
             diags.push(
                 Diagnostic::error(Code::BadMarkerArgument, problem)
                     .at(&kind.file, marker.pos)
-                    .hint(HINT),
+                    .hint(hint),
             );
         }
     }
