@@ -2,6 +2,7 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::ByteString;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use kube::core::TypeMeta;
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -162,6 +163,103 @@ pub struct CronJobSpec {
     /// This tests that pattern validator is properly applied.
     /// +kubebuilder:validation:Pattern=`^$|^((https):\/\/?)[^\s()<>]+(?:\([\w\d]+\)|([^[:punct:]\s]|\/?))$`
     pub pattern_object: String,
+    /// +kubebuilder:validation:EmbeddedResource
+    pub embedded_resource: RawExtension,
+
+    /// +kubebuilder:pruning:PreserveUnknownFields
+    #[serde(rename = "unprunedJSON")]
+    pub unpruned_json: NestedObject,
+
+    /// +kubebuilder:pruning:PreserveUnknownFields
+    /// +kubebuilder:validation:EmbeddedResource
+    pub unpruned_embedded_resource: RawExtension,
+
+    /// This tests that a type-level pruning marker works.
+    #[serde(rename = "unprunedFomType")]
+    pub unpruned_from_type: Preserved,
+
+    /// This tests that a type-level pruning marker combined with a field-level pruning marker works.
+    /// +kubebuilder:pruning:PreserveUnknownFields
+    #[serde(rename = "unprunedFomTypeAndField")]
+    pub unpruned_from_type_and_field: Preserved,
+
+    /// This tests that associative lists work.
+    /// +listType=map
+    /// +listMapKey=name
+    /// +listMapKey=secondary
+    pub associative_list: Vec<AssociativeType>,
+
+    /// This tests that associative lists work using the +k8s:listType alias.
+    /// +k8s:listType=map
+    /// +k8s:listMapKey=name
+    pub k8s_associative_list: Vec<AssociativeType>,
+
+    /// This tests that +k8s:listType=set works.
+    /// +k8s:listType=set
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub k8s_set_list: Vec<String>,
+
+    /// This tests that +k8s:listType=atomic works.
+    /// +k8s:listType=atomic
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub k8s_atomic_list: Vec<String>,
+
+    /// This tests that associative lists work via a nested type.
+    #[serde(rename = "nestedassociativeList")]
+    pub nested_associative_list: NestedAssociativeList,
+
+    /// This tests that associative lists work via a nested type using the +k8s:listType alias.
+    pub k8s_nested_associative_list: K8sNestedAssociativeList,
+
+    /// A map that allows different actors to manage different fields
+    /// +mapType=granular
+    pub map_of_info: BTreeMap<String, ByteString>,
+
+    /// A map that allows different actors to manage different fields via a nested type.
+    pub nested_map_of_info: NestedMapOfInfo,
+
+    /// A struct that can only be entirely replaced
+    /// +structType=atomic
+    pub struct_with_several_fields: NestedObject,
+
+    /// A struct that can only be entirely replaced via a nested type.
+    pub nested_struct_with_several_fields: NestedStructWithSeveralFields,
+
+    /// A struct that can only be entirely replaced via a nested type and
+    /// field markers.
+    /// +structType=atomic
+    pub nested_struct_with_several_fields_double_marked: NestedStructWithSeveralFields,
+
+    /// This tests that type references are properly flattened
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub just_nested_object: Option<JustNestedObject>,
+
+    /// This tests explicitly optional kubebuilder fields
+    /// +kubebuilder:validation:Optional
+    pub explicitly_optional_kubebuilder: String,
+
+    /// This tests explicitly optional kubernetes fields
+    /// +optional
+    pub explicitly_optional_kubernetes: String,
+
+    /// This tests explicitly optional k8s fields
+    /// +k8s:optional
+    pub explicitly_optional_k8s: String,
+
+    /// This tests explicitly required kubebuilder fields
+    /// +kubebuilder:validation:Required
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub explicitly_required_kubebuilder: String,
+
+    /// This tests explicitly required kubernetes fields
+    /// +required
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub explicitly_required_kubernetes: String,
+
+    /// This tests explicitly required k8s fields
+    /// +k8s:required
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub explicitly_required_k8s: String,
 }
 
 /// ConcurrencyPolicy describes how the job will be handled.
@@ -221,3 +319,55 @@ pub struct EmpiableObject {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub bar: String,
 }
+
+/// +kubebuilder:validation:Type=object
+/// +kubebuilder:pruning:PreserveUnknownFields
+#[derive(Deserialize)]
+pub struct Preserved {
+    pub concrete_field: String,
+    #[serde(flatten)]
+    pub rest: BTreeMap<String, serde_json::Value>,
+}
+
+impl Serialize for Preserved {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut full = self.rest.clone();
+        full.insert("concreteField".into(), self.concrete_field.clone().into());
+        full.serialize(serializer)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct AssociativeType {
+    pub name: String,
+    pub secondary: isize,
+    pub foo: String,
+}
+
+/// +listType=map
+/// +listMapKey=name
+/// +listMapKey=secondary
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct NestedAssociativeList(pub Vec<AssociativeType>);
+
+/// +k8s:listType=map
+/// +k8s:listMapKey=name
+/// +k8s:listMapKey=secondary
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct K8sNestedAssociativeList(pub Vec<AssociativeType>);
+
+/// +mapType=granular
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct NestedMapOfInfo(pub BTreeMap<String, ByteString>);
+
+/// +structType=atomic
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct NestedStructWithSeveralFields(pub NestedObject);
+
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct JustNestedObject(pub NestedObject);
