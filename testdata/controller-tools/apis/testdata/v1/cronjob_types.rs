@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::ByteString;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::core::TypeMeta;
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -260,6 +261,118 @@ pub struct CronJobSpec {
     /// +k8s:required
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub explicitly_required_k8s: String,
+    /// This tests that min/max properties work
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_max_properties: Option<MinMaxObject>,
+
+    /// This tests that the schemaless marker works
+    /// +kubebuilder:validation:Schemaless
+    /// +kubebuilder:validation:Type=string
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schemaless: Option<ByteString>,
+
+    /// This tests that an IntOrString can also have string validation.
+    /// This can be useful if you want to limit the string to a percentage or integer.
+    /// The XIntOrString marker is a requirement for having a pattern on this type.
+    /// +kubebuilder:validation:XIntOrString
+    /// +kubebuilder:validation:MaxLength=11
+    /// +kubebuilder:validation:MinLength=2
+    /// +kubebuilder:validation:Pattern="^((100|[0-9]{1,2})%|[0-9]+)$"
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub int_or_string_with_a_pattern: Option<IntOrString>,
+
+    /// This tests that an IntOrString can have enum validation.
+    /// The XIntOrString marker is required for applying enum to IntOrString.
+    /// +kubebuilder:validation:XIntOrString
+    /// +kubebuilder:validation:Enum=1;2;"foo";"bar"
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub int_or_string_with_enum: Option<IntOrString>,
+
+    /// Checks that nested maps work
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nested_map: BTreeMap<String, BTreeMap<String, String>>,
+
+    /// Checks that multiply-nested maps work
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nested_nested_map: BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>,
+
+    /// Checks that maps containing types that contain maps work
+    #[serde(rename = "nestedMapInStruct", default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub contains_nested_map_map: BTreeMap<String, ContainsNestedMap>,
+
+    /// Maps of arrays of things-that-aren’t-strings are permitted
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub map_of_arrays_of_floats: BTreeMap<String, Vec<bool>>,
+
+    /// Maps keyed by a type that implements encoding.TextMarshaler are permitted,
+    /// since such keys serialize to strings (just like TextMarshaler fields do).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub map_of_text_marshaler_keys: BTreeMap<url::Url, String>,
+
+    /// +kubebuilder:validation:Minimum=-0.5
+    /// +kubebuilder:validation:Maximum=1.5
+    /// +kubebuilder:validation:MultipleOf=0.5
+    pub float_with_validations: f64,
+
+    /// +kubebuilder:validation:Minimum=-0.5
+    /// +kubebuilder:validation:Maximum=1.5
+    /// +kubebuilder:validation:MultipleOf=0.5
+    pub float64_with_validations: f64,
+
+    /// +kubebuilder:validation:Minimum=-2
+    /// +kubebuilder:validation:Maximum=2
+    /// +kubebuilder:validation:MultipleOf=2
+    pub int_with_validations: isize,
+
+    /// +kubebuilder:validation:Minimum=-2
+    /// +kubebuilder:validation:Maximum=2
+    /// +kubebuilder:validation:MultipleOf=2
+    pub int32_with_validations: i32,
+
+    /// Test of the expression-based validation rule marker, with optional message.
+    /// +kubebuilder:validation:XValidation:rule="self.size() % 2 == 0",message="must have even length"
+    /// +kubebuilder:validation:XValidation:rule="true"
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub string_with_even_length: String,
+
+    /// Test of the expression-based validation with messageExpression marker.
+    /// Due to a bug in the cost calculation we can not include the lenght in the message expression:
+    /// https://github.com/kubernetes/kubernetes/issues/124234
+    ///
+    /// +kubebuilder:validation:XValidation:rule="self.size() % 2 == 0",messageExpression="self + ' has odd length, must be even'"
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub string_with_even_length_and_message_expression: String,
+
+    /// Checks that fixed-length arrays work
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array: Option<[isize; 3]>,
+
+    /// This tests string slice item validation.
+    /// +kubebuilder:validation:MinItems=1
+    /// +kubebuilder:validation:items:MinLength=1
+    /// +kubebuilder:validation:items:MaxLength=255
+    /// +kubebuilder:validation:items:Pattern=^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$
+    /// +listType=set
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
+
+    /// This tests slice item validation with enum
+    /// +kubebuilder:validation:items:Enum=0;1;3
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub enum_slice: Vec<isize>,
+
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts_alias: Option<Hosts>,
+
+    /// This tests string slice validation.
+    /// +kubebuilder:validation:MinItems=2
+    /// +kubebuilder:validation:MaxItems=2
+    pub string_pair: Vec<String>,
+
+    /// This tests string alias slice item validation.
+    /// +kubebuilder:validation:MinItems=3
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub longer_string_array: Vec<LongerString>,
 }
 
 /// ConcurrencyPolicy describes how the job will be handled.
@@ -371,3 +484,32 @@ pub struct NestedStructWithSeveralFields(pub NestedObject);
 #[derive(Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct JustNestedObject(pub NestedObject);
+
+/// +kubebuilder:validation:MinProperties=1
+/// +kubebuilder:validation:MaxProperties=2
+#[derive(Serialize, Deserialize)]
+pub struct MinMaxObject {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub foo: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bar: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub baz: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainsNestedMap {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inner_map: BTreeMap<String, String>,
+}
+
+/// This tests string slice item validation.
+/// +kubebuilder:validation:MinItems=1
+/// +kubebuilder:validation:items:MinLength=1
+/// +kubebuilder:validation:items:MaxLength=255
+/// +kubebuilder:validation:items:Pattern=^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$
+/// +listType=set
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Hosts(pub Vec<String>);
