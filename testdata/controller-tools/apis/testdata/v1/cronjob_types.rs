@@ -373,6 +373,74 @@ pub struct CronJobSpec {
     /// +kubebuilder:validation:MinItems=3
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub longer_string_array: Vec<LongerString>,
+    /// This tests that a slice of IntOrString can also have string validation.
+    /// This can be useful if you want to limit the string to a percentage or integer.
+    /// The XIntOrString marker is a requirement for having a pattern on this type.
+    /// +kubebuilder:validation:items:XIntOrString
+    /// +kubebuilder:validation:items:MaxLength=10
+    /// +kubebuilder:validation:items:MinLength=1
+    /// +kubebuilder:validation:items:Pattern="^((100|[0-9]{1,2})%|[0-9]+)$"
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub int_or_string_array_with_a_pattern: Vec<Option<IntOrString>>,
+
+    /// This tests that a slice of  IntOrString can also have enum validation.
+    /// The XIntOrString marker is required for applying enum to IntOrString.
+    /// +kubebuilder:validation:items:XIntOrString
+    /// +kubebuilder:validation:items:MaxLength=3
+    /// +kubebuilder:validation:items:MinLength=1
+    /// +kubebuilder:validation:items:Enum=1;2;"foo";"bar"
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub int_or_string_with_enum_slice: Vec<IntOrString>,
+
+    /// This tests that we can embed protocol correctly (without ending up with allOf).
+    /// Context: https://github.com/kubernetes-sigs/controller-tools/issues/1027
+    /// Defaults to "TCP".
+    /// +optional
+    /// +default="TCP"
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub protocol: String,
+
+    /// This tests that selectable field.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub selectable_field_string: String,
+
+    /// This tests that embedded struct, which is an alias type, is handled correctly.
+    #[serde(flatten)]
+    pub inline_alias: InlineAlias,
+
+    /// Tests pointer embedded struct with inline tag.
+    #[serde(flatten)]
+    pub inline_pointer_struct: Option<Box<InlinePointerStruct>>,
+
+    /// Test that we can add a field that can only be set to a non-default value on updates using XValidation OptionalOldSelf.
+    /// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || self == 0",message="must be set to 0 on creation. can be set to any value on an update.",optionalOldSelf=true
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub only_allow_setting_on_update: i32,
+
+    /// This tests that unmarkered types are handled correctly.
+    /// When markers are applied at the field level instead of the type level.
+    /// +kubebuilder:validation:Minimum=1
+    /// +kubebuilder:validation:Maximum=10
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locally_bounded_integer: Option<UnmarkeredInteger>,
+
+    /// This tests that unmarkered types are handled correctly.
+    /// When markers are applied at the field level instead of the type level.
+    /// +kubebuilder:validation:MinLength=1
+    /// +kubebuilder:validation:MaxLength=10
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locally_bounded_string: Option<UnmarkeredString>,
+
+    /// This tests that field-level overrides are handled correctly
+    /// for local type declarations.
+    /// +kubebuilder:validation:MinLength=10
+    /// +kubebuilder:validation:MaxLength=10
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_level_local_declaration_override: Option<LongerString>,
+}
+
+fn is_zero(n: &i32) -> bool {
+    *n == 0
 }
 
 /// ConcurrencyPolicy describes how the job will be handled.
@@ -513,3 +581,34 @@ pub struct ContainsNestedMap {
 #[derive(Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Hosts(pub Vec<String>);
+
+pub type InlineAlias = EmbeddedStruct;
+
+/// EmbeddedStruct is for testing that embedded struct is handled correctly when it is used through an alias type.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedStruct {
+    /// FromEmbedded is a field from the embedded struct that was used through an alias type.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub from_embedded: String,
+}
+
+/// InlinePointerStruct tests pointer embedded struct with inline tag.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InlinePointerStruct {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub from_pointer: String,
+}
+
+/// This tests that unmarkered types are handled correctly.
+/// When markers are applied at the field level instead of the type level.
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct UnmarkeredInteger(pub i32);
+
+/// This tests that unmarkered types are handled correctly.
+/// When markers are applied at the field level instead of the type level.
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct UnmarkeredString(pub String);
