@@ -774,24 +774,16 @@ impl<'d> Checker<'d> {
             }
             ("replace", Some(t), [from, to, ..]) => {
                 let (s, from, to) = (size(t), size(from), size(to));
-                let mut count = Range::default();
-                let mut kept = Range::default();
-                if from.min == 0 {
-                    count.max = if s.max < u64::MAX { s.max + 1 } else { s.max };
-                    kept.max = s.max;
-                } else if to.max <= from.min {
-                    kept.max = s.max;
-                } else {
-                    count.max = (s.max as f64 / from.min as f64).ceil() as u64;
-                }
-                if from.max == 0 {
-                    count.min = if s.min < u64::MAX { s.min + 1 } else { s.min };
-                    kept.min = s.min;
-                } else if from.max <= to.min {
-                    kept.min = s.min;
-                } else {
-                    count.min = (s.min as f64 / from.max as f64).ceil() as u64;
-                }
+                let (count_max, kept_max) = replaced(s.max, from.min, to.max <= from.min);
+                let (count_min, kept_min) = replaced(s.min, from.max, from.max <= to.min);
+                let count = Range {
+                    min: count_min,
+                    max: count_max,
+                };
+                let kept = Range {
+                    min: kept_min,
+                    max: kept_max,
+                };
                 let result = count.mul(to).add(kept);
                 Some((s.factor(2.0 * cost::TRAVERSAL), Some(result)))
             }
@@ -991,6 +983,20 @@ fn result_type<'d>(name: &str, target: Option<&Node<'d>>, args: &[Node<'d>]) -> 
     }
 }
 
+/// One bound of `replace`'s result size, as the apiserver's library estimator takes it
+/// for a string of `len` with matches `from` long: how many replacements there can be,
+/// and how much of the string is kept beside them (all of it when `keep`, the
+/// replacement being no longer than what it replaces on this bound).
+fn replaced(len: u64, from: u64, keep: bool) -> (u64, u64) {
+    if from == 0 {
+        (len.saturating_add(1), len)
+    } else if keep {
+        (0, len)
+    } else {
+        ((len as f64 / from as f64).ceil() as u64, 0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
@@ -1024,6 +1030,17 @@ mod tests {
 
     /// The figures kube-apiserver's own estimator gives for these rules (its
     /// `TestCostEstimation` cases, k8s.io/apiextensions-apiserver), unbounded and bounded.
+    #[test]
+    fn replace_bounds_follow_the_library_estimator() {
+        // An empty match replaces before every character and after the last.
+        assert_eq!(replaced(10, 0, false), (11, 10));
+        assert_eq!(replaced(u64::MAX, 0, false), (u64::MAX, u64::MAX));
+        // A replacement no longer than the match: the string bounds the result.
+        assert_eq!(replaced(10, 3, true), (0, 10));
+        // Else as many replacements as matches fit.
+        assert_eq!(replaced(10, 3, false), (4, 0));
+    }
+
     #[test]
     fn costs_are_estimated_as_the_apiserver_estimates_them() {
         let number = json!({"type": "number"});
