@@ -13,7 +13,7 @@ use super::kinds::marker_kind;
 use super::names;
 use super::parsed::{ParsedFile, ParsedGroup, UseEntry};
 use super::resolve::{FileScope, Resolver, Scope, Scopes, TypeIndex, scope_key};
-use super::{Alias, Body, Field, Fields, Group, Kind, Model, Version, Visibility};
+use super::{Alias, Group, Kind, Model, Version, Visibility};
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::markers::{self, Marker};
 use crate::naming;
@@ -84,7 +84,11 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
             let Some(file) = scopes.get(&scope_key(&ty.key)) else {
                 continue;
             };
-            for field in fields_mut(&mut ty.body) {
+            if let Some(wire) = &mut ty.serde.wire {
+                resolver.resolve(wire, &file.scope);
+                aliases.expand(wire);
+            }
+            for field in ty.body.fields_mut() {
                 resolver.resolve(&mut field.ty, &file.scope);
                 field.aliased = aliases.written(&field.ty);
                 aliases.expand(&mut field.ty);
@@ -338,20 +342,6 @@ fn report_comment_markers(file: &ParsedFile, diags: &mut Diagnostics) {
                     .hint("markers go in doc comments: write `///` (or `//!` for package markers); to keep it as a note, drop the `+`"),
             );
         }
-    }
-}
-
-fn fields_mut(body: &mut Body) -> Vec<&mut Field> {
-    match body {
-        Body::Struct(Fields::Named(f) | Fields::Tuple(f)) => f.iter_mut().collect(),
-        Body::Struct(Fields::Unit) => Vec::new(),
-        Body::Enum(variants) => variants
-            .iter_mut()
-            .flat_map(|v| match &mut v.fields {
-                Fields::Named(f) | Fields::Tuple(f) => f.iter_mut().collect::<Vec<_>>(),
-                Fields::Unit => Vec::new(),
-            })
-            .collect(),
     }
 }
 

@@ -269,6 +269,23 @@ pub enum Body {
     Enum(Vec<Variant>),
 }
 
+impl Body {
+    /// Every field: the struct's, or those of every variant.
+    pub fn fields_mut(&mut self) -> Vec<&mut Field> {
+        match self {
+            Body::Struct(Fields::Named(f) | Fields::Tuple(f)) => f.iter_mut().collect(),
+            Body::Struct(Fields::Unit) => Vec::new(),
+            Body::Enum(variants) => variants
+                .iter_mut()
+                .flat_map(|v| match &mut v.fields {
+                    Fields::Named(f) | Fields::Tuple(f) => f.iter_mut().collect::<Vec<_>>(),
+                    Fields::Unit => Vec::new(),
+                })
+                .collect(),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fields {
@@ -435,6 +452,10 @@ pub struct SerdeContainer {
     pub transparent: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deny_unknown_fields: bool,
+    /// The type of `into = "…"` (else of `try_from`/`from`): what the type is on the
+    /// wire, its own fields being for Rust only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wire: Option<TypeRef>,
 }
 
 #[derive(Debug, Default, Serialize)]

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use super::Ctx;
 use crate::diag::Pos;
 use crate::model::rename::RenameRule;
-use crate::model::{KubeAttrs, RootRule, SerdeContainer, SerdeField, SerdeVariant};
+use crate::model::{KubeAttrs, RootRule, SerdeContainer, SerdeField, SerdeVariant, TypeRef};
 
 /// Last segments of every `#[derive(..)]` path: `serde::Serialize` → `Serialize`.
 pub(super) fn derives(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Vec<String> {
@@ -50,6 +50,9 @@ pub(super) fn serde_container(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Se
                 out.default = true;
             }
             "transparent" => out.transparent = true,
+            // serde's `into`/`from`/`try_from`: another type is what goes on the wire.
+            "into" => out.wire = Some(type_value(&meta)?),
+            "from" | "try_from" if out.wire.is_none() => out.wire = Some(type_value(&meta)?),
             "deny_unknown_fields" => out.deny_unknown_fields = true,
             _ => skip_value(&meta)?,
         }
@@ -273,6 +276,12 @@ fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<String> {
 }
 
 /// `rename = "x"` or `rename(serialize = "x", deserialize = "y")`: the serialized name.
+/// A type written as a string (`into = "String"`).
+fn type_value(meta: &ParseNestedMeta<'_>) -> syn::Result<TypeRef> {
+    let lit: syn::LitStr = meta.value()?.parse()?;
+    Ok(super::type_ref(&lit.parse::<syn::Type>()?))
+}
+
 fn serialize_name(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
     if meta.input.peek(syn::Token![=]) {
         return string_value(meta).map(Some);

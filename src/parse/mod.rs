@@ -6,6 +6,7 @@ mod attrs;
 mod comments;
 mod depth;
 
+use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use proc_macro2::{Span, TokenStream};
@@ -123,7 +124,50 @@ pub fn parse_file(
             _ => {}
         }
     }
+    let lengths = array_lengths(&ast.items);
+    if !lengths.is_empty() {
+        for def in &mut out.types {
+            for field in def.body.fields_mut() {
+                name_lengths(&mut field.ty, &lengths);
+            }
+        }
+        for alias in &mut out.aliases {
+            name_lengths(&mut alias.ty, &lengths);
+        }
+    }
     Some(out)
+}
+
+/// The file's `const N: usize = 3;` items, by name: what an array's length may name
+/// (`[String; N]`).
+fn array_lengths(items: &[syn::Item]) -> BTreeMap<String, String> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Const(c) => match &*c.expr {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) => Some((c.ident.to_string(), n.base10_digits().to_owned())),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Replaces an array length naming one of `lengths` by its value.
+fn name_lengths(ty: &mut TypeRef, lengths: &BTreeMap<String, String>) {
+    match ty {
+        TypeRef::Array { elem, len } => {
+            if let Some(n) = lengths.get(len.trim()) {
+                *len = n.clone();
+            }
+            name_lengths(elem, lengths);
+        }
+        TypeRef::Path { args, .. } => args.iter_mut().for_each(|a| name_lengths(a, lengths)),
+        TypeRef::Other(_) => {}
+    }
 }
 
 /// The file's text (without a byte order mark) and its tokens, or `None` after

@@ -313,13 +313,24 @@ fn crd(
         if !selectable.is_empty() {
             entry["selectableFields"] = json!(selectable);
         }
-        if let Some(meta) = markers::METADATA.value(kind_markers) {
-            for (key, field) in [("annotations", "annotations"), ("labels", "labels")] {
-                if let Some(Value::Array(pairs)) = args(meta).get(key) {
-                    for pair in pairs.iter().filter_map(Value::as_str) {
-                        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                        metadata[field][k] = json!(v);
-                    }
+        if let Some(meta) = markers::METADATA.all(kind_markers).last() {
+            for key in ["annotations", "labels"] {
+                let Some(Value::Array(pairs)) = args(&meta.value).get(key).cloned() else {
+                    continue;
+                };
+                for pair in pairs.iter().filter_map(Value::as_str) {
+                    let Some((k, v)) = pair.split_once('=') else {
+                        diags.push(
+                            Diagnostic::error(
+                                Code::BadMarkerArgument,
+                                format!("`{pair}` in `+{}` {key} is not `key=value`", meta.name),
+                            )
+                            .at(&kind.file, meta.pos)
+                            .hint("write each entry as `key=value`: `annotations=\"example.com/owner=team-a\"`"),
+                        );
+                        continue;
+                    };
+                    metadata[key][k] = json!(v);
                 }
             }
         }

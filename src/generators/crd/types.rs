@@ -124,11 +124,13 @@ impl<'a> Builder<'a> {
 
     /// `[T; N]`: serde writes its N items as a list.
     fn array(&mut self, elem: &TypeRef, len: &str, bindings: &Bindings, site: Site<'_>) -> Value {
-        let Ok(n) = len.trim().parse::<u64>() else {
+        // `[T; { 3 }]` is `[T; 3]`.
+        let literal = len.trim().trim_start_matches('{').trim_end_matches('}');
+        let Ok(n) = literal.trim().parse::<u64>() else {
             return self.error(
                 site,
                 format!("the length `{len}` of this array is not a number"),
-                "write the length as a literal (`[u8; 4]`), or use a Vec",
+                "write the length as a literal (`[u8; 4]`) or a `const` of this file (`const N: usize = 4;`), or use a Vec",
             );
         };
         object([
@@ -321,23 +323,30 @@ impl<'a> Builder<'a> {
             return schema;
         }
         self.stack.push(def.key.clone());
-        let mut schema = match &def.body {
-            Body::Struct(Fields::Named(fields)) if def.serde.transparent && fields.len() == 1 => {
-                self.type_ref(fields[0].written_ty(), &bindings, here)
-            }
-            Body::Struct(Fields::Named(fields)) => self.object(fields, &bindings, here),
-            Body::Struct(Fields::Tuple(fields)) if fields.len() == 1 => {
-                self.type_ref(fields[0].written_ty(), &bindings, here)
-            }
-            Body::Struct(_) => self.error(
-                here,
-                format!(
-                    "`{}` is a tuple or unit struct, which has no JSON object form",
-                    def.key.name
+        // `serde(into = "T")`: the type is a `T` on the wire.
+        let mut schema = if let Some(wire) = &def.serde.wire {
+            self.type_ref(wire, &bindings, here)
+        } else {
+            match &def.body {
+                Body::Struct(Fields::Named(fields))
+                    if def.serde.transparent && fields.len() == 1 =>
+                {
+                    self.type_ref(fields[0].written_ty(), &bindings, here)
+                }
+                Body::Struct(Fields::Named(fields)) => self.object(fields, &bindings, here),
+                Body::Struct(Fields::Tuple(fields)) if fields.len() == 1 => {
+                    self.type_ref(fields[0].written_ty(), &bindings, here)
+                }
+                Body::Struct(_) => self.error(
+                    here,
+                    format!(
+                        "`{}` is a tuple or unit struct, which has no JSON object form",
+                        def.key.name
+                    ),
+                    "use named fields, or a newtype of one field",
                 ),
-                "use named fields, or a newtype of one field",
-            ),
-            Body::Enum(variants) => self.enumeration(def, variants, &bindings, here),
+                Body::Enum(variants) => self.enumeration(def, variants, &bindings, here),
+            }
         };
         self.stack.pop();
         if let Some(description) = self.description(&def.docs) {
@@ -367,6 +376,18 @@ impl<'a> Builder<'a> {
             let crate::markers::Value::List(names) = &marker.value else {
                 continue;
             };
+            // controller-gen refuses them too: `has(self.a.b)` fails, not false, on an
+            // object without `a`.
+            for name in names.iter().filter(|n| n.contains('.')) {
+                self.diags.push(
+                    Diagnostic::error(
+                        Code::BadMarkerArgument,
+                        format!("`+{}` names `{name}`, a nested field", marker.name),
+                    )
+                    .at(&def.file, marker.pos)
+                    .hint("a one-of group names fields of this type: put the marker on the type of the field that holds them"),
+                );
+            }
             for name in names.iter().filter(|n| required.contains(&n.as_str())) {
                 self.diags.push(
                     Diagnostic::error(

@@ -1,24 +1,38 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::ByteString;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::api::batch::v1::JobTemplateSpec;
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta, Time};
 use k8s_openapi::apimachinery::pkg::runtime::RawExtension;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::core::TypeMeta;
 use serde::{Deserialize, Serialize, Serializer};
 
-/// CronJob is the Schema for the cronjobs API
-///
+use super::corev1::IPFamilyPolicyType;
+
 /// +kubebuilder:object:root=true
+/// +kubebuilder:subresource:status
+/// +kubebuilder:resource:singular=mycronjob
+/// +kubebuilder:storageversion
+/// +kubebuilder:metadata:annotations="api-approved.kubernetes.io=https://github.com/kubernetes-sigs/controller-tools";"cert-manager.io/inject-ca-from-secret=cert-manager/cert-manager-webhook-ca"
+/// +kubebuilder:selectablefield:JSONPath=`.spec.selectableFieldString`
+///
+/// CronJob is the Schema for the cronjobs API
 #[derive(Serialize, Deserialize)]
 pub struct CronJob {
     #[serde(flatten, default)]
     pub types: Option<TypeMeta>,
+    #[serde(default)]
     pub metadata: ObjectMeta,
-    pub spec: CronJobSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<CronJobSpec>,
+    #[serde(default)]
+    pub status: CronJobStatus,
 }
 
 /// CronJobSpec defines the desired state of CronJob
+/// +kubebuilder:validation:XValidation:rule="has(oldSelf.forbiddenInt) || !has(self.forbiddenInt)",message="forbiddenInt is not allowed",fieldPath=".forbiddenInt",reason="FieldValueForbidden"
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CronJobSpec {
@@ -66,6 +80,9 @@ pub struct CronJobSpec {
     /// This tests that nullable works correctly
     /// +nullable
     pub can_be_null: String,
+
+    /// Specifies the job that will be created when executing a CronJob.
+    pub job_template: JobTemplateSpec,
 
     /// The number of successful finished jobs to retain.
     /// This is a pointer to distinguish between explicit zero and not specified.
@@ -329,6 +346,16 @@ pub struct CronJobSpec {
     /// +kubebuilder:validation:MultipleOf=2
     pub int32_with_validations: i32,
 
+    /// This tests that unexported fields are skipped in the schema generation
+    #[serde(skip)]
+    unexported_field: String,
+
+    /// This tests that both unexported and exported inline fields are not skipped in the schema generation
+    #[serde(flatten)]
+    unexported_struct: UnexportedStruct,
+    #[serde(flatten)]
+    pub exported_struct: ExportedStruct,
+
     /// Test of the expression-based validation rule marker, with optional message.
     /// +kubebuilder:validation:XValidation:rule="self.size() % 2 == 0",message="must have even length"
     /// +kubebuilder:validation:XValidation:rule="true"
@@ -343,9 +370,23 @@ pub struct CronJobSpec {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub string_with_even_length_and_message_expression: String,
 
+    /// Test of the expression-based validation on both field and type.
+    /// +kubebuilder:validation:XValidation:rule="self.startsWith('good-')",message="must have good prefix"
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub string_with_even_length_and_good_prefix: Option<StringEvenType>,
+
+    /// Test that we can add a forbidden field using XValidation Reason and FieldPath.
+    /// The validation is applied to the spec struct itself and not the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forbidden_int: Option<isize>,
+
     /// Checks that fixed-length arrays work
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array: Option<[isize; 3]>,
+
+    /// Checks that arrays work when the type contains a composite literal
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array_using_composite_literal: Option<[String; COMPOSITE_LEN]>,
 
     /// This tests string slice item validation.
     /// +kubebuilder:validation:MinItems=1
@@ -363,6 +404,35 @@ pub struct CronJobSpec {
 
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hosts_alias: Option<Hosts>,
+
+    /// This tests that alias imported from a package is handled correctly. The
+    /// corev1.IPFamilyPolicyType is just reused since it's available from
+    /// imported package. We can create our own in a separate package if needed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alias_from_package: Option<IPFamilyPolicyType>,
+
+    /// This tests that string alias is handled correctly.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub string_alias: StringAlias,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub string_alias_ptr: Option<StringAlias>,
+
+    /// This tests that validation on a string alias type is handled correctly.
+    /// +kubebuilder:validation:MinLength=1
+    /// +kubebuilder:validation:MaxLength=255
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub string_alias_added_validation: StringAlias,
+
+    /// This tests that validation on a string alias type itself is handled correctly.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub string_alias_already_validated: StringAliasWithValidation,
+
+    /// These test that title works on both a type and field, with field taking precedence.
+    /// +kubebuilder:title="title on field"
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub string_alias_with_added_title: StringAliasWithTitle,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub string_alias_with_title: StringAliasWithTitle,
 
     /// This tests string slice validation.
     /// +kubebuilder:validation:MinItems=2
@@ -432,12 +502,23 @@ pub struct CronJobSpec {
     pub locally_bounded_string: Option<UnmarkeredString>,
 
     /// This tests that field-level overrides are handled correctly
+    /// for local type aliases.
+    /// +kubebuilder:validation:MinLength=10
+    /// +kubebuilder:validation:MaxLength=10
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub field_level_alias_override: StringAliasWithValidation,
+
+    /// This tests that field-level overrides are handled correctly
     /// for local type declarations.
     /// +kubebuilder:validation:MinLength=10
     /// +kubebuilder:validation:MaxLength=10
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field_level_local_declaration_override: Option<LongerString>,
 }
+
+/// The length of `arrayUsingCompositeLiteral`, which Go computes with a composite
+/// literal (`len(struct{ X [3]int }{}.X)`): in Rust a const.
+const COMPOSITE_LEN: usize = 3;
 
 fn is_zero(n: &i32) -> bool {
     *n == 0
@@ -584,6 +665,15 @@ pub struct Hosts(pub Vec<String>);
 
 pub type InlineAlias = EmbeddedStruct;
 
+pub type StringAlias = String;
+
+/// +kubebuilder:title="title on type"
+pub type StringAliasWithTitle = String;
+
+/// +kubebuilder:validation:MinLength=1
+/// +kubebuilder:validation:MaxLength=255
+pub type StringAliasWithValidation = String;
+
 /// EmbeddedStruct is for testing that embedded struct is handled correctly when it is used through an alias type.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -612,3 +702,171 @@ pub struct UnmarkeredInteger(pub i32);
 #[derive(Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct UnmarkeredString(pub String);
+
+#[derive(Serialize, Deserialize)]
+struct UnexportedStruct {
+    /// This tests that exported fields are not skipped in the schema generation
+    foo: String,
+
+    /// This tests that unexported fields are skipped in the schema generation
+    #[serde(skip)]
+    bar: String,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct ExportedStruct {
+    /// This tests that exported fields are not skipped in the schema generation
+    pub baz: String,
+
+    /// This tests that unexported fields are skipped in the schema generation
+    #[serde(skip)]
+    qux: String,
+}
+
+/// StringEvenType is a type that includes an expression-based validation.
+/// +kubebuilder:validation:XValidation:rule="self.size() % 2 == 0",message="must have even length"
+#[derive(Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct StringEvenType(pub String);
+
+/// CronJobStatus defines the observed state of CronJob
+#[derive(Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CronJobStatus {
+    /// A list of pointers to currently running jobs.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub active: Vec<ObjectReference>,
+
+    /// Information when was the last time the job was successfully scheduled.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schedule_time: Option<Time>,
+
+    /// Information when was the last time the job was successfully scheduled.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schedule_time2: Option<Time2>,
+
+    /// Information about the last time the job was successfully scheduled,
+    /// with microsecond precision.
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schedule_micro_time: Option<MicroTime>,
+
+    /// LastActiveLogURL specifies the logging url for the last started job
+    /// +optional
+    #[serde(rename = "lastActiveLogURL", default, skip_serializing_if = "Option::is_none")]
+    pub last_active_log_url: Option<Url>,
+
+    /// LastActiveLogURL2 specifies the logging url for the last started job
+    /// +optional
+    #[serde(rename = "lastActiveLogURL2", default, skip_serializing_if = "Option::is_none")]
+    pub last_active_log_url2: Option<Url2>,
+
+    /// LastActiveLogURL3 specifies the logging url for the last started job
+    /// +optional
+    #[serde(rename = "lastActiveLogURL3", default, skip_serializing_if = "Option::is_none")]
+    pub last_active_log_url3: Option<Url3>,
+
+    /// LastActiveLogURL4 specifies the logging url for the last started job
+    /// +optional
+    #[serde(rename = "lastActiveLogURL4", default, skip_serializing_if = "Option::is_none")]
+    pub last_active_log_url4: Option<Url4>,
+
+    #[serde(rename = "duration", default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<Duration>,
+}
+
+/// +kubebuilder:validation:Type=string
+/// URL wraps url.URL.
+/// It has custom json marshal methods that enable it to be used in K8s CRDs
+/// such that the CRD resource will have the URL but operator code can can work with url.URL struct
+pub struct Url {
+    pub url: url::Url,
+}
+
+impl Serialize for Url {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.url)
+    }
+}
+
+/// +kubebuilder:validation:Type=string
+/// URL2 is an alias of url.URL.
+/// It has custom json marshal methods that enable it to be used in K8s CRDs
+/// such that the CRD resource will have the URL but operator code can can work with url.URL struct
+pub struct Url2(pub url::Url);
+
+impl Serialize for Url2 {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+/// URL3 wraps [net/url.URL]. It implements [encoding.TextMarshaler] so that it
+/// can be used in K8s CRDs such that the CRD resource will have the URL but
+/// operator code can can work with the URL struct.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Url3 {
+    pub url: url::Url,
+}
+
+impl From<Url3> for String {
+    fn from(u: Url3) -> String {
+        u.url.into()
+    }
+}
+
+impl TryFrom<String> for Url3 {
+    type Error = url::ParseError;
+    fn try_from(text: String) -> Result<Url3, url::ParseError> {
+        Ok(Url3 { url: text.parse()? })
+    }
+}
+
+/// URL4 is newtype around [net/url.URL]. It implements [encoding.TextMarshaler]
+/// so that it can be used in K8s CRDs such that the CRD resource will have the
+/// URL but operator code can can work with the URL struct.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Url4(pub url::Url);
+
+impl From<Url4> for String {
+    fn from(u: Url4) -> String {
+        u.0.into()
+    }
+}
+
+impl TryFrom<String> for Url4 {
+    type Error = url::ParseError;
+    fn try_from(text: String) -> Result<Url4, url::ParseError> {
+        Ok(Url4(text.parse()?))
+    }
+}
+
+/// +kubebuilder:validation:Type=integer
+/// +kubebuilder:validation:Format=int64
+/// Time2 is a newtype around [metav1.Time].
+/// It implements both [encoding.TextMarshaler] and [json.Marshaler].
+/// The latter is authoritative for the CRD generation.
+pub struct Time2(pub std::time::SystemTime);
+
+impl Serialize for Time2 {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let since = self.0.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        serializer.serialize_u128(since.as_millis())
+    }
+}
+
+/// Duration has a custom Marshaler but no markers.
+/// We want the CRD generation to infer type information
+/// from the go types and ignore the presense of the Marshaler.
+#[derive(Serialize, Deserialize)]
+pub struct Duration {
+    /// A Duration represents the elapsed time between two instants
+    /// as an int64 nanosecond count. The representation limits the
+    /// largest representable duration to approximately 290 years.
+    pub value: i64,
+}

@@ -1,0 +1,25 @@
+//! controller-tools' `pkg/crd/testdata/multiple_versions/v1beta1`.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::core::TypeMeta;
+use serde::{Deserialize, Serialize};
+
+use super::multiple_versions as multiver;
+
+#[derive(Serialize, Deserialize)]
+pub struct VersionedResourceSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r#struct: Option<multiver::OuterStruct>,
+}
+
+/// +kubebuilder:object:root=true
+/// +kubebuilder:subresource:status
+/// +kubebuilder:resource:singular=versionedresource
+#[derive(Serialize, Deserialize)]
+pub struct VersionedResource {
+    #[serde(flatten, default)]
+    pub types: Option<TypeMeta>,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    pub spec: VersionedResourceSpec,
+}

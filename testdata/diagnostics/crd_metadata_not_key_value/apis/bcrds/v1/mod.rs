@@ -1,0 +1,5 @@
+//! +groupName=bcrds.example.com
+
+pub mod example_types;
+
+pub use example_types::*;
