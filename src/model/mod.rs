@@ -452,8 +452,8 @@ pub struct SerdeContainer {
     pub transparent: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deny_unknown_fields: bool,
-    /// The type of `into = "…"` (else of `try_from`/`from`): what the type is on the
-    /// wire, its own fields being for Rust only.
+    /// The type of `into = "…"`: what the type's `Serialize` writes, its own fields
+    /// being for Rust only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wire: Option<TypeRef>,
 }

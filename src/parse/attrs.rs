@@ -50,9 +50,8 @@ pub(super) fn serde_container(attrs: &[syn::Attribute], ctx: &mut Ctx<'_>) -> Se
                 out.default = true;
             }
             "transparent" => out.transparent = true,
-            // serde's `into`/`from`/`try_from`: another type is what goes on the wire.
+            // serde's `into`: another type is what its `Serialize` writes.
             "into" => out.wire = Some(type_value(&meta)?),
-            "from" | "try_from" if out.wire.is_none() => out.wire = Some(type_value(&meta)?),
             "deny_unknown_fields" => out.deny_unknown_fields = true,
             _ => skip_value(&meta)?,
         }
