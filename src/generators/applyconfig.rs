@@ -95,7 +95,7 @@ impl<'a> Configs<'a> {
                 continue;
             };
             queue.extend(args);
-            if let Some(def) = self.configurable(target.as_ref())
+            if let Some(def) = self.configurable(target.as_deref())
                 && found.insert(def.key.id())
             {
                 queue.extend(def.named_fields().iter().map(|f| &f.ty));
@@ -256,7 +256,7 @@ impl {name} {{
     /// every other type as written, with its arguments so mapped.
     fn config_type(&self, ty: &TypeRef) -> String {
         if let TypeRef::Path { target, args, .. } = ty {
-            if let Some(def) = self.configurable(target.as_ref())
+            if let Some(def) = self.configurable(target.as_deref())
                 && self.structs.contains(&def.key.id())
             {
                 return names::type_name(&def.key.name);

@@ -293,7 +293,7 @@ impl Context<'_> {
                 args,
                 target,
             } => {
-                let mut text = match target {
+                let mut text = match target.as_deref() {
                     Some(Target::Local(key)) => {
                         let def = self
                             .model

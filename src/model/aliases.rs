@@ -65,9 +65,10 @@ impl Aliases {
         match ty {
             TypeRef::Path {
                 args,
-                target: Some(Target::Local(key)),
+                target: Some(target),
                 ..
-            } if depth < MAX_DEPTH
+            } if let Target::Local(key) = &**target
+                && depth < MAX_DEPTH
                 && self
                     .by_key
                     .get(key)
@@ -86,7 +87,7 @@ impl Aliases {
                 kept
             }
             TypeRef::Path { args, target, .. } => {
-                let kept = matches!(target, Some(Target::Local(key)) if keep && self.by_key.contains_key(key));
+                let kept = matches!(target.as_deref(), Some(Target::Local(key)) if keep && self.by_key.contains_key(key));
                 args.iter_mut()
                     .fold(kept, |kept, arg| self.expand_at(arg, depth, keep) || kept)
             }

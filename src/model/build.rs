@@ -90,7 +90,7 @@ pub fn build(groups: Vec<ParsedGroup>, opts: &Options, diags: &mut Diagnostics) 
             }
             for field in ty.body.fields_mut() {
                 resolver.resolve(&mut field.ty, &file.scope);
-                field.aliased = aliases.written(&field.ty);
+                field.aliased = aliases.written(&field.ty).map(Box::new);
                 aliases.expand(&mut field.ty);
             }
         }

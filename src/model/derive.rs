@@ -119,7 +119,7 @@ pub(super) fn derive_kind(
             segments: vec![ty.key.name.clone()],
             lifetimes: Vec::new(),
             args: Vec::new(),
-            target: Some(Target::Local(ty.key.clone())),
+            target: Some(Box::new(Target::Local(ty.key.clone()))),
         }),
         status_subresource: status.is_some(),
         status,

@@ -212,9 +212,12 @@ impl Kind {
     pub fn spec_key(&self) -> Option<&TypeKey> {
         match self.spec.as_ref()? {
             TypeRef::Path {
-                target: Some(Target::Local(key)),
+                target: Some(target),
                 ..
-            } => Some(key),
+            } => match &**target {
+                Target::Local(key) => Some(key),
+                Target::Absolute(_) => None,
+            },
             _ => None,
         }
     }

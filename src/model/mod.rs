@@ -298,7 +298,7 @@ impl Field {
     /// The type as written (aliases with docs or markers kept): what its CRD schema is
     /// built from.
     pub fn written_ty(&self) -> &TypeRef {
-        self.aliased.as_ref().unwrap_or(&self.ty)
+        self.aliased.as_deref().unwrap_or(&self.ty)
     }
 }
 
@@ -342,7 +342,7 @@ pub struct Field {
     /// The type as written, resolved, when it names an alias with docs or markers of its
     /// own (`ty` has every alias replaced by what it names).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub aliased: Option<TypeRef>,
+    pub aliased: Option<Box<TypeRef>>,
     /// Whether the field may be absent on the wire: an `Option`, a serde default,
     /// or a `skip_serializing_if`.
     pub optional: bool,
@@ -372,7 +372,8 @@ pub enum TypeRef {
         args: Vec<TypeRef>,
         /// What the path names, once resolved through the file's `use` items.
         #[serde(skip_serializing_if = "Option::is_none")]
-        target: Option<Target>,
+        /// Boxed: a model holds a type per field, and most paths name no target.
+        target: Option<Box<Target>>,
     },
     /// `[T; N]`, with its length as written.
     Array { elem: Box<TypeRef>, len: String },

@@ -64,7 +64,7 @@ impl Resolver<'_> {
                 target,
                 ..
             } => {
-                *target = self.path(segments, scope);
+                *target = self.path(segments, scope).map(Box::new);
                 for arg in args {
                     self.resolve(arg, scope);
                 }

@@ -432,8 +432,10 @@ fn visibility(vis: &syn::Visibility) -> Visibility {
 fn type_ref(ty: &syn::Type) -> TypeRef {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
-            let mut segments: Vec<String> = Vec::new();
-            if p.path.leading_colon.is_some() {
+            // Sized up front: a model holds one of these per field.
+            let leading = usize::from(p.path.leading_colon.is_some());
+            let mut segments: Vec<String> = Vec::with_capacity(leading + p.path.segments.len());
+            if leading == 1 {
                 segments.push(String::new());
             }
             segments.extend(p.path.segments.iter().map(|s| s.ident.to_string()));
@@ -441,6 +443,7 @@ fn type_ref(ty: &syn::Type) -> TypeRef {
             if let Some(syn::PathArguments::AngleBracketed(a)) =
                 p.path.segments.last().map(|s| &s.arguments)
             {
+                args.reserve_exact(a.args.len());
                 for arg in &a.args {
                     match arg {
                         syn::GenericArgument::Type(t) => args.push(type_ref(t)),

@@ -87,7 +87,7 @@ impl<'a> Builder<'a> {
         {
             return self.type_ref(&bound.clone(), &BTreeMap::new(), site);
         }
-        match target {
+        match target.as_deref() {
             Some(Target::Local(key)) => {
                 if let Some(alias) = self.alias(key) {
                     return self.alias_schema(alias, args, bindings);
@@ -507,13 +507,12 @@ impl<'a> Builder<'a> {
                 self.is_named(&args[0])
             }
             TypeRef::Path {
-                target: Some(Target::Local(_)),
+                target: Some(target),
                 ..
-            } => true,
-            TypeRef::Path {
-                target: Some(Target::Absolute(path)),
-                ..
-            } => known::knows(path),
+            } => match &**target {
+                Target::Local(_) => true,
+                Target::Absolute(path) => known::knows(path),
+            },
             _ => false,
         }
     }
