@@ -115,9 +115,12 @@ impl<'a> Configs<'a> {
             return None;
         }
         let def = self.version.types.get(&key.id())?;
+        // A type serde writes as another (`into`) or by hand is set whole, as a value.
         let plain = def.generics.is_empty()
             && !def.unsupported_generics
             && !def.serde.transparent
+            && def.serde.wire.is_none()
+            && !def.manual_serialize
             && def.reachable_via.is_some();
         (plain && !def.named_fields().is_empty()).then_some(def)
     }

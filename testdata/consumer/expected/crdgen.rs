@@ -574,7 +574,7 @@ pub mod apis {
             pub mod clone {
                 impl ::core::clone::Clone for crate::apis::other::v1::Everyday {
                     fn clone(&self) -> Self {
-                        let Self { url: f0, created: f1, day: f2, stamped: f3, id: f4, ip: f5, ipv4: f6, ipv6: f7, listen: f8, replicas: f9, offset: f10, port: f11, tags: f12, hashed: f13, timeout: f14, payload: f15, boxed: f16, cow: f17, extra: f18, object: f19, ratio: f20, weight: f21 } = self;
+                        let Self { url: f0, created: f1, day: f2, stamped: f3, id: f4, ip: f5, ipv4: f6, ipv6: f7, listen: f8, replicas: f9, offset: f10, port: f11, tags: f12, hashed: f13, timeout: f14, payload: f15, boxed: f16, cow: f17, extra: f18, object: f19, ratio: f20, weight: f21, endpoint: f22 } = self;
                         Self {
                             url: ::core::clone::Clone::clone(f0),
                             created: ::core::clone::Clone::clone(f1),
@@ -598,6 +598,7 @@ pub mod apis {
                             object: ::core::clone::Clone::clone(f19),
                             ratio: ::core::clone::Clone::clone(f20),
                             weight: ::core::clone::Clone::clone(f21),
+                            endpoint: ::core::clone::Clone::clone(f22),
                         }
                     }
                 }
@@ -1734,6 +1735,8 @@ pub mod applyconfigurations {
                 pub ratio: ::std::option::Option<::ordered_float::OrderedFloat<f64>>,
                 #[serde(rename = "weight", skip_serializing_if = "::std::option::Option::is_none")]
                 pub weight: ::std::option::Option<::ordered_float::NotNan<f64>>,
+                #[serde(rename = "endpoint", skip_serializing_if = "::std::option::Option::is_none")]
+                pub endpoint: ::std::option::Option<crate::apis::other::v1::Endpoint>,
             }
 
             impl EverydayApplyConfiguration {
@@ -1845,6 +1848,11 @@ pub mod applyconfigurations {
                 /// Sets `weight`.
                 pub fn with_weight(mut self, value: impl ::std::convert::Into<::ordered_float::NotNan<f64>>) -> Self {
                     self.weight = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `endpoint`.
+                pub fn with_endpoint(mut self, value: impl ::std::convert::Into<crate::apis::other::v1::Endpoint>) -> Self {
+                    self.endpoint = ::std::option::Option::Some(value.into());
                     self
                 }
             }

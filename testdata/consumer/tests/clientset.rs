@@ -13,7 +13,9 @@ use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleStatus};
 use crdgen_consumer::apis::hyphens::v1::{
     ClusterTestType, ClusterTestTypeSpec, ClusterTestTypeStatus,
 };
-use crdgen_consumer::apis::other::v1::{Everyday, Gadget, GadgetSpec, GadgetStatus, Size};
+use crdgen_consumer::apis::other::v1::{
+    Endpoint, Everyday, Gadget, GadgetSpec, GadgetStatus, Size,
+};
 use crdgen_consumer::client::applyconfigurations::bcrds::v1alpha1::{
     ExampleApplyConfiguration, ExampleStatusApplyConfiguration,
 };
@@ -741,6 +743,9 @@ pub async fn everyday_types(env: &Env) {
         object: json!({"free": {"form": true}}).as_object().unwrap().clone(),
         ratio: ordered_float::OrderedFloat(0.5),
         weight: ordered_float::NotNan::new(2.5).unwrap(),
+        endpoint: Endpoint {
+            url: "https://logs.example.com/".parse().unwrap(),
+        },
     };
     let gadgets = env.cs.other_v1().gadgets(&env.ns);
     let spec = GadgetSpec {
@@ -778,6 +783,7 @@ pub async fn everyday_types(env: &Env) {
         ("offset", json!(0)),
         ("port", json!(0)),
         ("tags", json!(["a", "a"])),
+        ("endpoint", json!("http://logs.example.com/")),
     ] {
         let mut object = serde_json::to_value(&created).unwrap();
         object["metadata"] = json!({"name": format!("bad-{}", field.to_lowercase())});

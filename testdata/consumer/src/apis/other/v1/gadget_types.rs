@@ -24,7 +24,7 @@ pub struct GadgetSpec {
     pub labels: Labels,
     /// A fixed-length list: exactly two ports.
     #[serde(default)]
-    pub ports: [u16; 2],
+    pub ports: [u16; PORTS],
     /// Everyday Rust types, each in its JSON form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub everyday: Option<Everyday>,
@@ -57,6 +57,33 @@ pub struct Everyday {
     pub object: serde_json::Map<String, serde_json::Value>,
     pub ratio: ordered_float::OrderedFloat<f64>,
     pub weight: ordered_float::NotNan<f64>,
+    pub endpoint: Endpoint,
+}
+
+/// The length of `ports`, as a const: the CRD reads it.
+const PORTS: usize = 2;
+
+/// A type of its own that serde writes as a string (`into`): the CRD has a string with
+/// this type's pattern, not its fields.
+///
+/// +kubebuilder:validation:Pattern=`^https://`
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Endpoint {
+    pub url: url::Url,
+}
+
+impl From<Endpoint> for String {
+    fn from(endpoint: Endpoint) -> String {
+        endpoint.url.into()
+    }
+}
+
+impl TryFrom<String> for Endpoint {
+    type Error = url::ParseError;
+    fn try_from(text: String) -> Result<Endpoint, url::ParseError> {
+        Ok(Endpoint { url: text.parse()? })
+    }
 }
 
 /// An alias: the CRD and the generated code see the map it names.

@@ -132,6 +132,8 @@ pub struct EverydayApplyConfiguration {
     pub ratio: ::std::option::Option<::ordered_float::OrderedFloat<f64>>,
     #[serde(rename = "weight", skip_serializing_if = "::std::option::Option::is_none")]
     pub weight: ::std::option::Option<::ordered_float::NotNan<f64>>,
+    #[serde(rename = "endpoint", skip_serializing_if = "::std::option::Option::is_none")]
+    pub endpoint: ::std::option::Option<crate::apis::other::v1::Endpoint>,
 }
 
 impl EverydayApplyConfiguration {
@@ -243,6 +245,11 @@ impl EverydayApplyConfiguration {
     /// Sets `weight`.
     pub fn with_weight(mut self, value: impl ::std::convert::Into<::ordered_float::NotNan<f64>>) -> Self {
         self.weight = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `endpoint`.
+    pub fn with_endpoint(mut self, value: impl ::std::convert::Into<crate::apis::other::v1::Endpoint>) -> Self {
+        self.endpoint = ::std::option::Option::Some(value.into());
         self
     }
 }
