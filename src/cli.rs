@@ -325,23 +325,40 @@ impl GenerateGroups {
     /// Without `--kube-version`, a run that writes CRDs takes the version the crate of
     /// APIS_PKG builds k8s-openapi for (what the schemas of its Kubernetes types must
     /// follow), else the newest; what it says of its choice.
-    fn choose_kube_version(&self, opts: &mut Options) -> Result<Option<String>, String> {
-        use crate::known::manifest;
+    /// Without `--kube-version`, the CRDs follow the k8s-openapi the crate builds, which
+    /// cargo is asked for once the run has to generate.
+    fn deferred_kube_version(&self, opts: &Options) -> Option<run::Deferred<'_>> {
         if self.kube_version.is_some() || !opts.generators.contains(&Generator::Crd) {
-            return Ok(None);
+            return None;
         }
-        let newest = crate::known::KubeVersion::latest();
         let apis = self.output_base.join(&self.apis_pkg);
-        let why = match manifest::nearest(&apis).map(|m| (manifest::kube_version(&m), m)) {
+        Some(run::Deferred {
+            fingerprint: crate::known::manifest::fingerprint(&apis),
+            settle: Box::new(move |opts| {
+                let said = self.choose_kube_version(opts, &apis)?;
+                eprintln!("crdgen: {said}");
+                Ok(())
+            }),
+        })
+    }
+
+    fn choose_kube_version(
+        &self,
+        opts: &mut Options,
+        apis: &std::path::Path,
+    ) -> Result<String, String> {
+        use crate::known::manifest;
+        let newest = crate::known::KubeVersion::latest();
+        let why = match manifest::nearest(apis).map(|m| (manifest::kube_version(&m), m)) {
             None => format!("no Cargo.toml at or above {}", apis.display()),
             Some((Ok(Some(found)), _)) if found.version.is_supported() => {
                 opts.kube_version = found.version;
-                return Ok(Some(format!(
+                return Ok(format!(
                     "Kubernetes {}, the k8s-openapi feature {} of {} (--kube-version to choose another)",
                     found.version,
                     found.feature,
                     found.manifest.display()
-                )));
+                ));
             }
             Some((Ok(Some(found)), _)) => {
                 return Err(format!(
@@ -358,9 +375,9 @@ impl GenerateGroups {
             Some((Err(e), _)) => e,
         };
         opts.kube_version = newest;
-        Ok(Some(format!(
+        Ok(format!(
             "Kubernetes {newest}, the newest crdgen has ({why}; --kube-version to choose another)"
-        )))
+        ))
     }
 
     fn options(&self) -> Result<Options, String> {
@@ -501,20 +518,8 @@ fn next_steps(project: &std::path::Path) -> String {
 }
 
 fn generate_groups(args: &GenerateGroups) -> ExitCode {
-    let chosen = args
-        .options()
-        .and_then(|o| o.validate().map(|()| o))
-        .and_then(|mut o| {
-            let said = args.choose_kube_version(&mut o)?;
-            Ok((o, said))
-        });
-    let opts = match chosen {
-        Ok((opts, said)) => {
-            if let Some(said) = said {
-                eprintln!("crdgen: {said}");
-            }
-            opts
-        }
+    let opts = match args.options().and_then(|o| o.validate().map(|()| o)) {
+        Ok(opts) => opts,
         Err(msg) => {
             eprintln!("error: {msg}");
             return ExitCode::from(USAGE_ERROR);
@@ -525,7 +530,8 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
     } else {
         Mode::Write
     };
-    let report = match run::generate_groups(&opts, mode) {
+    let report = match run::generate_groups_deferred(&opts, mode, args.deferred_kube_version(&opts))
+    {
         Ok(report) => report,
         Err(Error::Usage(msg)) => {
             eprintln!("error: {msg}");

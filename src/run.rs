@@ -49,18 +49,49 @@ pub struct Report {
 /// `crdgen generate-groups` with `opts`: what it found or did, or why it failed,
 /// rendered for a person.
 pub fn generate_groups(opts: &Options, mode: Mode) -> Result<Report, Error> {
+    generate_groups_deferred(opts, mode, None)
+}
+
+/// Settles the Kubernetes version of a run that was not given one (the command line
+/// without `--kube-version` asks cargo which k8s-openapi the crate builds): run only
+/// when the run has to generate, as `fingerprint`, of what decides the version, stands
+/// for it in the stamp's key.
+pub(crate) struct Deferred<'a> {
+    pub fingerprint: u64,
+    pub settle: Settle<'a>,
+}
+
+/// Sets the Kubernetes version of the options, or says why it cannot.
+pub(crate) type Settle<'a> = Box<dyn FnOnce(&mut Options) -> Result<(), String> + 'a>;
+
+/// [`generate_groups`], with the Kubernetes version settled late when `deferred` says how.
+pub(crate) fn generate_groups_deferred(
+    opts: &Options,
+    mode: Mode,
+    deferred: Option<Deferred<'_>>,
+) -> Result<Report, Error> {
     let input = pipeline::read(opts)?;
     let base = &opts.output_base;
     // The output base stays locked from the stamp check to the last write, so that
     // no other run changes the outputs in between.
     let _lock = sink::lock(base).map_err(|d| Error::diagnostics(vec![d], &input.sources))?;
-    let key = stamp::key(&(opts, &input.header, &input.discovered));
+    let fingerprint = deferred.as_ref().map(|d| d.fingerprint);
+    let key = stamp::key(&(opts, &input.header, &input.discovered, fingerprint));
     if let Some(files) = key.and_then(|key| stamp::current(base, &opts.owned_dirs(), key)) {
         return Ok(Report {
             outcome: Outcome::Current { files },
             warnings: String::new(),
         });
     }
+    let mut settled;
+    let opts = match deferred {
+        Some(deferred) => {
+            settled = opts.clone();
+            (deferred.settle)(&mut settled).map_err(Error::Usage)?;
+            &settled
+        }
+        None => opts,
+    };
     let generation = pipeline::on_big_stack(|| pipeline::from_input(opts, input))??;
     let warnings = generation.render_warnings();
     let files = generation.into_files(opts)?;

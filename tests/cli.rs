@@ -64,20 +64,22 @@ fn crate_with_k8s_openapi(features: &str) -> tempfile::TempDir {
 
 #[test]
 fn the_kubernetes_version_is_the_one_the_crate_builds_k8s_openapi_for() {
-    let run_with = |dir: &Path, extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_crdgen"))
+    let command = |dir: &Path| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_crdgen"));
+        command
             .args([
                 "generate-groups",
                 "crd",
                 "src/client",
                 "src/apis",
                 "bcrds:v1",
+                // Small enough for a client-side apply: a run without warnings is stamped.
+                "--max-description-len=0",
             ])
-            .args(extra)
-            .current_dir(dir)
-            .output()
-            .unwrap()
+            .current_dir(dir);
+        command
     };
+    let run_with = |dir: &Path, extra: &[&str]| command(dir).args(extra).output().unwrap();
     let run = |dir: &Path| run_with(dir, &[]);
     let dir = crate_with_k8s_openapi("\"v1_33\"");
     let out = run(dir.path());
@@ -88,11 +90,33 @@ fn the_kubernetes_version_is_the_one_the_crate_builds_k8s_openapi_for() {
         stderr(&out)
     );
     // 1.33's PodSpec lacks what 1.37's has: the CRD follows the crate's version.
-    let crd = std::fs::read_to_string(
-        dir.path()
-            .join("config/crd/bases/bcrds.example.com_pods.yaml"),
-    )
-    .unwrap();
+    let crd_file = dir
+        .path()
+        .join("config/crd/bases/bcrds.example.com_pods.yaml");
+    let crd = std::fs::read_to_string(&crd_file).unwrap();
+
+    // A run with nothing to do does not ask cargo (which is not there for it)...
+    let rerun = command(dir.path())
+        .env("CARGO", dir.path().join("no-cargo-here"))
+        .output()
+        .unwrap();
+    assert_eq!(rerun.status.code(), Some(0), "{}", stderr(&rerun));
+    assert!(
+        !stderr(&rerun).contains("Kubernetes 1.") && stderr(&rerun).contains("0 written"),
+        "{}",
+        stderr(&rerun)
+    );
+    // ...but a changed manifest is asked about again, and its version followed.
+    let manifest = dir.path().join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace("\"v1_33\"", "\"v1_35\"")).unwrap();
+    let out = run(dir.path());
+    assert!(
+        stderr(&out).starts_with("crdgen: Kubernetes 1.35, the k8s-openapi feature v1_35 of "),
+        "{}",
+        stderr(&out)
+    );
+    assert_ne!(std::fs::read_to_string(&crd_file).unwrap(), crd);
     let latest = crate_with_k8s_openapi("\"latest\"");
     let out = run(latest.path());
     assert!(

@@ -13,15 +13,7 @@ use serde_json::{Value, json};
 
 /// Every CRD of the port, as tests/fidelity.rs compares them with controller-gen's.
 fn crds() -> Vec<CustomResourceDefinition> {
-    let mut opts = crdgen::Options::new(
-        common::testdata("controller-tools"),
-        "client",
-        "apis",
-        "testdata:v1,v1beta1,v1beta2 plural:v1 bar:v1,v2",
-    )
-    .unwrap();
-    opts.generators = crdgen::Generator::parse_list("crd").unwrap();
-    opts.kube_version = "1.36".parse().unwrap();
+    let opts = common::controller_tools_options(common::CONTROLLER_TOOLS_GROUPS);
     common::generate_files(&opts)
         .iter()
         .map(|(_, text)| serde_yaml_ng::from_str(text).unwrap())

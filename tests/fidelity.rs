@@ -337,7 +337,7 @@ const CONTROLLER_TOOLS_GOLDEN: &[(&str, &str, Option<usize>, &str)] = &[
         "testdata.kubebuilder.io_versionedresources",
     ),
 ];
-const ALL: &str = "testdata:v1,v1beta1,v1beta2 plural:v1 bar:v1,v2";
+const ALL: &str = common::CONTROLLER_TOOLS_GROUPS;
 
 #[test]
 fn controller_tools_golden_crds_are_written_as_controller_gen_writes_them() {
@@ -360,16 +360,7 @@ fn controller_tools_golden_crds_are_written_as_controller_gen_writes_them() {
     let mut runs = BTreeMap::new();
     for (golden, groups, max_description, file) in CONTROLLER_TOOLS_GOLDEN {
         let files = runs.entry((groups, max_description)).or_insert_with(|| {
-            let mut opts = crdgen::Options::new(
-                common::testdata("controller-tools"),
-                "client",
-                "apis",
-                groups,
-            )
-            .unwrap();
-            opts.generators = crdgen::Generator::parse_list("crd").unwrap();
-            // controller-tools' testdata module is on k8s.io/api v0.36.
-            opts.kube_version = "1.36".parse().unwrap();
+            let mut opts = common::controller_tools_options(groups);
             opts.max_description_len = *max_description;
             common::generate_files(&opts)
         });

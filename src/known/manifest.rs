@@ -24,6 +24,27 @@ pub fn nearest(dir: &Path) -> Option<PathBuf> {
         .find(|m| m.is_file())
 }
 
+/// What decides [`kube_version`] for the crate of the nearest Cargo.toml at or above
+/// `dir`, reduced to 64 bits: the bytes of that manifest, of every Cargo.toml above it up
+/// to the Cargo.lock (a workspace's, whose dependencies and features its members share),
+/// and of the lock. A run with nothing to generate compares this, not cargo's answer, so
+/// it never waits for `cargo tree`.
+pub fn fingerprint(dir: &Path) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    if let Some(manifest) = nearest(dir) {
+        for dir in manifest.ancestors().skip(1) {
+            let toml = dir.join("Cargo.toml");
+            (&toml, std::fs::read(&toml).ok()).hash(&mut hasher);
+            if let Ok(lock) = std::fs::read(dir.join("Cargo.lock")) {
+                lock.hash(&mut hasher);
+                break;
+            }
+        }
+    }
+    hasher.finish()
+}
+
 /// The version the crate of `manifest` builds k8s-openapi for: `Ok(None)` when nothing
 /// it builds depends on k8s-openapi, `Err` when cargo cannot say (it is not installed,
 /// the crate has no Cargo.lock yet or one that is not current, or its dependencies are

@@ -375,7 +375,8 @@ pub enum TypeRef {
         /// Boxed: a model holds a type per field, and most paths name no target.
         target: Option<Box<Target>>,
     },
-    /// `[T; N]`, with its length as written.
+    /// `[T; N]`, with its length: digits when written as a literal (`3`, `{ 3 }`), or a
+    /// file's `const` of one; else as written.
     Array { elem: Box<TypeRef>, len: String },
     /// Tuples, references and the like, as written.
     Other(String),

@@ -160,7 +160,7 @@ fn array_lengths(items: &[syn::Item]) -> BTreeMap<String, String> {
 fn name_lengths(ty: &mut TypeRef, lengths: &BTreeMap<String, String>) {
     match ty {
         TypeRef::Array { elem, len } => {
-            if let Some(n) = lengths.get(len.trim()) {
+            if let Some(n) = lengths.get(len.as_str()) {
                 *len = n.clone();
             }
             name_lengths(elem, lengths);
@@ -461,11 +461,27 @@ fn type_ref(ty: &syn::Type) -> TypeRef {
         }
         syn::Type::Array(a) => TypeRef::Array {
             elem: Box::new(type_ref(&a.elem)),
-            len: quote::ToTokens::to_token_stream(&a.len).to_string(),
+            len: array_len(&a.len),
         },
         syn::Type::Paren(p) => type_ref(&p.elem),
         syn::Type::Group(g) => type_ref(&g.elem),
         other => TypeRef::Other(quote::ToTokens::to_token_stream(other).to_string()),
+    }
+}
+
+/// An array's length as written, a `{ 3 }` block read as the `3` it holds: a literal's
+/// digits, a name (resolved later against the file's consts), or else its tokens.
+fn array_len(expr: &syn::Expr) -> String {
+    match expr {
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(inner, None) => array_len(inner),
+            _ => quote::ToTokens::to_token_stream(expr).to_string(),
+        },
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_digits().to_owned(),
+        _ => quote::ToTokens::to_token_stream(expr).to_string(),
     }
 }
 
@@ -576,4 +592,27 @@ pub fn parse_all(
         });
     }
     groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn len_of(ty: &str) -> String {
+        match type_ref(&syn::parse_str(ty).unwrap()) {
+            TypeRef::Array { len, .. } => len,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn array_lengths_are_read_as_the_number_they_are() {
+        assert_eq!(len_of("[u8; 4]"), "4");
+        assert_eq!(len_of("[u8; 4usize]"), "4");
+        assert_eq!(len_of("[u8; { 4 }]"), "4");
+        assert_eq!(len_of("[u8; {{ 0x10 }}]"), "16");
+        // A name waits for the file's consts; anything else stays as written.
+        assert_eq!(len_of("[u8; N]"), "N");
+        assert_eq!(len_of("[u8; N * 2]"), "N * 2");
+    }
 }

@@ -109,6 +109,20 @@ pub fn generate_files(opts: &Options) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Every group and version of the Rust port of controller-tools' testdata
+/// (testdata/controller-tools).
+pub const CONTROLLER_TOOLS_GROUPS: &str = "testdata:v1,v1beta1,v1beta2 plural:v1 bar:v1,v2";
+
+/// The options that generate the CRDs of the controller-tools port for `groups`, as
+/// controller-gen generates its golden files: on Kubernetes 1.36, the k8s.io/api of
+/// controller-tools' testdata module.
+pub fn controller_tools_options(groups: &str) -> Options {
+    let mut opts = Options::new(testdata("controller-tools"), "client", "apis", groups).unwrap();
+    opts.generators = crdgen::Generator::parse_list("crd").unwrap();
+    opts.kube_version = "1.36".parse().unwrap();
+    opts
+}
+
 /// The generated file at `path` (relative to the output base) of `case`.
 pub fn generated_file(case: &str, path: &str) -> String {
     generate_files(&self::case(case).options())

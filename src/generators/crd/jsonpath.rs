@@ -75,12 +75,12 @@ pub fn check(
 ) {
     use crate::diag::{Code, Diagnostic};
     use crate::markers::{PRINT_COLUMN, SELECTABLE_FIELD};
-    let path_of = |m: &crate::markers::Marker| match &m.value {
-        crate::markers::Value::Args(args) => args
+    // Read as the CRD's `jsonPath` is written from the marker.
+    let path_of = |m: &crate::markers::Marker| {
+        super::args(&m.value)
             .get("JSONPath")
-            .and_then(crate::markers::Value::as_str)
-            .map(str::to_owned),
-        _ => None,
+            .and_then(Value::as_str)
+            .map(str::to_owned)
     };
     let nowhere = |path: &str, missing: &str| {
         format!(

@@ -124,9 +124,7 @@ impl<'a> Builder<'a> {
 
     /// `[T; N]`: serde writes its N items as a list.
     fn array(&mut self, elem: &TypeRef, len: &str, bindings: &Bindings, site: Site<'_>) -> Value {
-        // `[T; { 3 }]` is `[T; 3]`.
-        let literal = len.trim().trim_start_matches('{').trim_end_matches('}');
-        let Ok(n) = literal.trim().parse::<u64>() else {
+        let Ok(n) = len.parse::<u64>() else {
             return self.error(
                 site,
                 format!("the length `{len}` of this array is not a number"),
