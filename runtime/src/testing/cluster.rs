@@ -83,17 +83,17 @@ pub async fn connect(what: &str) -> Option<Connection> {
 /// The Kubernetes version a cluster runs, for suites whose expectations follow it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerVersion {
-    /// The minor version: `35` for 1.35.
+    /// The minor version: `35` for 1.35; 0 for a build from source older than 1.31,
+    /// which names no version at all.
     pub minor: u32,
-    /// Whether the server is a release (`v1.35.2`, or a vendor's `v1.33.4-eks-…`), not a
-    /// build from unreleased source, which reports `v0.0.0-master+…` and no minor, and
-    /// behaves as its emulation version, the release under development.
-    pub released: bool,
     /// What the server calls itself, for messages.
     pub git_version: String,
 }
 
-/// The version of the cluster `client` talks to.
+/// The version of the cluster `client` talks to. A release says it in `minor` ("35",
+/// or "35+" for a vendor's build) and `gitVersion` ("v1.35.2"); a kube-apiserver built
+/// from source without release stamping says `v0.0.0-master+…` and no minor, and from
+/// 1.31 on gives its emulation version, the release it is or is becoming.
 ///
 /// # Panics
 /// When the server does not answer `/version`.
@@ -106,19 +106,16 @@ pub async fn server_version(client: &kube::Client) -> ServerVersion {
 }
 
 fn version_of(info: &k8s_openapi::apimachinery::pkg::version::Info) -> ServerVersion {
-    // `minor` is "35" or "35+" (a vendor's build); `gitVersion` is "v1.35.2…".
     let digits = |s: &str| -> Option<u32> {
         let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
         s[..end].parse().ok()
     };
-    let released = info.git_version.strip_prefix("v1.").and_then(digits);
     let minor = digits(&info.minor)
-        .or(released)
+        .or_else(|| info.git_version.strip_prefix("v1.").and_then(digits))
         .or_else(|| info.emulation_minor.as_deref().and_then(digits))
-        .unwrap_or(u32::MAX);
+        .unwrap_or(0);
     ServerVersion {
         minor,
-        released: released.is_some(),
         git_version: info.git_version.clone(),
     }
 }
@@ -155,29 +152,23 @@ mod tests {
     use super::*;
     use k8s_openapi::apimachinery::pkg::version::Info;
 
-    fn version(minor: &str, git_version: &str, emulation_minor: Option<&str>) -> (u32, bool) {
-        let v = version_of(&Info {
+    fn minor(minor: &str, git_version: &str, emulation_minor: Option<&str>) -> u32 {
+        version_of(&Info {
             minor: minor.into(),
             git_version: git_version.into(),
             emulation_minor: emulation_minor.map(Into::into),
             ..Info::default()
-        });
-        (v.minor, v.released)
+        })
+        .minor
     }
 
     #[test]
     fn the_version_is_read_from_releases_vendor_builds_and_source_builds() {
-        assert_eq!(version("35", "v1.35.0", Some("35")), (35, true));
-        assert_eq!(version("33+", "v1.33.4-eks-1234", None), (33, true));
-        assert_eq!(version("", "v1.36.1", None), (36, true));
-        // A build from source: no minor, the emulation version is the one in the making.
-        assert_eq!(
-            version("", "v0.0.0-master+e19964183377", Some("38")),
-            (38, false)
-        );
-        assert_eq!(
-            version("", "v0.0.0-master+$Format:%H$", None),
-            (u32::MAX, false)
-        );
+        assert_eq!(minor("35", "v1.35.0", Some("35")), 35);
+        assert_eq!(minor("33+", "v1.33.4-eks-1234", None), 33);
+        assert_eq!(minor("", "v1.36.1", None), 36);
+        // Builds from source: from 1.31 with the emulation version, before it with none.
+        assert_eq!(minor("", "v0.0.0-master+e19964183377", Some("38")), 38);
+        assert_eq!(minor("", "v0.0.0-master+e19964183377", None), 0);
     }
 }
