@@ -20,6 +20,7 @@ pub(super) enum Style {
 
 /// What libyaml's `yaml_emitter_analyze_scalar` learns of a string, for block context
 /// (crdgen never writes a non-empty flow collection, so flow rules never apply).
+#[derive(Debug, PartialEq, Eq)]
 pub(super) struct Analysis {
     /// It holds a line break: never plain, and never a simple mapping key.
     pub multiline: bool,
@@ -69,13 +70,25 @@ pub(super) fn analyze(s: &str) -> Analysis {
 }
 
 /// [`analyze`] for non-empty text of printable ASCII and `\n`: no special characters, and
-/// `\n` the only break.
+/// `\n` the only break. One pass over the bytes, as this runs for every scalar written.
 fn analyze_ascii(s: &str) -> Analysis {
     let bytes = s.as_bytes();
-    let trailing_space = s.ends_with(' ');
-    if s.contains('\n') {
-        let space_break = s.contains(" \n");
-        let break_space = s.contains("\n ");
+    let trailing_space = bytes[bytes.len() - 1] == b' ';
+    // The pairs that matter: a break beside a space, and `: ` or ` #` on one line.
+    let (mut newline, mut space_break, mut break_space) = (false, false, false);
+    let (mut colon_space, mut space_hash) = (false, false);
+    for pair in bytes.windows(2) {
+        match (pair[0], pair[1]) {
+            (b' ', b'\n') => space_break = true,
+            (b'\n', b' ') => break_space = true,
+            (b':', b' ') => colon_space = true,
+            (b' ', b'#') => space_hash = true,
+            _ => {}
+        }
+        newline |= pair[0] == b'\n';
+    }
+    newline |= bytes[bytes.len() - 1] == b'\n';
+    if newline {
         return Analysis {
             multiline: true,
             newline: true,
@@ -107,14 +120,14 @@ fn analyze_ascii(s: &str) -> Analysis {
                 | b'`'
         )
         || (matches!(bytes[0], b'?' | b':' | b'-') && first_followed_by_space)
-        || s.contains(": ")
-        || s.ends_with(':')
-        || s.contains(" #");
+        || colon_space
+        || bytes[bytes.len() - 1] == b':'
+        || space_hash;
     Analysis {
         multiline: false,
         newline: false,
         separator: false,
-        plain_allowed: !(indicators || s.starts_with(' ') || trailing_space),
+        plain_allowed: !(indicators || bytes[0] == b' ' || trailing_space),
         single_quoted_allowed: true,
         block_allowed: !trailing_space,
     }
@@ -280,4 +293,28 @@ pub(super) fn resolves_to_non_string(s: &str) -> bool {
 fn is_timestamp_start(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() >= 6 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[5].is_ascii_digit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ascii_pass_agrees_with_libyamls_walk() {
+        // Every string of up to four of the characters the analysis turns on.
+        let alphabet = [' ', '\n', ':', '#', '-', '?', '.', 'a', '\''];
+        let mut strings = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..4 {
+            strings = strings
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            for s in &strings {
+                assert_eq!(analyze_ascii(s), analyze_any(s), "{s:?}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 9 + 81 + 729 + 6561);
+    }
 }

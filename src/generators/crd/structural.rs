@@ -6,7 +6,7 @@ use serde_json::Value;
 /// Every rule the schema breaks, each with the JSON path of the offending node.
 pub fn violations(root: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    node(root, "", &mut out);
+    node(root, Place::Root, &mut out);
     if let Some(metadata) = root.pointer("/properties/metadata") {
         let allowed = ["name", "generateName"];
         let extra: Vec<&String> = metadata
@@ -25,54 +25,67 @@ pub fn violations(root: &Value) -> Vec<String> {
     out
 }
 
-fn node(schema: &Value, path: &str, out: &mut Vec<String>) {
+/// Where a node is: written out only for a node that breaks a rule, as nearly all
+/// nodes break none.
+#[derive(Clone, Copy)]
+enum Place<'a> {
+    Root,
+    Property(&'a Place<'a>, &'a str),
+    Child(&'a Place<'a>, &'static str),
+}
+
+impl std::fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Root => f.write_str("."),
+            Place::Property(Place::Root, name) => write!(f, ".{name}"),
+            Place::Property(parent, name) => write!(f, "{parent}.{name}"),
+            Place::Child(Place::Root, key) => write!(f, "[{key}]"),
+            Place::Child(parent, key) => write!(f, "{parent}[{key}]"),
+        }
+    }
+}
+
+fn node(schema: &Value, place: Place<'_>, out: &mut Vec<String>) {
     let Some(map) = schema.as_object() else {
-        out.push(format!("`{path}`: a schema must be an object"));
+        out.push(format!("`{place}`: a schema must be an object"));
         return;
     };
     let flag = |key: &str| map.get(key).and_then(Value::as_bool) == Some(true);
     let untyped_ok =
         flag("x-kubernetes-int-or-string") || flag("x-kubernetes-preserve-unknown-fields");
-    if !map.contains_key("type") && !untyped_ok && !path.ends_with("oneOf]") {
+    if !map.contains_key("type") && !untyped_ok {
         out.push(format!(
-            "`{}`: every schema needs a type (or x-kubernetes-preserve-unknown-fields)",
-            display(path)
+            "`{place}`: every schema needs a type (or x-kubernetes-preserve-unknown-fields)"
         ));
     }
     if flag("uniqueItems") {
         out.push(format!(
-            "`{}`: the apiserver rejects `uniqueItems: true`",
-            display(path)
+            "`{place}`: the apiserver rejects `uniqueItems: true`"
         ));
     }
     if map.contains_key("properties") && map.contains_key("additionalProperties") {
         out.push(format!(
-            "`{}`: properties and additionalProperties are mutually exclusive",
-            display(path)
+            "`{place}`: properties and additionalProperties are mutually exclusive"
         ));
     }
     if map.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("map")
         && !map.contains_key("x-kubernetes-list-map-keys")
     {
         out.push(format!(
-            "`{}`: a map list needs list map keys (`+listMapKey`)",
-            display(path)
+            "`{place}`: a map list needs list map keys (`+listMapKey`)"
         ));
     }
     if let Some(Value::Object(properties)) = map.get("properties") {
         for (name, property) in properties {
-            node(property, &format!("{path}.{name}"), out);
+            node(property, Place::Property(&place, name), out);
         }
     }
     for key in ["items", "additionalProperties"] {
         if let Some(child @ Value::Object(_)) = map.get(key) {
-            node(child, &format!("{path}[{key}]"), out);
+            node(child, Place::Child(&place, key), out);
         }
     }
-}
-
-fn display(path: &str) -> &str {
-    if path.is_empty() { "." } else { path }
 }
 
 #[cfg(test)]

@@ -36,11 +36,12 @@ pub(super) fn check(schema: &mut Value, kind: &Kind, version: &str, diags: &mut 
         expensive: Vec::new(),
     };
     let at = At {
-        path: String::new(),
+        up: None,
+        step: "",
         cardinality: Some(1),
         uncorrelatable: None,
         resource: true,
-        unbounded: Vec::new(),
+        bound_by: None,
     };
     walk.node(schema, &at);
     if walk.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
@@ -69,18 +70,78 @@ pub(super) fn check(schema: &mut Value, kind: &Kind, version: &str, diags: &mut 
     }
 }
 
-/// Where the walk is in the schema.
-struct At {
-    /// The field path (`spec.paths[*]`).
-    path: String,
+/// Where the walk is in the schema. Its field path is written out only where a rule is,
+/// from the chain of places above: most nodes have none.
+struct At<'a> {
+    /// The place above; `None` at the root.
+    up: Option<&'a At<'a>>,
+    /// The step from there: a field's name, or `[*]` for items and map values.
+    step: &'a str,
     /// How many times the node can occur in one object; `None` when unbounded.
     cardinality: Option<u64>,
     /// The list above this node whose items cannot be told apart between versions.
-    uncorrelatable: Option<String>,
+    uncorrelatable: Option<&'a At<'a>>,
     /// A resource (the root, an embedded resource): rules see its metadata.
     resource: bool,
-    /// The unbounded lists and maps above, with the marker that bounds each.
-    unbounded: Vec<(String, &'static str)>,
+    /// For an unbounded list or map, the marker that bounds it.
+    bound_by: Option<&'static str>,
+}
+
+impl<'a> At<'a> {
+    /// The place one `step` below, where `child` is, in a node holding at most `limit`
+    /// of it.
+    fn child(
+        &'a self,
+        step: &'a str,
+        limit: Option<u64>,
+        child: &Value,
+        uncorrelatable: Option<&'a At<'a>>,
+    ) -> At<'a> {
+        At {
+            up: Some(self),
+            step,
+            cardinality: self
+                .cardinality
+                .zip(limit)
+                .map(|(a, b)| a.saturating_mul(b)),
+            uncorrelatable,
+            resource: child["x-kubernetes-embedded-resource"] == true,
+            bound_by: None,
+        }
+    }
+
+    /// The field path (`spec.paths[*]`); empty at the root.
+    fn path(&self) -> String {
+        let mut steps = Vec::new();
+        let mut at = Some(self);
+        while let Some(place) = at {
+            steps.push(place.step);
+            at = place.up;
+        }
+        let mut path = String::new();
+        for step in steps.iter().rev().filter(|s| !s.is_empty()) {
+            if !path.is_empty() && *step != "[*]" {
+                path.push('.');
+            }
+            path.push_str(step);
+        }
+        path
+    }
+
+    /// The unbounded lists and maps above, from the root down, with the marker that
+    /// bounds each.
+    fn unbounded(&self) -> Vec<(String, &'static str)> {
+        let mut found = Vec::new();
+        let mut at = self.up;
+        while let Some(place) = at {
+            if let Some(marker) = place.bound_by {
+                found.push((place.path(), marker));
+            }
+            at = place.up;
+        }
+        found.reverse();
+        found
+    }
 }
 
 struct Walk<'a> {
@@ -92,13 +153,6 @@ struct Walk<'a> {
 }
 
 type Parsed = Result<kube_cel::cel::parser::Expression, String>;
-
-fn child_path(path: &str, step: &str) -> String {
-    match path.is_empty() {
-        true => step.to_owned(),
-        false => format!("{path}.{step}"),
-    }
-}
 
 /// How many values of a child one value of `schema` holds (the apiserver's
 /// `extractMaxElements`): a list's or map's bound, else 1.
@@ -129,35 +183,23 @@ fn factor(cost: u64, limit: u64) -> String {
 }
 
 impl Walk<'_> {
-    fn node(&mut self, schema: &mut Value, at: &At) {
+    fn node(&mut self, schema: &mut Value, at: &At<'_>) {
         if schema.get("x-kubernetes-validations").is_some() {
             self.rules(schema, at);
         }
         // What the children inherit, read before they are borrowed.
         let limit = max_elements(schema);
-        let mut unbounded = at.unbounded.clone();
-        if limit.is_none() {
-            let marker = match schema.get("type").and_then(Value::as_str) {
+        let bound_by = limit
+            .is_none()
+            .then(|| match schema.get("type").and_then(Value::as_str) {
                 Some("array") => "MaxItems",
                 _ => "MaxProperties",
-            };
-            unbounded.push((at.path.clone(), marker));
-        }
+            });
+        let here = At { bound_by, ..*at };
         let map_list = schema["x-kubernetes-list-type"] == "map";
-        let below = |path: String, child: &Value, uncorrelatable: Option<String>| At {
-            cardinality: at.cardinality.zip(limit).map(|(a, b)| a.saturating_mul(b)),
-            uncorrelatable,
-            unbounded: unbounded.clone(),
-            path,
-            resource: child["x-kubernetes-embedded-resource"] == true,
-        };
         if let Some(Value::Object(properties)) = schema.get_mut("properties") {
             for (name, property) in properties.iter_mut() {
-                let next = below(
-                    child_path(&at.path, name),
-                    property,
-                    at.uncorrelatable.clone(),
-                );
+                let next = here.child(name, limit, property, at.uncorrelatable);
                 self.node(property, &next);
             }
         }
@@ -165,16 +207,16 @@ impl Walk<'_> {
             .get_mut("additionalProperties")
             .filter(|a| a.is_object())
         {
-            let next = below(format!("{}[*]", at.path), values, at.uncorrelatable.clone());
+            let next = here.child("[*]", limit, values, at.uncorrelatable);
             self.node(values, &next);
         }
         if let Some(items) = schema.get_mut("items") {
             // Only a map list's items can be matched with their old versions.
             let uncorrelatable = match map_list {
-                true => at.uncorrelatable.clone(),
-                false => at.uncorrelatable.clone().or_else(|| Some(at.path.clone())),
+                true => at.uncorrelatable,
+                false => at.uncorrelatable.or(Some(&here)),
             };
-            let next = below(format!("{}[*]", at.path), items, uncorrelatable);
+            let next = here.child("[*]", limit, items, uncorrelatable);
             self.node(items, &next);
         }
         // Rules in allOf/anyOf/oneOf branches are not the apiserver's to compile here;
@@ -191,7 +233,7 @@ impl Walk<'_> {
         }
     }
 
-    fn rules(&mut self, schema: &mut Value, at: &At) {
+    fn rules(&mut self, schema: &mut Value, at: &At<'_>) {
         let decl = Decl::new(schema, at.resource);
         let Some(Value::Array(rules)) = schema.get_mut("x-kubernetes-validations") else {
             return;
@@ -208,12 +250,13 @@ impl Walk<'_> {
         }
     }
 
-    fn rule(&mut self, rule: &Value, decl: &Decl, at: &At, origin: &Value) {
+    fn rule(&mut self, rule: &Value, decl: &Decl, at: &At<'_>, origin: &Value) {
         let text = |key: &str| rule.get(key).and_then(Value::as_str);
         let source = text("rule").unwrap_or_default();
-        let place = match at.path.is_empty() {
+        let path = at.path();
+        let place = match path.is_empty() {
             true => format!("the root of `{}`", self.kind.name),
-            false => format!("`{}`", at.path),
+            false => format!("`{path}`"),
         };
         let optional = rule["optionalOldSelf"] == true;
         let invalid = |walk: &mut Walk<'_>, why: String, hint: &str| {
@@ -258,7 +301,7 @@ impl Walk<'_> {
             );
         }
         if analysis.uses_old_self
-            && let Some(list) = &at.uncorrelatable
+            && let Some(list) = at.uncorrelatable.map(At::path)
         {
             let list = if list.is_empty() {
                 "the root".to_owned()
@@ -287,9 +330,10 @@ impl Walk<'_> {
             let mut unbounded: Vec<(String, &str)> = analysis
                 .unbounded
                 .iter()
-                .map(|(path, marker)| {
+                .map(|(field, marker)| {
                     (
-                        path.replacen("self", &at.path, 1)
+                        field
+                            .replacen("self", &path, 1)
                             .trim_start_matches('.')
                             .to_owned(),
                         *marker,
@@ -297,7 +341,7 @@ impl Walk<'_> {
                 })
                 .collect();
             if at.cardinality.is_none() {
-                unbounded.extend(at.unbounded.iter().cloned());
+                unbounded.extend(at.unbounded());
             }
             let hint = match unbounded.as_slice() {
                 [] => "simplify the rule".to_owned(),
