@@ -5,11 +5,12 @@
 mod attrs;
 mod comments;
 mod depth;
+mod docs;
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{LineColumn, Span, TokenStream};
 use syn::spanned::Spanned;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
@@ -27,8 +28,9 @@ pub fn parse_file(
     file: &SourceFile,
     diags: &mut Diagnostics,
 ) -> Option<ParsedFile> {
-    let (text, tokens) = lex(file, diags)?;
-    let comment_markers = comments::markers_in_plain_comments(text, &tokens);
+    let (text, lifted) = docs::lift(text_of(file));
+    let tokens = lex(file, &text, diags)?;
+    let comment_markers = comments::markers_in_plain_comments(&text, &tokens);
     let ast = match syn::parse2::<syn::File>(tokens) {
         Ok(ast) => ast,
         Err(e) => {
@@ -40,6 +42,7 @@ pub fn parse_file(
     let mut ctx = Ctx {
         path: &file.path,
         diags,
+        lifted: &lifted,
     };
     let mut out = ParsedFile {
         path: file.path.clone(),
@@ -52,7 +55,10 @@ pub fn parse_file(
         manual_impls: Vec::new(),
         comment_markers,
     };
+    // Where the item before ends: a lifted doc comment after it is the next item's.
+    let mut before = LineColumn { line: 0, column: 0 };
     for item in &ast.items {
+        let after = std::mem::replace(&mut before, item_end(item));
         match item {
             syn::Item::Struct(s) => {
                 let body = Body::Struct(ctx.fields(&s.fields));
@@ -61,6 +67,7 @@ pub fn parse_file(
                     version,
                     file,
                     TypeParts {
+                        after,
                         ident: &s.ident,
                         attrs: &s.attrs,
                         vis: &s.vis,
@@ -70,12 +77,22 @@ pub fn parse_file(
                 ));
             }
             syn::Item::Enum(e) => {
-                let variants = e.variants.iter().map(|v| ctx.variant(v)).collect();
+                let mut prev = e.brace_token.span.open().end();
+                let mut variants = Vec::new();
+                for pair in e.variants.pairs() {
+                    variants.push(ctx.variant(pair.value(), prev));
+                    prev = match pair.punct() {
+                        Some(comma) => comma.span.end(),
+                        None => variant_end(pair.value()),
+                    };
+                }
+                ctx.stray_docs(prev, e.brace_token.span.close().start());
                 out.types.push(ctx.type_def(
                     group,
                     version,
                     file,
                     TypeParts {
+                        after,
                         ident: &e.ident,
                         attrs: &e.attrs,
                         vis: &e.vis,
@@ -98,7 +115,7 @@ pub fn parse_file(
                     .map(|p| p.ident.to_string())
                     .collect(),
                 ty: type_ref(&t.ty),
-                raw_docs: doc_lines(&t.attrs, false),
+                raw_docs: ctx.docs(&t.attrs, after, t.ident.span().start()),
             }),
             syn::Item::Mod(m) if m.content.is_none() => out.mods.push(ModDecl {
                 name: naming::unraw(&m.ident.to_string()).to_owned(),
@@ -124,6 +141,13 @@ pub fn parse_file(
             _ => {}
         }
     }
+    ctx.stray_docs(
+        before,
+        LineColumn {
+            line: usize::MAX,
+            column: 0,
+        },
+    );
     let lengths = array_lengths(&ast.items);
     if !lengths.is_empty() {
         for def in &mut out.types {
@@ -170,10 +194,52 @@ fn name_lengths(ty: &mut TypeRef, lengths: &BTreeMap<String, String>) {
     }
 }
 
-/// The file's text (without a byte order mark) and its tokens, or `None` after
-/// reporting why it cannot be read as Rust.
-fn lex<'f>(file: &'f SourceFile, diags: &mut Diagnostics) -> Option<(&'f str, TokenStream)> {
-    let text = file.text.strip_prefix('\u{feff}').unwrap_or(&file.text);
+/// Where `item` ends: a lifted doc comment after it documents what comes next.
+fn item_end(item: &syn::Item) -> LineColumn {
+    use syn::Item;
+    let close = |d: &proc_macro2::extra::DelimSpan| d.close().end();
+    match item {
+        Item::Struct(s) => match (&s.fields, s.semi_token) {
+            (syn::Fields::Named(n), _) => close(&n.brace_token.span),
+            (_, Some(semi)) => semi.span.end(),
+            _ => item.span().end(),
+        },
+        Item::Enum(e) => close(&e.brace_token.span),
+        Item::Union(u) => close(&u.fields.brace_token.span),
+        Item::Type(t) => t.semi_token.span.end(),
+        Item::Use(u) => u.semi_token.span.end(),
+        Item::Const(c) => c.semi_token.span.end(),
+        Item::Static(s) => s.semi_token.span.end(),
+        Item::Impl(i) => close(&i.brace_token.span),
+        Item::Fn(f) => close(&f.block.brace_token.span),
+        Item::Trait(t) => close(&t.brace_token.span),
+        Item::Mod(m) => match (&m.content, m.semi) {
+            (Some((brace, _)), _) => close(&brace.span),
+            (None, Some(semi)) => semi.span.end(),
+            _ => item.span().end(),
+        },
+        _ => item.span().end(),
+    }
+}
+
+/// Where `variant` ends, when no comma follows it.
+fn variant_end(variant: &syn::Variant) -> LineColumn {
+    match (&variant.discriminant, &variant.fields) {
+        (Some((_, expr)), _) => expr.span().end(),
+        (None, syn::Fields::Named(n)) => n.brace_token.span.close().end(),
+        (None, syn::Fields::Unnamed(u)) => u.paren_token.span.close().end(),
+        (None, syn::Fields::Unit) => variant.ident.span().end(),
+    }
+}
+
+/// The text of `file`, without a byte order mark.
+fn text_of(file: &SourceFile) -> &str {
+    file.text.strip_prefix('\u{feff}').unwrap_or(&file.text)
+}
+
+/// The tokens of `text`, which is `file`'s, or `None` after reporting why it cannot be
+/// read as Rust.
+fn lex(file: &SourceFile, text: &str, diags: &mut Diagnostics) -> Option<TokenStream> {
     let tokens = match TokenStream::from_str(text) {
         Ok(tokens) => tokens,
         Err(e) => {
@@ -192,7 +258,7 @@ fn lex<'f>(file: &'f SourceFile, diags: &mut Diagnostics) -> Option<(&'f str, To
         );
         return None;
     }
-    Some((text, tokens))
+    Some(tokens)
 }
 
 fn malformed(file: &SourceFile, pos: Pos, message: &str, diags: &mut Diagnostics) {
@@ -217,7 +283,8 @@ pub struct DocComments {
 
 /// The doc comments of `file`; `None` when it is not valid Rust.
 pub fn doc_comments(file: &SourceFile, diags: &mut Diagnostics) -> Option<DocComments> {
-    let (text, tokens) = lex(file, diags)?;
+    let text = text_of(file);
+    let tokens = lex(file, text, diags)?;
     let in_plain_comments = comments::markers_in_plain_comments(text, &tokens);
     let mut lines = Vec::new();
     collect_doc_lines(tokens, &mut lines);
@@ -305,6 +372,8 @@ fn doc_lines(attrs: &[syn::Attribute], inner: bool) -> Vec<DocLine> {
 }
 
 struct TypeParts<'a> {
+    /// Where the item before it ends.
+    after: LineColumn,
     ident: &'a syn::Ident,
     attrs: &'a [syn::Attribute],
     vis: &'a syn::Visibility,
@@ -315,6 +384,7 @@ struct TypeParts<'a> {
 struct Ctx<'a> {
     path: &'a str,
     diags: &'a mut Diagnostics,
+    lifted: &'a docs::LiftedDocs,
 }
 
 impl Ctx<'_> {
@@ -355,11 +425,43 @@ impl Ctx<'_> {
             serde: attrs::serde_container(parts.attrs, self),
             kube: attrs::kube_attrs(parts.attrs, self),
             body: parts.body,
-            raw_docs: doc_lines(parts.attrs, false),
+            raw_docs: self.docs(parts.attrs, parts.after, parts.ident.span().start()),
         }
     }
 
-    fn variant(&mut self, v: &syn::Variant) -> Variant {
+    /// The doc comment of what `attrs` belong to and `name` names, `after` being where
+    /// the thing before it ends: the lifted `///` lines between the two, and any doc
+    /// attributes written otherwise, in the order they stand.
+    fn docs(&self, attrs: &[syn::Attribute], after: LineColumn, name: LineColumn) -> Vec<DocLine> {
+        let mut lines = self.lifted.between(after, name);
+        let written = doc_lines(attrs, false);
+        if lines.is_empty() {
+            return written;
+        }
+        if !written.is_empty() {
+            lines.extend(written);
+            lines.sort_by_key(|l| (l.pos.line, l.pos.col));
+        }
+        lines
+    }
+
+    /// Reports a lifted doc comment between `after` and `before`, where nothing follows
+    /// it to document: the lexer and syn would have refused it there.
+    fn stray_docs(&mut self, after: LineColumn, before: LineColumn) {
+        if let Some(pos) = self.lifted.first_between(after, before) {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::MalformedRust,
+                    "this file is not valid Rust: a doc comment documents nothing here"
+                        .to_owned(),
+                )
+                .at(self.path, pos)
+                .hint("a `///` comment stands above the item, field or variant it documents; make it a plain `//` comment"),
+            );
+        }
+    }
+
+    fn variant(&mut self, v: &syn::Variant, after: LineColumn) -> Variant {
         let name = v.ident.to_string();
         Variant {
             wire_name: name.clone(),
@@ -368,16 +470,19 @@ impl Ctx<'_> {
             markers: Vec::new(),
             serde: attrs::serde_variant(&v.attrs, self),
             fields: self.fields(&v.fields),
-            raw_docs: doc_lines(&v.attrs, false),
+            raw_docs: self.docs(&v.attrs, after, v.ident.span().start()),
             name,
         }
     }
 
     fn fields(&mut self, fields: &syn::Fields) -> Fields {
-        let convert = |ctx: &mut Self, (i, f): (usize, &syn::Field)| {
-            let (name, pos) = match &f.ident {
-                Some(id) => (id.to_string(), Pos::of(id.span())),
-                None => (i.to_string(), Pos::of(f.ty.span())),
+        let convert = |ctx: &mut Self, i: usize, f: &syn::Field, after: LineColumn| {
+            let (name, pos, start) = match &f.ident {
+                Some(id) => (id.to_string(), Pos::of(id.span()), id.span().start()),
+                None => {
+                    let span = f.ty.span();
+                    (i.to_string(), Pos::of(span), span.start())
+                }
             };
             Field {
                 wire_name: f.ident.as_ref().map(|_| naming::unraw(&name).to_owned()),
@@ -390,19 +495,27 @@ impl Ctx<'_> {
                 docs: String::new(),
                 markers: Vec::new(),
                 serde: attrs::serde_field(&f.attrs, ctx),
-                raw_docs: doc_lines(&f.attrs, false),
+                raw_docs: ctx.docs(&f.attrs, after, start),
             }
         };
-        let mut convert_all = |fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>| {
-            fields
-                .iter()
-                .enumerate()
-                .map(|f| convert(self, f))
-                .collect()
-        };
+        let mut convert_all =
+            |fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
+             delimiters: &proc_macro2::extra::DelimSpan| {
+                let mut after = delimiters.open().end();
+                let mut out = Vec::new();
+                for (i, pair) in fields.pairs().enumerate() {
+                    out.push(convert(self, i, pair.value(), after));
+                    after = match pair.punct() {
+                        Some(comma) => comma.span.end(),
+                        None => pair.value().ty.span().end(),
+                    };
+                }
+                self.stray_docs(after, delimiters.close().start());
+                out
+            };
         match fields {
-            syn::Fields::Named(n) => Fields::Named(convert_all(&n.named)),
-            syn::Fields::Unnamed(u) => Fields::Tuple(convert_all(&u.unnamed)),
+            syn::Fields::Named(n) => Fields::Named(convert_all(&n.named, &n.brace_token.span)),
+            syn::Fields::Unnamed(u) => Fields::Tuple(convert_all(&u.unnamed, &u.paren_token.span)),
             syn::Fields::Unit => Fields::Unit,
         }
     }
@@ -614,5 +727,90 @@ mod tests {
         // A name waits for the file's consts; anything else stays as written.
         assert_eq!(len_of("[u8; N]"), "N");
         assert_eq!(len_of("[u8; N * 2]"), "N * 2");
+    }
+
+    fn parsed(text: &str) -> (Option<ParsedFile>, Diagnostics) {
+        let file = SourceFile {
+            path: "types.rs".into(),
+            module: Some("types".into()),
+            text: text.into(),
+        };
+        let mut diags = Diagnostics::default();
+        (parse_file("g", "v1", &file, &mut diags), diags)
+    }
+
+    fn docs(lines: &[DocLine]) -> Vec<(usize, usize, &str)> {
+        lines
+            .iter()
+            .map(|l| (l.pos.line, l.pos.col, l.text.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn lifted_doc_comments_go_to_what_they_stand_above() {
+        let text = "\
+/// Not the struct's: the impl's.
+impl A {}
+#[derive(Clone)]
+/// A thing.
+#[doc = \" Written out.\"]
+pub struct A {
+    /// The name.
+    #[serde(default)]
+    pub name: String, /// not lifted: after code
+    pub plain: i32,
+}
+/// B's.
+pub enum B {
+    /// One.
+    One = 1,
+    /// Two.
+    Two { /// x's.
+        x: i32 },
+}
+/// The alias.
+pub type C = A;
+";
+        let (file, diags) = parsed(text);
+        assert_eq!(diags.error_count(), 0, "{diags:?}");
+        let file = file.unwrap();
+        let a = &file.types[0];
+        assert_eq!(
+            docs(&a.raw_docs),
+            [(4, 4, " A thing."), (5, 10, " Written out.")]
+        );
+        let Body::Struct(Fields::Named(fields)) = &a.body else {
+            panic!()
+        };
+        assert_eq!(docs(&fields[0].raw_docs), [(7, 8, " The name.")]);
+        // A `///` after code stays an attribute of what follows it.
+        assert_eq!(
+            docs(&fields[1].raw_docs),
+            [(9, 26, " not lifted: after code")]
+        );
+        let b = &file.types[1];
+        assert_eq!(docs(&b.raw_docs), [(12, 4, " B's.")]);
+        let Body::Enum(variants) = &b.body else {
+            panic!()
+        };
+        assert_eq!(docs(&variants[0].raw_docs), [(14, 8, " One.")]);
+        assert_eq!(docs(&variants[1].raw_docs), [(16, 8, " Two.")]);
+        assert_eq!(docs(&file.aliases[0].raw_docs), [(20, 4, " The alias.")]);
+    }
+
+    #[test]
+    fn a_doc_comment_that_documents_nothing_is_refused() {
+        for text in [
+            "pub struct A {\n    pub a: i32,\n    /// dangling\n}\n",
+            "pub enum B {\n    One,\n    /// dangling\n}\n",
+            "pub struct A;\n/// dangling\n",
+        ] {
+            let (_, diags) = parsed(text);
+            let rendered = format!("{diags:?}");
+            assert!(
+                rendered.contains("documents nothing"),
+                "{text:?}: {rendered}"
+            );
+        }
     }
 }
