@@ -56,53 +56,50 @@ fn blankz_at(s: &str, i: usize) -> bool {
 }
 
 /// This runs on every key and value of every CRD: printable ASCII text (with `\n`) is
-/// settled by a few vectorised searches, anything else by libyaml's walk.
+/// settled in one pass over its bytes, anything else by libyaml's walk.
 pub(super) fn analyze(s: &str) -> Analysis {
-    let bytes = s.as_bytes();
-    if !s.is_empty()
-        && bytes
-            .iter()
-            .all(|&b| (b' '..=b'~').contains(&b) || b == b'\n')
-    {
-        return analyze_ascii(s);
-    }
-    analyze_any(s)
+    analyze_ascii(s).unwrap_or_else(|| analyze_any(s))
 }
 
-/// [`analyze`] for non-empty text of printable ASCII and `\n`: no special characters, and
-/// `\n` the only break. One pass over the bytes, as this runs for every scalar written.
-fn analyze_ascii(s: &str) -> Analysis {
+/// [`analyze`] for non-empty text of printable ASCII and `\n` (no special characters,
+/// and `\n` the only break); `None` for any other text.
+fn analyze_ascii(s: &str) -> Option<Analysis> {
     let bytes = s.as_bytes();
-    let trailing_space = bytes[bytes.len() - 1] == b' ';
+    let (&first, &last) = (bytes.first()?, bytes.last()?);
+    let trailing_space = last == b' ';
     // The pairs that matter: a break beside a space, and `: ` or ` #` on one line.
     let (mut newline, mut space_break, mut break_space) = (false, false, false);
     let (mut colon_space, mut space_hash) = (false, false);
-    for pair in bytes.windows(2) {
-        match (pair[0], pair[1]) {
+    let mut previous = 0;
+    for &b in bytes {
+        if !(b' '..=b'~').contains(&b) && b != b'\n' {
+            return None;
+        }
+        match (previous, b) {
             (b' ', b'\n') => space_break = true,
             (b'\n', b' ') => break_space = true,
             (b':', b' ') => colon_space = true,
             (b' ', b'#') => space_hash = true,
             _ => {}
         }
-        newline |= pair[0] == b'\n';
+        newline |= b == b'\n';
+        previous = b;
     }
-    newline |= bytes[bytes.len() - 1] == b'\n';
     if newline {
-        return Analysis {
+        return Some(Analysis {
             multiline: true,
             newline: true,
             separator: false,
             plain_allowed: false,
             single_quoted_allowed: !(break_space || space_break),
             block_allowed: !(trailing_space || space_break),
-        };
+        });
     }
     let first_followed_by_space = bytes.get(1).is_none_or(|&b| b == b' ');
     let indicators = s.starts_with("---")
         || s.starts_with("...")
         || matches!(
-            bytes[0],
+            first,
             b'#' | b','
                 | b'['
                 | b']'
@@ -119,18 +116,18 @@ fn analyze_ascii(s: &str) -> Analysis {
                 | b'@'
                 | b'`'
         )
-        || (matches!(bytes[0], b'?' | b':' | b'-') && first_followed_by_space)
+        || (matches!(first, b'?' | b':' | b'-') && first_followed_by_space)
         || colon_space
-        || bytes[bytes.len() - 1] == b':'
+        || last == b':'
         || space_hash;
-    Analysis {
+    Some(Analysis {
         multiline: false,
         newline: false,
         separator: false,
-        plain_allowed: !(indicators || bytes[0] == b' ' || trailing_space),
+        plain_allowed: !(indicators || first == b' ' || trailing_space),
         single_quoted_allowed: true,
         block_allowed: !trailing_space,
-    }
+    })
 }
 
 /// [`analyze`] for any text: libyaml's walk, character by character.
@@ -311,10 +308,14 @@ mod tests {
                 .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
                 .collect();
             for s in &strings {
-                assert_eq!(analyze_ascii(s), analyze_any(s), "{s:?}");
+                assert_eq!(analyze_ascii(s), Some(analyze_any(s)), "{s:?}");
                 checked += 1;
             }
         }
         assert_eq!(checked, 9 + 81 + 729 + 6561);
+        // Anything else is libyaml's walk's.
+        for other in ["", "é", "a\tb", "a\rb", "\u{85}"] {
+            assert_eq!(analyze_ascii(other), None, "{other:?}");
+        }
     }
 }

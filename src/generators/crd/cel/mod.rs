@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crdgen_apimachinery::cel::{
-    MAX_REQUEST_SIZE_BYTES, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
+    MAX_REQUEST_SIZE_BYTES, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, escape,
 };
 use kube_cel::cel::parser::Parser;
 use serde_json::Value;
@@ -28,10 +28,13 @@ use decl::Decl;
 /// Checks every rule of `schema` (the `version` of `kind`), reporting what the apiserver
 /// would refuse, and takes the rules' origins off.
 pub(super) fn check(schema: &mut Value, kind: &Kind, version: &str, diags: &mut Diagnostics) {
+    // The CEL types of the whole schema, once: each rule's is found in it by its path.
+    let root = has_rules(schema).then(|| Decl::new(schema, true)).flatten();
     let mut walk = Walk {
         kind,
         version,
         diags,
+        root: root.as_ref(),
         total: 0,
         expensive: Vec::new(),
     };
@@ -128,6 +131,18 @@ impl<'a> At<'a> {
         path
     }
 
+    /// This node's CEL type within `root`'s, the root's.
+    fn decl_in<'d>(&self, root: &'d Decl) -> Option<&'d Decl> {
+        let Some(up) = self.up else {
+            return Some(root);
+        };
+        let parent = up.decl_in(root)?;
+        match self.step {
+            "[*]" => parent.step("@items"),
+            name => parent.step(&escape(name)?),
+        }
+    }
+
     /// The unbounded lists and maps above, from the root down, with the marker that
     /// bounds each.
     fn unbounded(&self) -> Vec<(String, &'static str)> {
@@ -146,6 +161,8 @@ impl<'a> At<'a> {
 
 struct Walk<'a> {
     kind: &'a Kind,
+    /// The CEL type of the root, when any rule needs it.
+    root: Option<&'a Decl>,
     version: &'a str,
     diags: &'a mut Diagnostics,
     total: u64,
@@ -153,6 +170,18 @@ struct Walk<'a> {
 }
 
 type Parsed = Result<kube_cel::cel::parser::Expression, String>;
+
+/// Whether `schema` or anything below it has rules.
+fn has_rules(schema: &Value) -> bool {
+    schema.get("x-kubernetes-validations").is_some()
+        || schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.values().any(has_rules))
+        || ["items", "additionalProperties"]
+            .iter()
+            .any(|key| schema.get(key).is_some_and(has_rules))
+}
 
 /// How many values of a child one value of `schema` holds (the apiserver's
 /// `extractMaxElements`): a list's or map's bound, else 1.
@@ -234,7 +263,16 @@ impl Walk<'_> {
     }
 
     fn rules(&mut self, schema: &mut Value, at: &At<'_>) {
-        let decl = Decl::new(schema, at.resource);
+        let found = self.root.and_then(|root| at.decl_in(root));
+        let built;
+        let decl = match found {
+            Some(decl) => Some(decl),
+            // A field whose name CEL cannot spell is not in its object's type.
+            None => {
+                built = Decl::new(schema, at.resource);
+                built.as_ref()
+            }
+        };
         let Some(Value::Array(rules)) = schema.get_mut("x-kubernetes-validations") else {
             return;
         };
@@ -243,7 +281,7 @@ impl Walk<'_> {
                 .as_object_mut()
                 .and_then(|r| r.remove(RULE_ORIGIN))
                 .unwrap_or(Value::Null);
-            let Some(decl) = &decl else {
+            let Some(decl) = decl else {
                 continue;
             };
             self.rule(rule, decl, at, &origin);
