@@ -14,6 +14,14 @@ pub const STATIC_ESTIMATED_COST_LIMIT: u64 = 10_000_000;
 /// The most all the rules of one CRD version's schema may cost together, as estimated.
 pub const STATIC_ESTIMATED_CRD_COST_LIMIT: u64 = 100_000_000;
 
+/// The longest object name (a DNS subdomain's 253 characters): from Kubernetes 1.37 the
+/// apiserver sizes a resource's `metadata.name` by it when it estimates a rule's cost,
+/// and its `generateName` one shorter, as the generated suffix takes at least one.
+pub const NAME_MAX_LENGTH: u64 = 253;
+
+/// The first Kubernetes minor version to size names so, rather than as a whole request.
+pub const NAMES_BOUNDED_SINCE_MINOR: u16 = 37;
+
 /// The most one evaluation of a rule may cost, as the apiserver counts it while running.
 pub const PER_CALL_LIMIT: u64 = 1_000_000;
 

@@ -21,6 +21,11 @@ impl KubeVersion {
         KubeVersion { minor: 37 }
     }
 
+    /// The minor version: 33 for 1.33.
+    pub const fn minor(self) -> u16 {
+        self.minor
+    }
+
     /// k8s-openapi's build script tells dependents' build scripts its version as
     /// `DEP_K8S_OPENAPI_<crate version>_VERSION`: `0x00_01_NN_00`, in decimal.
     pub fn of_build_metadata(value: &str) -> Option<KubeVersion> {

@@ -238,7 +238,7 @@ fn crd(
         let mut builder = Builder::new(model, known, diags);
         builder.optional_by_default = markers::OPTIONAL_BY_DEFAULT.is_set(&version.markers);
         let mut schema = root_schema(&mut builder, kind);
-        cel::check(&mut schema, kind, &version.name, diags);
+        cel::check(&mut schema, kind, &version.name, known.version, diags);
         if let Some(max) = max_description {
             truncate_descriptions(&mut schema, max);
         }

@@ -1001,11 +1001,13 @@ fn replaced(len: u64, from: u64, keep: bool) -> (u64, u64) {
 mod tests {
     use serde_json::{Value, json};
 
+    use super::super::decl::Names;
     use super::*;
+    use crate::known::KubeVersion;
 
     /// The estimated cost of `rule` on `schema`, as a schema node of no resource.
     fn cost(schema: Value, rule: &str) -> u64 {
-        let decl = Decl::new(&schema, false).unwrap();
+        let decl = Decl::new(&schema, false, Names::of(KubeVersion::latest())).unwrap();
         let parsed = kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
         let analysis = analyze(&parsed, &decl, false);
         assert!(analysis.errors.is_empty(), "{rule}: {:?}", analysis.errors);
@@ -1145,9 +1147,42 @@ mod tests {
     }
 
     #[test]
+    fn names_are_as_long_as_a_request_before_1_37_and_as_a_name_from_it() {
+        // kube-apiserver's TestMetadataNameCostIsBounded: from 1.37 a rule reading the
+        // name costs at most 10,000; before, as much as a request-long string.
+        let cost_on = |kube: &str, schema: Value, rule: &str| {
+            let names = Names::of(kube.parse().unwrap());
+            let decl = Decl::new(&schema, true, names).unwrap();
+            let parsed = kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
+            analyze(&parsed, &decl, false).cost
+        };
+        let root = json!({"type": "object"});
+        for rule in [
+            "self.metadata.name.contains('x')",
+            "self.metadata.generateName.contains('x')",
+        ] {
+            let old = cost_on("1.36", root.clone(), rule);
+            let new = cost_on("1.37", root.clone(), rule);
+            assert!(old > 300_000, "{rule}: {old}");
+            assert!(new > 0 && new <= 10_000, "{rule}: {new}");
+        }
+        // A shorter maxLength of the schema's own counts; a longer one does not.
+        let own = |n: u64| {
+            json!({"type": "object", "properties": {"metadata": {"type": "object",
+                "properties": {"name": {"type": "string", "maxLength": n}}}}})
+        };
+        let rule = "self.metadata.name.contains('x')";
+        assert!(cost_on("1.37", own(10), rule) < cost_on("1.37", root.clone(), rule));
+        assert_eq!(
+            cost_on("1.37", own(1000), rule),
+            cost_on("1.37", root.clone(), rule)
+        );
+    }
+
+    #[test]
     fn fields_and_variables_the_schema_lacks_are_found() {
         let schema = json!({"type": "object", "properties": {"replicas": {"type": "integer"}}});
-        let decl = Decl::new(&schema, false).unwrap();
+        let decl = Decl::new(&schema, false, Names::of(KubeVersion::latest())).unwrap();
         let read = |rule: &str| {
             let parsed = kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
             analyze(&parsed, &decl, false)

@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use crdgen_apimachinery::cel::{MAX_REQUEST_SIZE_BYTES, escape};
+use crdgen_apimachinery::cel::{
+    MAX_REQUEST_SIZE_BYTES, NAME_MAX_LENGTH, NAMES_BOUNDED_SINCE_MINOR, escape,
+};
 use serde_json::Value;
 
 /// What a value is in CEL.
@@ -53,12 +55,46 @@ pub(super) static KEY: Decl = Decl {
 
 const MAX_STRING: u64 = MAX_REQUEST_SIZE_BYTES - 2;
 
+/// How the apiserver of the version a CRD is written for sizes a resource's
+/// `metadata.name` and `generateName` (`WithTypeAndObjectMeta`): as a whole request,
+/// or from 1.37 as a name, or shorter where the schema bounds them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Names {
+    bounded: bool,
+}
+
+impl Names {
+    pub fn of(kube: crate::known::KubeVersion) -> Names {
+        Names {
+            bounded: kube.minor() >= NAMES_BOUNDED_SINCE_MINOR,
+        }
+    }
+
+    /// The CEL type of `field` (`name`, `generateName`) of the metadata `schema` declares.
+    fn decl(self, schema: &Value, field: &str) -> Decl {
+        if !self.bounded {
+            return unbounded_string();
+        }
+        let cap = match field {
+            "generateName" => NAME_MAX_LENGTH - 1,
+            _ => NAME_MAX_LENGTH,
+        };
+        let own = schema["properties"][field]["maxLength"].as_u64();
+        Decl {
+            kind: Kind::String,
+            max_elements: own.map_or(cap, |n| n.min(cap)) * 4,
+            min_size: 2,
+            bounded: true,
+        }
+    }
+}
+
 impl Decl {
     /// The type of `schema`; `resource` for a resource's root or an embedded resource,
-    /// which rules see with `apiVersion`, `kind` and `metadata.name`/`generateName`.
-    /// `None` where the apiserver has no type (a list without items): such a property
-    /// is left out of its object.
-    pub fn new(schema: &Value, resource: bool) -> Option<Decl> {
+    /// which rules see with `apiVersion`, `kind` and `metadata.name`/`generateName`, as
+    /// `names` sizes them. `None` where the apiserver has no type (a list without
+    /// items): such a property is left out of its object.
+    pub fn new(schema: &Value, resource: bool, names: Names) -> Option<Decl> {
         let uint = |key: &str| {
             schema
                 .get(key)
@@ -82,7 +118,7 @@ impl Decl {
         let decl = match schema.get("type").and_then(Value::as_str)? {
             "array" => {
                 let items = schema.get("items")?;
-                let elem = Decl::new(items, embedded(items))?;
+                let elem = Decl::new(items, embedded(items), names)?;
                 let max = uint("maxItems");
                 Decl {
                     max_elements: max.unwrap_or(MAX_STRING / (elem.min_size + 1)),
@@ -93,7 +129,7 @@ impl Decl {
             }
             "object" => match schema.get("additionalProperties").filter(|a| a.is_object()) {
                 Some(values) => {
-                    let elem = Decl::new(values, embedded(values))?;
+                    let elem = Decl::new(values, embedded(values), names)?;
                     let max = uint("maxProperties");
                     Decl {
                         max_elements: max.unwrap_or(MAX_STRING / (elem.min_size + 6)),
@@ -102,7 +138,7 @@ impl Decl {
                         kind: Kind::Map(Box::new(elem)),
                     }
                 }
-                None => object(schema, resource),
+                None => object(schema, resource, names),
             },
             "string" => match schema.get("format").and_then(Value::as_str) {
                 Some("byte") => Decl {
@@ -171,7 +207,7 @@ fn unbounded_string() -> Decl {
 
 /// An object of declared properties; a resource's also has `apiVersion`, `kind` and a
 /// `metadata` of `name` and `generateName` (the apiserver's `WithTypeAndObjectMeta`).
-fn object(schema: &Value, resource: bool) -> Decl {
+fn object(schema: &Value, resource: bool, names: Names) -> Decl {
     let required: Vec<&str> = schema["required"]
         .as_array()
         .into_iter()
@@ -181,7 +217,7 @@ fn object(schema: &Value, resource: bool) -> Decl {
     let mut fields = BTreeMap::new();
     let mut min_size = 2;
     for (name, property) in schema["properties"].as_object().into_iter().flatten() {
-        let Some(decl) = Decl::new(property, embedded(property)) else {
+        let Some(decl) = Decl::new(property, embedded(property), names) else {
             continue;
         };
         if required.contains(&name.as_str()) && property.get("default").is_none() {
@@ -195,9 +231,10 @@ fn object(schema: &Value, resource: bool) -> Decl {
         for name in ["apiVersion", "kind"] {
             fields.insert(name.to_owned(), unbounded_string());
         }
+        let metadata = &schema["properties"]["metadata"];
         let meta = ["name", "generateName"]
             .into_iter()
-            .map(|n| (n.to_owned(), unbounded_string()))
+            .map(|n| (n.to_owned(), names.decl(metadata, n)))
             .collect();
         fields.insert(
             "metadata".to_owned(),

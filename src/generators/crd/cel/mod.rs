@@ -23,18 +23,28 @@ use serde_json::Value;
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::markers::schema::RULE_ORIGIN;
 use crate::model::Kind;
-use decl::Decl;
+use decl::{Decl, Names};
 
 /// Checks every rule of `schema` (the `version` of `kind`), reporting what the apiserver
 /// would refuse, and takes the rules' origins off.
-pub(super) fn check(schema: &mut Value, kind: &Kind, version: &str, diags: &mut Diagnostics) {
+pub(super) fn check(
+    schema: &mut Value,
+    kind: &Kind,
+    version: &str,
+    kube: crate::known::KubeVersion,
+    diags: &mut Diagnostics,
+) {
+    let names = Names::of(kube);
     // The CEL types of the whole schema, once: each rule's is found in it by its path.
-    let root = has_rules(schema).then(|| Decl::new(schema, true)).flatten();
+    let root = has_rules(schema)
+        .then(|| Decl::new(schema, true, names))
+        .flatten();
     let mut walk = Walk {
         kind,
         version,
         diags,
         root: root.as_ref(),
+        names,
         total: 0,
         expensive: Vec::new(),
     };
@@ -163,6 +173,7 @@ struct Walk<'a> {
     kind: &'a Kind,
     /// The CEL type of the root, when any rule needs it.
     root: Option<&'a Decl>,
+    names: Names,
     version: &'a str,
     diags: &'a mut Diagnostics,
     total: u64,
@@ -269,7 +280,7 @@ impl Walk<'_> {
             Some(decl) => Some(decl),
             // A field whose name CEL cannot spell is not in its object's type.
             None => {
-                built = Decl::new(schema, at.resource);
+                built = Decl::new(schema, at.resource, self.names);
                 built.as_ref()
             }
         };
