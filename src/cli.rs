@@ -322,9 +322,6 @@ fn module_path(
 }
 
 impl GenerateGroups {
-    /// Without `--kube-version`, a run that writes CRDs takes the version the crate of
-    /// APIS_PKG builds k8s-openapi for (what the schemas of its Kubernetes types must
-    /// follow), else the newest; what it says of its choice.
     /// Without `--kube-version`, the CRDs follow the k8s-openapi the crate builds, which
     /// cargo is asked for once the run has to generate.
     fn deferred_kube_version(&self, opts: &Options) -> Option<run::Deferred<'_>> {
@@ -342,6 +339,9 @@ impl GenerateGroups {
         })
     }
 
+    /// A run that writes CRDs takes the version the crate of APIS_PKG builds k8s-openapi
+    /// for (what the schemas of its Kubernetes types must follow), else the newest; what
+    /// it says of its choice.
     fn choose_kube_version(
         &self,
         opts: &mut Options,

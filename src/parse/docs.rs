@@ -35,27 +35,33 @@ pub(super) struct LiftedDocs {
 impl LiftedDocs {
     /// The lines after `after` and before `before`: the doc comment of what `before`
     /// names, when `after` is where the thing before it ends.
-    pub fn between(&self, after: LineColumn, before: LineColumn) -> Vec<DocLine> {
+    fn range(&self, after: LineColumn, before: LineColumn) -> &[Lifted] {
         let key = |p: LineColumn| (p.line, p.column);
         let from = self.lines.partition_point(|l| key(l.at) <= key(after));
         let to = self.lines.partition_point(|l| key(l.at) < key(before));
-        self.lines[from..to.max(from)]
+        &self.lines[from..to.max(from)]
+    }
+
+    /// [`range`](Self::range) as doc lines, each placed where its text starts (past the
+    /// `///`), as a doc attribute's are.
+    pub fn between(&self, after: LineColumn, before: LineColumn) -> Vec<DocLine> {
+        self.range(after, before)
             .iter()
             .map(|l| DocLine {
                 text: l.text.clone(),
                 pos: Pos {
                     line: l.at.line,
-                    col: l.at.column + 4,
+                    col: l.at.column + 1 + "///".len(),
                 },
             })
             .collect()
     }
 
-    /// Where the first line after `after` and before `before` is, if there is one.
+    /// Where the `///` of the first line between `after` and `before` is, if any.
     pub fn first_between(&self, after: LineColumn, before: LineColumn) -> Option<Pos> {
-        self.between(after, before).first().map(|l| Pos {
-            line: l.pos.line,
-            col: l.pos.col - 3,
+        self.range(after, before).first().map(|l| Pos {
+            line: l.at.line,
+            col: l.at.column + 1,
         })
     }
 }

@@ -168,13 +168,7 @@ fn array_lengths(items: &[syn::Item]) -> BTreeMap<String, String> {
     items
         .iter()
         .filter_map(|item| match item {
-            syn::Item::Const(c) => match &*c.expr {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(n),
-                    ..
-                }) => Some((c.ident.to_string(), n.base10_digits().to_owned())),
-                _ => None,
-            },
+            syn::Item::Const(c) => Some((c.ident.to_string(), int_literal(&c.expr)?)),
             _ => None,
         })
         .collect()
@@ -590,11 +584,20 @@ fn array_len(expr: &syn::Expr) -> String {
             syn::Stmt::Expr(inner, None) => array_len(inner),
             _ => quote::ToTokens::to_token_stream(expr).to_string(),
         },
+        _ => {
+            int_literal(expr).unwrap_or_else(|| quote::ToTokens::to_token_stream(expr).to_string())
+        }
+    }
+}
+
+/// The digits of an integer literal (`3`, `0x10`, `4usize`), in base 10.
+fn int_literal(expr: &syn::Expr) -> Option<String> {
+    match expr {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(n),
             ..
-        }) => n.base10_digits().to_owned(),
-        _ => quote::ToTokens::to_token_stream(expr).to_string(),
+        }) => Some(n.base10_digits().to_owned()),
+        _ => None,
     }
 }
 
