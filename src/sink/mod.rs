@@ -61,19 +61,27 @@ pub fn plan<'a>(output: &'a OutputSet, base: &Path, diags: &mut Diagnostics) -> 
     let mut link_free = LinkFree::default();
     let mut to_read = Vec::new();
     for (rel, new) in &output.files {
-        if let Some(link) = link_free.symlink_on_the_way(base, &output.owned_dirs, rel) {
-            let link = display_path(base, &link);
-            diags.push(
-                Diagnostic::error(
-                    Code::WouldOverwrite,
-                    format!("`{link}` is a symbolic link; crdgen does not write through links below its output directories"),
-                )
-                .at_path(link)
-                .hint("replace the link with a plain directory (or file), or choose another OUTPUT_PKG"),
-            );
-            continue;
+        match link_free.look(base, &output.owned_dirs, rel) {
+            Way::Link(link) => {
+                let link = display_path(base, &link);
+                diags.push(
+                    Diagnostic::error(
+                        Code::WouldOverwrite,
+                        format!("`{link}` is a symbolic link; crdgen does not write through links below its output directories"),
+                    )
+                    .at_path(link)
+                    .hint("replace the link with a plain directory (or file), or choose another OUTPUT_PKG"),
+                );
+            }
+            // A first run's files: nothing to read where their directory is missing.
+            Way::Absent => plan.changes.push((
+                rel.clone(),
+                Change::Create {
+                    new: Cow::Borrowed(new),
+                },
+            )),
+            Way::Clear => to_read.push((rel, new)),
         }
-        to_read.push((rel, new));
     }
     // Reading what is on disk is most of a rerun's plan: it runs on every core.
     let on_disk =
@@ -163,38 +171,74 @@ fn check_inside(base: &Path, owned: &Path) -> Result<(), Diagnostic> {
     }
 }
 
-/// Directories already found to be no link, so that each is looked at once a run, not
-/// once for every file below it.
+/// What lies on the way to a generated file's path.
+enum Way {
+    /// A symbolic link, at this path.
+    Link(PathBuf),
+    /// A directory on the way does not exist, so neither does the file.
+    Absent,
+    /// Plain directories, or the path ends in something that is no link.
+    Clear,
+}
+
+/// Directories already looked at, so that each is looked at once a run, not once for
+/// every file below it: those found to be plain directories, and those found missing.
 #[derive(Default)]
-struct LinkFree(std::collections::BTreeSet<PathBuf>);
+struct LinkFree {
+    dirs: std::collections::BTreeSet<PathBuf>,
+    missing: std::collections::BTreeSet<PathBuf>,
+}
 
 impl LinkFree {
-    /// The first symbolic link at or below the output directory that holds `rel`, on the
-    /// way to it. (The output directory itself may be a link that stays below the base:
-    /// `check_inside` sees to that.)
-    fn symlink_on_the_way(
-        &mut self,
-        base: &Path,
-        owned_dirs: &[PathBuf],
-        rel: &Path,
-    ) -> Option<PathBuf> {
-        let owned = owned_dirs.iter().find(|d| rel.starts_with(d))?;
+    /// The way to `rel` from the output directory that holds it. (The output directory
+    /// itself may be a link that stays below the base: `check_inside` sees to that.)
+    fn look(&mut self, base: &Path, owned_dirs: &[PathBuf], rel: &Path) -> Way {
+        let Some(owned) = owned_dirs.iter().find(|d| rel.starts_with(d)) else {
+            return Way::Clear;
+        };
+        let Ok(below) = rel.strip_prefix(owned) else {
+            return Way::Clear;
+        };
         let mut path = base.join(owned);
-        for component in rel.strip_prefix(owned).ok()?.components() {
+        // The output directory is followed if it is a link; below it, nothing is.
+        if !self.dirs.contains(&path) {
+            match self.missing.contains(&path) || !path.is_dir() {
+                true => {
+                    self.missing.insert(path);
+                    return Way::Absent;
+                }
+                false => self.dirs.insert(path.clone()),
+            };
+        }
+        let mut components = below.components().peekable();
+        while let Some(component) = components.next() {
             path.push(component);
-            if self.0.contains(&path) {
+            let is_file = components.peek().is_none();
+            if self.dirs.contains(&path) {
                 continue;
             }
+            if self.missing.contains(&path) {
+                return Way::Absent;
+            }
             match std::fs::symlink_metadata(&path) {
-                Ok(meta) if meta.file_type().is_symlink() => return Some(path),
+                Ok(meta) if meta.file_type().is_symlink() => return Way::Link(path),
                 Ok(meta) if meta.is_dir() => {
-                    self.0.insert(path.clone());
+                    self.dirs.insert(path.clone());
                 }
                 Ok(_) => {}
-                Err(_) => return None,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    // A missing file says nothing of its siblings; a missing directory
+                    // does of everything below it.
+                    if !is_file {
+                        self.missing.insert(path);
+                    }
+                    return Way::Absent;
+                }
+                // Unreadable: the read that follows names the error.
+                Err(_) => return Way::Clear,
             }
         }
-        None
+        Way::Clear
     }
 }
 
@@ -221,4 +265,107 @@ pub fn diff(plan: &Plan) -> String {
         out.push_str(&text);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::naming::GENERATED_MARKER;
+
+    fn output(files: &[&str]) -> OutputSet {
+        OutputSet {
+            owned_dirs: vec![PathBuf::from("out")],
+            files: files
+                .iter()
+                .map(|f| (PathBuf::from(f), format!("{GENERATED_MARKER}\n{f}\n")))
+                .collect(),
+        }
+    }
+
+    /// The plan's changes (path and kind), its unchanged count and its errors.
+    fn planned(output: &OutputSet, base: &Path) -> (Vec<(String, &'static str)>, usize, String) {
+        let mut diags = Diagnostics::default();
+        let plan = plan(output, base, &mut diags);
+        let changes = plan
+            .changes
+            .iter()
+            .map(|(rel, change)| {
+                let what = match change {
+                    Change::Create { .. } => "create",
+                    Change::Update { .. } => "update",
+                    Change::Remove { .. } => "remove",
+                };
+                (rel.display().to_string(), what)
+            })
+            .collect();
+        let errors = diags
+            .into_sorted()
+            .iter()
+            .map(|d| d.message.clone())
+            .collect();
+        (changes, plan.unchanged, errors)
+    }
+
+    fn write(base: &Path, rel: &str, text: &str) {
+        std::fs::create_dir_all(base.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(base.join(rel), text).unwrap();
+    }
+
+    #[test]
+    fn files_under_missing_directories_are_created_and_present_ones_compared() {
+        let base = tempfile::tempdir().unwrap();
+        let files = ["out/a/x.rs", "out/a/y.rs", "out/b/c/z.rs", "out/w.rs"];
+        let output = output(&files);
+        // No output directory at all: a first run.
+        let first = planned(&output, base.path());
+        assert_eq!(first.0, files.map(|f| (f.to_owned(), "create")).to_vec());
+        assert_eq!((first.1, first.2.as_str()), (0, ""));
+        // One file as generated, one edited, one stale, one directory still missing.
+        write(
+            base.path(),
+            "out/a/x.rs",
+            &output.files[Path::new("out/a/x.rs")],
+        );
+        write(
+            base.path(),
+            "out/w.rs",
+            &format!("{GENERATED_MARKER}\nold\n"),
+        );
+        write(
+            base.path(),
+            "out/a/gone.rs",
+            &format!("{GENERATED_MARKER}\n"),
+        );
+        let again = planned(&output, base.path());
+        let expected = [
+            ("out/a/gone.rs", "remove"),
+            ("out/a/y.rs", "create"),
+            ("out/b/c/z.rs", "create"),
+            ("out/w.rs", "update"),
+        ];
+        assert_eq!(again.0, expected.map(|(f, w)| (f.to_owned(), w)).to_vec());
+        assert_eq!((again.1, again.2.as_str()), (1, ""));
+    }
+
+    #[test]
+    fn a_link_below_the_output_directory_is_refused_and_the_directory_itself_followed() {
+        let base = tempfile::tempdir().unwrap();
+        let output = output(&["out/a/x.rs", "out/b/y.rs"]);
+        write(
+            base.path(),
+            "real/b/y.rs",
+            &output.files[Path::new("out/b/y.rs")],
+        );
+        let link = |to: &str, at: &str| {
+            std::os::unix::fs::symlink(base.path().join(to), base.path().join(at)).unwrap()
+        };
+        link("real", "out");
+        let (changes, unchanged, errors) = planned(&output, base.path());
+        assert_eq!(changes, vec![("out/a/x.rs".to_owned(), "create")]);
+        assert_eq!((unchanged, errors.as_str()), (1, ""));
+        link("elsewhere", "real/a");
+        let (changes, _, errors) = planned(&output, base.path());
+        assert!(changes.is_empty(), "{changes:?}");
+        assert!(errors.contains("is a symbolic link"), "{errors}");
+    }
 }
