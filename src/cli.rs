@@ -12,6 +12,8 @@ use crate::naming::ModulePath;
 use crate::options::{Generator, GroupVersions, HeaderSource, Options, parse_plural_exceptions};
 use crate::run::{self, Mode, Outcome};
 
+mod import;
+
 const USAGE_ERROR: u8 = 2;
 
 #[derive(Parser)]
@@ -32,6 +34,9 @@ struct Cli {
 enum Command {
     /// Generate code for API groups, like k8s.io/code-generator's generate-groups.sh.
     GenerateGroups(GenerateGroups),
+    /// Turn CRDs (files, directories, `-`) into Rust API types with every validation as
+    /// markers, which generate the same CRDs back.
+    Import(import::Import),
     /// Scaffold a new operator project that builds, runs and is tested, like kubebuilder init.
     Init(Init),
     /// Add to an operator project made by `crdgen init`.
@@ -467,6 +472,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::GenerateGroups(args) => generate_groups(&args),
+        Command::Import(args) => import::run(&args),
         Command::Markers => {
             print!("{}", crate::markers::reference());
             ExitCode::SUCCESS

@@ -25,6 +25,7 @@ mod emit;
 #[doc(hidden)]
 pub mod fuzzing;
 mod generators;
+mod import;
 mod known;
 mod markers;
 mod model;

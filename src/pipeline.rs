@@ -138,6 +138,11 @@ pub struct Files {
 }
 
 impl Files {
+    /// Files to write, with the sources diagnostics about writing them are shown with.
+    pub(crate) fn new(output: OutputSet, sources: Sources) -> Files {
+        Files { output, sources }
+    }
+
     /// Every file with its text, by path relative to the output base.
     pub fn files(&self) -> &BTreeMap<PathBuf, String> {
         &self.output.files

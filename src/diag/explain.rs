@@ -13,7 +13,7 @@ macro_rules! page {
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 24] = [
+    pub const ALL: [Code; 26] = [
         Code::MissingDirectory,
         Code::Io,
         Code::MalformedRust,
@@ -37,6 +37,8 @@ impl Code {
         Code::Limit,
         Code::InvalidRule,
         Code::RuleCost,
+        Code::NotACrd,
+        Code::SchemaNotKept,
         Code::Bug,
     ];
 
@@ -66,6 +68,8 @@ impl Code {
             Code::Limit => page!("E0021"),
             Code::InvalidRule => page!("E0022"),
             Code::RuleCost => page!("E0023"),
+            Code::NotACrd => page!("E0024"),
+            Code::SchemaNotKept => page!("E0025"),
             Code::Bug => page!("E0999"),
         }
     }

@@ -59,6 +59,11 @@ pub enum Code {
     InvalidRule,
     /// A CEL rule, or a CRD version's rules together, over the apiserver's cost budget.
     RuleCost,
+    /// An input of `crdgen import` that is no CRD it reads: not YAML, not a v1
+    /// CustomResourceDefinition, a version without a schema.
+    NotACrd,
+    /// A path of an imported CRD that its Rust package does not write back (a warning).
+    SchemaNotKept,
     /// A generator produced invalid Rust: a bug in crdgen, never the user's fault.
     Bug,
 }
@@ -90,6 +95,8 @@ impl Code {
             Code::Limit => "E0021",
             Code::InvalidRule => "E0022",
             Code::RuleCost => "E0023",
+            Code::NotACrd => "E0024",
+            Code::SchemaNotKept => "E0025",
             Code::Bug => "E0999",
         }
     }

@@ -66,14 +66,12 @@ fn list(text: &str, commas_separate_items: bool, empty_items: bool) -> Result<Ve
     } else {
         vec![text]
     };
-    let items: Vec<String> = items
-        .into_iter()
-        .map(|i| unquote(i.trim()))
-        .collect::<Result<_, _>>()?;
-    if !empty_items && items.iter().any(String::is_empty) {
+    // An empty item is a mistake (`a;;b`) unless it is written as `""`: an enum may
+    // allow the empty string.
+    if !empty_items && items.iter().any(|i| i.trim().is_empty()) {
         return Err(format!("empty item in list `{text}`"));
     }
-    Ok(items)
+    items.into_iter().map(|i| unquote(i.trim())).collect()
 }
 
 fn named(args: &'static [NamedArg], rest: &str) -> Result<Value, String> {

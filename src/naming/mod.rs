@@ -3,6 +3,7 @@
 //! Two generators that ask for the same name always get the same answer.
 
 mod flect;
+pub mod import;
 mod rust;
 
 pub use rust::{ModulePath, ident, is_identifier, is_keyword, module_name, unraw};

@@ -31,5 +31,33 @@ pub fn parse(text: &str) -> Result<Value, String> {
     serde_yaml_ng::from_str(text).map_err(|e| e.to_string())
 }
 
+/// A YAML document that did not parse: what is wrong, and where (1-based line and
+/// column), when the parser knows.
+pub struct DocumentError {
+    pub message: String,
+    pub at: Option<(usize, usize)>,
+}
+
+/// Every document of a YAML stream (`---`-separated), in order; an empty one is `null`.
+/// A document that does not parse ends the stream, as it ends a YAML parser's.
+pub fn parse_documents(text: &str) -> Vec<Result<Value, DocumentError>> {
+    use serde::Deserialize as _;
+    let mut out = Vec::new();
+    for document in serde_yaml_ng::Deserializer::from_str(text) {
+        match Value::deserialize(document) {
+            Ok(value) => out.push(Ok(value)),
+            Err(e) => {
+                let at = e.location().map(|l| (l.line(), l.column()));
+                out.push(Err(DocumentError {
+                    message: e.to_string(),
+                    at,
+                }));
+                break;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

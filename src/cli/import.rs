@@ -1,0 +1,77 @@
+//! `crdgen import`: the command line of [`crate::import`].
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::import::{ImportOptions, Input, import};
+use crate::options::HeaderSource;
+
+/// Turn CRDs into an API package crdgen reads: Rust types with every validation as
+/// markers, generating the same CRDs back.
+#[derive(Args)]
+#[command(after_help = "Examples:\n  crdgen import config/crds/\n  kubectl get crd certificates.cert-manager.io -o yaml | crdgen import -\n\nEach run generates what it wrote back into CRDs and warns (E0025) of every schema path that does not come back the same.")]
+pub struct Import {
+    /// CRD files (YAML or JSON, any number of documents each), directories of them, or
+    /// `-` for standard input.
+    #[arg(value_name = "CRDS", required = true)]
+    inputs: Vec<PathBuf>,
+
+    /// Where the packages go: APIS_PKG/<group>/<version>/, relative to --output-base.
+    #[arg(long, value_name = "DIR", default_value = "pkg/apis")]
+    apis_pkg: PathBuf,
+
+    /// Directory APIS_PKG is relative to.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    output_base: PathBuf,
+
+    /// File whose text (Rust comments) heads every written file [default: crdgen's own].
+    #[arg(long, value_name = "FILE")]
+    boilerplate: Option<PathBuf>,
+
+    /// Replace YEAR in the boilerplate with this.
+    #[arg(long, value_name = "YEAR")]
+    year: Option<String>,
+}
+
+pub fn run(args: &Import) -> ExitCode {
+    let opts = ImportOptions {
+        inputs: args
+            .inputs
+            .iter()
+            .map(|p| match p.to_str() {
+                Some("-") => Input::Stdin,
+                _ => Input::Path(p.clone()),
+            })
+            .collect(),
+        output_base: args.output_base.clone(),
+        apis_pkg: args.apis_pkg.clone(),
+        header: args
+            .boilerplate
+            .clone()
+            .map_or(HeaderSource::Default, HeaderSource::File),
+        year: args.year.clone(),
+    };
+    match import(&opts) {
+        Ok(imported) => {
+            eprint!("{}", imported.warnings);
+            let w = &imported.written;
+            eprintln!(
+                "crdgen: {} written, {} unchanged, {} removed",
+                w.written, w.unchanged, w.removed
+            );
+            eprintln!(
+                "crdgen: declare the groups in {}/mod.rs, then: crdgen generate-groups all pkg/client {} \"{}\"",
+                args.apis_pkg.display(),
+                args.apis_pkg.display(),
+                imported.groups.join(" ")
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}

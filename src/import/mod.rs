@@ -1,0 +1,321 @@
+//! `crdgen import`: CRDs in, an API package crdgen reads out, with every validation the
+//! schemas hold written as markers. Each run proves its own output: the package is
+//! generated back into CRDs in memory and compared with the input, schema path by
+//! schema path, and every path that does not come back is a warning (E0025).
+
+mod crd;
+mod markers;
+mod read;
+mod render;
+mod roundtrip;
+mod schema;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+pub use read::Input;
+
+use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
+use crate::emit::OutputSet;
+use crate::emit::header::Header;
+use crate::naming::import::{TypeNames, group_dirs, kind_module};
+use crate::options::HeaderSource;
+use crate::pipeline::{Error, Files};
+use crate::sink::Written;
+use markers::{marker, quote};
+use read::Found;
+
+/// What to import, and where to.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    pub inputs: Vec<Input>,
+    /// The directory `apis_pkg` is relative to.
+    pub output_base: PathBuf,
+    /// Where the packages go: `<apis_pkg>/<group>/<version>/`.
+    pub apis_pkg: PathBuf,
+    pub header: HeaderSource,
+    pub year: Option<String>,
+}
+
+/// What an import did.
+pub struct Imported {
+    pub written: Written,
+    /// The `GROUP:VERSION,…` arguments of `generate-groups` for what was imported.
+    pub groups: Vec<String>,
+    /// Warnings, rendered.
+    pub warnings: String,
+}
+
+/// One kind in one version, ready to be laid out.
+struct KindVersion<'a> {
+    found: &'a Found,
+    version: &'a crd::Version,
+    /// Whether the CRD has more than one version (so its storage one is marked).
+    several: bool,
+}
+
+/// Reads the CRDs of `opts.inputs` and writes their packages under `opts.apis_pkg`.
+pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
+    let mut sources = Sources::default();
+    let mut diags = Diagnostics::default();
+    let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base)
+        .map_err(|d| Error::diagnostics(vec![d], &sources))?;
+    let found = read::read(&opts.inputs, &mut sources, &mut diags);
+    if found.is_empty() && !diags.has_errors() {
+        diags.push(
+            Diagnostic::error(Code::NotACrd, "no CustomResourceDefinition in the input")
+                .hint("give CRD manifests (`kind: CustomResourceDefinition`), a directory of them, or `-`"),
+        );
+    }
+    let packages = packages(&found, &mut diags);
+    if diags.has_errors() {
+        return Err(Error::diagnostics(diags.into_sorted(), &sources));
+    }
+    let (output, groups) = lay_out(&packages, &header, &opts.apis_pkg, &mut diags);
+    roundtrip::check(&output, &opts.apis_pkg, &groups, &found, &mut diags)
+        .map_err(|d| Error::diagnostics(vec![d], &sources))?;
+    if diags.has_errors() {
+        return Err(Error::diagnostics(diags.into_sorted(), &sources));
+    }
+    let warnings: String = diags
+        .into_sorted()
+        .iter()
+        .map(|d| d.render(&sources))
+        .collect();
+    let files = Files::new(output, sources);
+    let _lock = crate::sink::lock(&opts.output_base)
+        .map_err(|d| Error::diagnostics(vec![d], &Sources::default()))?;
+    let written = files.write(&opts.output_base)?;
+    Ok(Imported {
+        written,
+        groups,
+        warnings,
+    })
+}
+
+/// The kinds of each group version: group → version → kinds.
+type Packages<'a> = BTreeMap<&'a str, BTreeMap<&'a str, Vec<KindVersion<'a>>>>;
+
+/// Every CRD's versions, by group and version; two CRDs of one group and kind are an
+/// error, as are kind names Rust or the package cannot take.
+fn packages<'a>(found: &'a [Found], diags: &mut Diagnostics) -> Packages<'a> {
+    let mut packages: Packages = BTreeMap::new();
+    let mut seen: BTreeMap<(&str, &str), &Found> = BTreeMap::new();
+    for f in found {
+        let spec = &f.crd.spec;
+        let kind = spec.names.kind.as_str();
+        if let Some(first) = seen.insert((&spec.group, kind), f) {
+            diags.push(
+                Diagnostic::error(
+                    Code::DuplicateKind,
+                    format!("the kind {kind} of {} is defined twice (first at {}:{})", spec.group, first.file, first.pos.line),
+                )
+                .at(&f.file, f.pos)
+                .hint("give each CRD once"),
+            );
+            continue;
+        }
+        let taken = crate::naming::import::TAKEN_TYPE_NAMES.contains(&kind);
+        if !crate::naming::is_identifier(kind) || crate::naming::is_keyword(kind) || taken {
+            diags.push(
+                Diagnostic::error(Code::InvalidName, format!("the kind `{kind}` cannot name a Rust type of an imported package"))
+                    .at(&f.file, f.pos)
+                    .hint(match taken {
+                        true => "the package's files import a type of that name; rename the kind in a copy of the CRD",
+                        false => "a kind is an UpperCamelCase name, as the apiserver requires",
+                    }),
+            );
+            continue;
+        }
+        let several = spec.versions.len() > 1;
+        for version in &spec.versions {
+            if version.schema.is_none() {
+                diags.push(
+                    Diagnostic::error(Code::NotACrd, format!("{kind} {} has no schema", version.name))
+                        .at(&f.file, f.pos)
+                        .hint("a v1 CRD version has `schema.openAPIV3Schema`"),
+                );
+                continue;
+            }
+            packages
+                .entry(&spec.group)
+                .or_default()
+                .entry(&version.name)
+                .or_default()
+                .push(KindVersion {
+                    found: f,
+                    version,
+                    several,
+                });
+        }
+    }
+    packages
+}
+
+/// The files of every package, and the `generate-groups` argument of each group.
+fn lay_out(
+    packages: &Packages,
+    header: &Header,
+    apis_pkg: &std::path::Path,
+    diags: &mut Diagnostics,
+) -> (OutputSet, Vec<String>) {
+    let group_names: Vec<&str> = packages.keys().copied().collect();
+    let dirs = group_dirs(&group_names);
+    let mut output = OutputSet {
+        owned_dirs: Vec::new(),
+        files: BTreeMap::new(),
+    };
+    let mut groups = Vec::new();
+    for ((group, versions), dir) in packages.iter().zip(&dirs) {
+        let group_dir = apis_pkg.join(dir);
+        output.owned_dirs.push(group_dir.clone());
+        let mut group_mod = format!("//! The {group} API group, imported from its CRDs by `crdgen import`.\n\n");
+        for (version, kinds) in versions {
+            group_mod.push_str(&format!("pub mod {version};\n"));
+            let mut names = TypeNames::with_kinds(kinds.iter().map(|k| k.found.crd.spec.names.kind.as_str()));
+            let mut version_mod = format!(
+                "//! Version {version} of the {group} API group.\n//!\n//! {}\n\n",
+                marker(&crate::markers::GROUP_NAME, Some(group))
+            );
+            let mut modules = Vec::new();
+            for kv in kinds {
+                let kind = &kv.found.crd.spec.names.kind;
+                let module = kind_module(kind);
+                let mut builder = schema::Builder {
+                    names: &mut names,
+                    items: Vec::new(),
+                };
+                let root = &kv.version.schema.as_ref().map(|s| &s.open_api_v3_schema);
+                let Some(root) = root else { continue };
+                let kind_struct = builder.kind(kind, root);
+                let text = render::kind_file(&kind_struct, &kind_markers(kv, diags), &builder.items);
+                output
+                    .files
+                    .insert(group_dir.join(version).join(format!("{module}.rs")), header.rust_file(&[&text]));
+                modules.push(module);
+            }
+            for module in &modules {
+                version_mod.push_str(&format!("pub mod {module};\n"));
+            }
+            version_mod.push('\n');
+            for module in &modules {
+                version_mod.push_str(&format!("pub use {module}::*;\n"));
+            }
+            output
+                .files
+                .insert(group_dir.join(version).join("mod.rs"), header.rust_file(&[&version_mod]));
+        }
+        output
+            .files
+            .insert(group_dir.join("mod.rs"), header.rust_file(&[&group_mod]));
+        let versions: Vec<&str> = versions.keys().copied().collect();
+        groups.push(format!("{dir}:{}", versions.join(",")));
+    }
+    (output, groups)
+}
+
+/// The markers of a kind's struct that say what its CRD says beside the schema: its
+/// names, scope, subresources, columns, selectable fields and version flags.
+fn kind_markers(kv: &KindVersion, diags: &mut Diagnostics) -> Vec<String> {
+    use crate::markers as m;
+    let crd = &kv.found.crd;
+    let (names, version) = (&crd.spec.names, kv.version);
+    let mut out = vec![marker(&m::OBJECT_ROOT, Some("true")), marker(&m::GENCLIENT, None)];
+    let list = |items: &[String]| (!items.is_empty()).then(|| items.iter().map(|i| quote(i)).collect::<Vec<_>>().join(";"));
+    let lower = names.kind.to_lowercase();
+    let mut resource = vec![format!("path={}", names.plural)];
+    if let Some(singular) = names.singular.as_ref().filter(|s| **s != lower) {
+        resource.push(format!("singular={singular}"));
+    }
+    if let Some(short) = list(&names.short_names) {
+        resource.push(format!("shortName={short}"));
+    }
+    if let Some(categories) = list(&names.categories) {
+        resource.push(format!("categories={categories}"));
+    }
+    if crd.spec.scope == "Cluster" {
+        resource.push("scope=Cluster".to_owned());
+    }
+    out.push(format!("+{}:{}", m::RESOURCE.name, resource.join(",")));
+    let list_kind = format!("{}List", names.kind);
+    if names.list_kind.as_ref().is_some_and(|l| *l != list_kind) {
+        diags.push(
+            Diagnostic::warning(Code::SchemaNotKept, format!("{}: the list kind `{}` becomes `{list_kind}`, the only one crdgen writes", names.kind, names.list_kind.as_deref().unwrap_or_default()))
+                .at(&kv.found.file, kv.found.pos)
+                .hint("clients find lists by the plural; the list kind shows only in list responses"),
+        );
+    }
+    if version.subresources.status.is_some() {
+        out.push(marker(&m::STATUS, None));
+    }
+    if let Some(scale) = &version.subresources.scale {
+        let mut args = vec![
+            format!("specpath={}", quote(&scale.spec_replicas_path)),
+            format!("statuspath={}", quote(&scale.status_replicas_path)),
+        ];
+        if let Some(selector) = &scale.label_selector_path {
+            args.push(format!("selectorpath={}", quote(selector)));
+        }
+        out.push(format!("+{}:{}", m::SCALE.name, args.join(",")));
+    }
+    for column in &version.additional_printer_columns {
+        let mut args = vec![
+            format!("name={}", quote(&column.name)),
+            format!("type={}", quote(&column.type_)),
+            format!("JSONPath={}", quote(&column.json_path)),
+        ];
+        if let Some(description) = &column.description {
+            args.push(format!("description={}", quote(description)));
+        }
+        if let Some(format) = &column.format {
+            args.push(format!("format={}", quote(format)));
+        }
+        if let Some(priority) = column.priority.filter(|p| *p != 0) {
+            args.push(format!("priority={priority}"));
+        }
+        out.push(format!("+{}:{}", m::PRINT_COLUMN.name, args.join(",")));
+    }
+    for field in &version.selectable_fields {
+        out.push(format!("+{}:JSONPath={}", m::SELECTABLE_FIELD.name, quote(&field.json_path)));
+    }
+    if kv.several && version.storage {
+        out.push(marker(&m::STORAGE_VERSION, None));
+    }
+    if !version.served {
+        out.push(marker(&m::UNSERVED_VERSION, None));
+    }
+    if version.deprecated {
+        out.push(match &version.deprecation_warning {
+            Some(warning) => format!("+{}:warning={}", m::DEPRECATED_VERSION.name, quote(warning)),
+            None => marker(&m::DEPRECATED_VERSION, None),
+        });
+    }
+    if version.storage && crd.spec.conversion.as_ref().is_some_and(|c| c.strategy == "Webhook") {
+        out.push(marker(&m::CONVERSION_WEBHOOK, None));
+    }
+    let pairs = |map: &BTreeMap<String, String>| {
+        map.iter()
+            .map(|(k, v)| quote(&format!("{k}={v}")))
+            .collect::<Vec<_>>()
+            .join(";")
+    };
+    // controller-gen's version stamp says which tool wrote the CRD, which is no longer so.
+    let annotations: BTreeMap<String, String> = crd
+        .metadata
+        .annotations
+        .iter()
+        .filter(|(k, _)| *k != "controller-gen.kubebuilder.io/version")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut metadata = Vec::new();
+    if !annotations.is_empty() {
+        metadata.push(format!("annotations={}", pairs(&annotations)));
+    }
+    if !crd.metadata.labels.is_empty() {
+        metadata.push(format!("labels={}", pairs(&crd.metadata.labels)));
+    }
+    if !metadata.is_empty() {
+        out.push(format!("+{}:{}", m::METADATA.name, metadata.join(",")));
+    }
+    out
+}

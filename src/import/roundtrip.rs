@@ -1,0 +1,191 @@
+//! The import's proof: its packages, written to a scratch directory, are generated back
+//! into CRDs by crdgen's own CRD generator, and each is compared with the CRD it came
+//! from, path by path. A path that differs is a warning (E0025) naming it, with the
+//! value read and the value that comes back; a package crdgen cannot read is a bug.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::read::Found;
+use crate::diag::{Code, Diagnostic, Diagnostics};
+use crate::emit::OutputSet;
+
+/// The most differences reported for one CRD version: past it, a line says how many
+/// more there are.
+const MAX_REPORTED: usize = 20;
+
+/// Generates `output` back and warns of every difference from `found`.
+pub fn check(
+    output: &OutputSet,
+    apis_pkg: &Path,
+    groups: &[String],
+    found: &[Found],
+    diags: &mut Diagnostics,
+) -> Result<(), Diagnostic> {
+    let scratch = tempfile::tempdir().map_err(|e| Diagnostic::bug(format!("no scratch directory for the round trip: {e}")))?;
+    for (rel, text) in &output.files {
+        let path = scratch.path().join(rel);
+        let written = std::fs::create_dir_all(path.parent().unwrap_or(scratch.path()))
+            .and_then(|()| std::fs::write(&path, text));
+        written.map_err(|e| Diagnostic::bug(format!("cannot write the round trip's `{}`: {e}", rel.display())))?;
+    }
+    let mut opts = crate::Options::new(scratch.path(), "client", apis_pkg, &groups.join(" "))
+        .map_err(|e| Diagnostic::bug(format!("the round trip's options: {e}")))?;
+    opts.generators = crate::Generator::parse_list("crd").map_err(Diagnostic::bug)?;
+    // What crdgen's generator refuses in a package made from a CRD is what the CRD
+    // itself holds (a rule over the cost budget, a pattern RE2 cannot compile), which
+    // the apiserver refuses too.
+    let generation = crate::generate(&opts).map_err(|e| {
+        // The generator's own diagnostics, without its closing summary.
+        let shown = e.to_string();
+        let shown: Vec<&str> = shown
+            .lines()
+            .filter(|l| !l.starts_with("crdgen: ") && !l.starts_with("For more about"))
+            .collect();
+        Diagnostic::error(Code::NotACrd, format!("the CRDs hold what crdgen (and the apiserver) refuse:\n{}", shown.join("\n").trim_end()))
+            .hint("fix the CRD and import it again; the paths above are those of the package it would have made")
+    })?;
+    let generated = generation.manifests.get(&crate::Generator::Crd);
+    for f in found {
+        let name = format!("{}.{}", f.crd.spec.names.plural, f.crd.spec.group);
+        let back = generated
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, text)| crate::yaml::parse(text).ok())
+            .find(|crd| crd["metadata"]["name"] == name.as_str());
+        let Some(back) = back else {
+            diags.push(Diagnostic::bug(format!("the CRD {name} did not come back from its package")));
+            continue;
+        };
+        compare_crd(f, &back, diags);
+    }
+    Ok(())
+}
+
+/// Warns of every path of `f` that `back` does not give back as read: of its spec
+/// (each version matched by name) and of its own labels and annotations.
+fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
+    let mut differences = Vec::new();
+    let without_versions = |spec: &Value| {
+        let mut spec = spec.clone();
+        if let Some(map) = spec.as_object_mut() {
+            map.remove("versions");
+        }
+        spec
+    };
+    // The names the apiserver fills in when a CRD leaves them out, as crdgen writes them.
+    let mut read = without_versions(&f.raw["spec"]);
+    let kind = &f.crd.spec.names.kind;
+    if let Some(names) = read["names"].as_object_mut() {
+        names.entry("singular").or_insert(kind.to_lowercase().into());
+        names.entry("listKind").or_insert(format!("{kind}List").into());
+    }
+    diff("/spec", &read, &without_versions(&back["spec"]), &mut differences);
+    let versions = |crd: &Value| -> Vec<Value> { crd["spec"]["versions"].as_array().cloned().unwrap_or_default() };
+    let returned = versions(back);
+    for version in versions(&f.raw) {
+        let name = version["name"].as_str().unwrap_or_default();
+        let path = format!("/spec/versions[{name}]");
+        match returned.iter().find(|v| v["name"] == name) {
+            Some(back) => diff(&path, &version, back, &mut differences),
+            None => differences.push((path, "the version is missing".to_owned())),
+        }
+    }
+    for key in ["labels", "annotations"] {
+        let mut read = f.raw["metadata"][key].clone();
+        if let Some(map) = read.as_object_mut() {
+            map.remove("controller-gen.kubebuilder.io/version");
+        }
+        let read = if read.as_object().is_some_and(|m| m.is_empty()) { Value::Null } else { read };
+        diff(&format!("/metadata/{key}"), &read, &back["metadata"][key], &mut differences);
+    }
+    let total = differences.len();
+    for (path, what) in differences.into_iter().take(MAX_REPORTED) {
+        diags.push(
+            Diagnostic::warning(Code::SchemaNotKept, format!("{kind}: at `{path}`, {what}"))
+                .at(&f.file, f.pos)
+                .hint("this form has no Rust type or marker that writes it; the book's import chapter lists them"),
+        );
+    }
+    if total > MAX_REPORTED {
+        diags.push(
+            Diagnostic::warning(Code::SchemaNotKept, format!("{kind}: {} more paths differ", total - MAX_REPORTED))
+                .at(&f.file, f.pos),
+        );
+    }
+}
+
+/// Every difference between `old` and `new` below `path`: a key lost, added or changed.
+/// `required` is compared as a set (its order means nothing).
+pub fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<(String, String)>) {
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, value) in a {
+                let here = format!("{path}/{key}");
+                match b.get(key) {
+                    None => out.push((here, format!("`{}` is lost", short(value)))),
+                    Some(other) if key == "required" => {
+                        let set = |v: &Value| {
+                            let mut items: Vec<String> = v.as_array().into_iter().flatten().map(Value::to_string).collect();
+                            items.sort();
+                            items
+                        };
+                        if set(value) != set(other) {
+                            out.push((here, format!("`{}` comes back as `{}`", short(value), short(other))));
+                        }
+                    }
+                    Some(other) => diff(&here, value, other, out),
+                }
+            }
+            for (key, value) in b {
+                if !a.contains_key(key) {
+                    out.push((format!("{path}/{key}"), format!("`{}` is added", short(value))));
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                diff(&format!("{path}/{i}"), x, y, out);
+            }
+        }
+        (a, b) if a == b => {}
+        // Numbers that are one value in two forms (`1` and `1.0`).
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => {}
+        (a, b) => out.push((path.to_owned(), format!("`{}` comes back as `{}`", short(a), short(b)))),
+    }
+}
+
+/// A value shown in a warning, cut to a line.
+fn short(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn differences_name_their_path_and_required_is_a_set() {
+        let mut out = Vec::new();
+        diff(
+            "",
+            &json!({"properties": {"a": {"type": "string", "maxLength": 3}}, "required": ["a", "b"], "items": [1, 2.0]}),
+            &json!({"properties": {"a": {"type": "string", "minLength": 1}}, "required": ["b", "a"], "items": [1.0, 2]}),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            [
+                ("/properties/a/maxLength".to_owned(), "`3` is lost".to_owned()),
+                ("/properties/a/minLength".to_owned(), "`1` is added".to_owned()),
+            ]
+        );
+    }
+}
