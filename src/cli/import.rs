@@ -11,7 +11,9 @@ use crate::options::HeaderSource;
 /// Turn CRDs into an API package crdgen reads: Rust types with every validation as
 /// markers, generating the same CRDs back.
 #[derive(Args)]
-#[command(after_help = "Examples:\n  crdgen import config/crds/\n  kubectl get crd certificates.cert-manager.io -o yaml | crdgen import -\n\nEach run generates what it wrote back into CRDs and warns (E0025) of every schema path that does not come back the same.")]
+#[command(
+    after_help = "Examples:\n  crdgen import config/crds/\n  kubectl get crd certificates.cert-manager.io -o yaml | crdgen import -\n\nEach run generates what it wrote back into CRDs and warns (E0025) of every schema path that does not come back the same."
+)]
 pub struct Import {
     /// CRD files (YAML or JSON, any number of documents each), directories of them, or
     /// `-` for standard input.

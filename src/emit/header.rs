@@ -9,6 +9,8 @@ use crate::naming::{GENERATED_MARKER, YAML_GENERATED_MARKER};
 use crate::options::HeaderSource;
 
 const DEFAULT: &str = include_str!("../../boilerplate/boilerplate.rs.txt");
+/// The default header of what `crdgen import` writes.
+pub const IMPORT_DEFAULT: &str = include_str!("../../boilerplate/import.rs.txt");
 
 /// Both forms are made once, when the boilerplate is read: every generated file starts
 /// with one of them.
@@ -50,9 +52,14 @@ impl Header {
                 (text, shown)
             }
         };
+        Header::from_text(&text, &shown, year)
+    }
+
+    /// The header of `text`, a boilerplate shown as `shown` in diagnostics.
+    pub fn from_text(text: &str, shown: &str, year: Option<&str>) -> Result<Header, Diagnostic> {
         let text = match year {
             Some(year) => text.replace("YEAR", year),
-            None => text,
+            None => text.to_owned(),
         };
         // Anything but comments and white space would end up as code in every file.
         let only_comments = proc_macro2::TokenStream::from_str(&text).is_ok_and(|t| t.is_empty());

@@ -36,7 +36,8 @@ fn named(def: &MarkerDef, args: &[(&str, Option<String>)]) -> String {
 /// `\n` and `\t` escaped.
 pub fn quote(s: &str) -> String {
     let bare = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:@+".contains(c))
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@+".contains(c))
         && !matches!(s, "true" | "false");
     if bare {
         return s.to_owned();
@@ -102,8 +103,11 @@ pub fn of(node: &Value, implied: &[&str], site: Site) -> Vec<String> {
             "maxItems" => &table::MAX_ITEMS,
             "minProperties" => &table::MIN_PROPERTIES,
             "maxProperties" => &table::MAX_PROPERTIES,
-            "exclusiveMinimum" | "exclusiveMaximum" | "nullable"
-            | "x-kubernetes-preserve-unknown-fields" | "x-kubernetes-embedded-resource"
+            "exclusiveMinimum"
+            | "exclusiveMaximum"
+            | "nullable"
+            | "x-kubernetes-preserve-unknown-fields"
+            | "x-kubernetes-embedded-resource"
             | "x-kubernetes-int-or-string"
                 if !flag =>
             {
@@ -189,7 +193,12 @@ pub fn of(node: &Value, implied: &[&str], site: Site) -> Vec<String> {
                 continue;
             }
             "x-kubernetes-list-map-keys" => {
-                for key in value.as_array().into_iter().flatten().filter_map(Value::as_str) {
+                for key in value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
                     out.push(marker(&table::LIST_MAP_KEY, Some(key)));
                 }
                 continue;
@@ -283,6 +292,9 @@ mod tests {
 
     #[test]
     fn values_are_written_in_flow_form() {
-        assert_eq!(flow(&json!({"a": [1, "x,y"], "b": {}})), r#"{"a": [1, "x,y"], "b": {}}"#);
+        assert_eq!(
+            flow(&json!({"a": [1, "x,y"], "b": {}})),
+            r#"{"a": [1, "x,y"], "b": {}}"#
+        );
     }
 }

@@ -17,7 +17,7 @@ pub use read::Input;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
 use crate::emit::OutputSet;
-use crate::emit::header::Header;
+use crate::emit::header::{Header, IMPORT_DEFAULT};
 use crate::naming::import::{TypeNames, group_dirs, kind_module};
 use crate::options::HeaderSource;
 use crate::pipeline::{Error, Files};
@@ -58,8 +58,15 @@ struct KindVersion<'a> {
 pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
     let mut sources = Sources::default();
     let mut diags = Diagnostics::default();
-    let header = Header::load(&opts.header, opts.year.as_deref(), &opts.output_base)
-        .map_err(|d| Error::diagnostics(vec![d], &sources))?;
+    let year = opts.year.as_deref();
+    let header = match &opts.header {
+        // Not generate-groups' default, which tells the reader to change the Rust types.
+        HeaderSource::Default => {
+            Header::from_text(IMPORT_DEFAULT, "boilerplate/import.rs.txt", year)
+        }
+        source => Header::load(source, year, &opts.output_base),
+    }
+    .map_err(|d| Error::diagnostics(vec![d], &sources))?;
     let found = read::read(&opts.inputs, &mut sources, &mut diags);
     if found.is_empty() && !diags.has_errors() {
         diags.push(
@@ -108,7 +115,10 @@ fn packages<'a>(found: &'a [Found], diags: &mut Diagnostics) -> Packages<'a> {
             diags.push(
                 Diagnostic::error(
                     Code::DuplicateKind,
-                    format!("the kind {kind} of {} is defined twice (first at {}:{})", spec.group, first.file, first.pos.line),
+                    format!(
+                        "the kind {kind} of {} is defined twice (first at {}:{})",
+                        spec.group, first.file, first.pos.line
+                    ),
                 )
                 .at(&f.file, f.pos)
                 .hint("give each CRD once"),
@@ -131,9 +141,12 @@ fn packages<'a>(found: &'a [Found], diags: &mut Diagnostics) -> Packages<'a> {
         for version in &spec.versions {
             if version.schema.is_none() {
                 diags.push(
-                    Diagnostic::error(Code::NotACrd, format!("{kind} {} has no schema", version.name))
-                        .at(&f.file, f.pos)
-                        .hint("a v1 CRD version has `schema.openAPIV3Schema`"),
+                    Diagnostic::error(
+                        Code::NotACrd,
+                        format!("{kind} {} has no schema", version.name),
+                    )
+                    .at(&f.file, f.pos)
+                    .hint("a v1 CRD version has `schema.openAPIV3Schema`"),
                 );
                 continue;
             }
@@ -169,10 +182,12 @@ fn lay_out(
     for ((group, versions), dir) in packages.iter().zip(&dirs) {
         let group_dir = apis_pkg.join(dir);
         output.owned_dirs.push(group_dir.clone());
-        let mut group_mod = format!("//! The {group} API group, imported from its CRDs by `crdgen import`.\n\n");
+        let mut group_mod =
+            format!("//! The {group} API group, imported from its CRDs by `crdgen import`.\n\n");
         for (version, kinds) in versions {
             group_mod.push_str(&format!("pub mod {version};\n"));
-            let mut names = TypeNames::with_kinds(kinds.iter().map(|k| k.found.crd.spec.names.kind.as_str()));
+            let mut names =
+                TypeNames::with_kinds(kinds.iter().map(|k| k.found.crd.spec.names.kind.as_str()));
             let mut version_mod = format!(
                 "//! Version {version} of the {group} API group.\n//!\n//! {}\n\n",
                 marker(&crate::markers::GROUP_NAME, Some(group))
@@ -188,10 +203,12 @@ fn lay_out(
                 let root = &kv.version.schema.as_ref().map(|s| &s.open_api_v3_schema);
                 let Some(root) = root else { continue };
                 let kind_struct = builder.kind(kind, root);
-                let text = render::kind_file(&kind_struct, &kind_markers(kv, diags), &builder.items);
-                output
-                    .files
-                    .insert(group_dir.join(version).join(format!("{module}.rs")), header.rust_file(&[&text]));
+                let text =
+                    render::kind_file(&kind_struct, &kind_markers(kv, diags), &builder.items);
+                output.files.insert(
+                    group_dir.join(version).join(format!("{module}.rs")),
+                    header.rust_file(&[&text]),
+                );
                 modules.push(module);
             }
             for module in &modules {
@@ -201,9 +218,10 @@ fn lay_out(
             for module in &modules {
                 version_mod.push_str(&format!("pub use {module}::*;\n"));
             }
-            output
-                .files
-                .insert(group_dir.join(version).join("mod.rs"), header.rust_file(&[&version_mod]));
+            output.files.insert(
+                group_dir.join(version).join("mod.rs"),
+                header.rust_file(&[&version_mod]),
+            );
         }
         output
             .files
@@ -220,8 +238,13 @@ fn kind_markers(kv: &KindVersion, diags: &mut Diagnostics) -> Vec<String> {
     use crate::markers as m;
     let crd = &kv.found.crd;
     let (names, version) = (&crd.spec.names, kv.version);
-    let mut out = vec![marker(&m::OBJECT_ROOT, Some("true")), marker(&m::GENCLIENT, None)];
-    let list = |items: &[String]| (!items.is_empty()).then(|| items.iter().map(|i| quote(i)).collect::<Vec<_>>().join(";"));
+    let mut out = vec![
+        marker(&m::OBJECT_ROOT, Some("true")),
+        marker(&m::GENCLIENT, None),
+    ];
+    let list = |items: &[String]| {
+        (!items.is_empty()).then(|| items.iter().map(|i| quote(i)).collect::<Vec<_>>().join(";"))
+    };
     let lower = names.kind.to_lowercase();
     let mut resource = vec![format!("path={}", names.plural)];
     if let Some(singular) = names.singular.as_ref().filter(|s| **s != lower) {
@@ -240,9 +263,16 @@ fn kind_markers(kv: &KindVersion, diags: &mut Diagnostics) -> Vec<String> {
     let list_kind = format!("{}List", names.kind);
     if names.list_kind.as_ref().is_some_and(|l| *l != list_kind) {
         diags.push(
-            Diagnostic::warning(Code::SchemaNotKept, format!("{}: the list kind `{}` becomes `{list_kind}`, the only one crdgen writes", names.kind, names.list_kind.as_deref().unwrap_or_default()))
-                .at(&kv.found.file, kv.found.pos)
-                .hint("clients find lists by the plural; the list kind shows only in list responses"),
+            Diagnostic::warning(
+                Code::SchemaNotKept,
+                format!(
+                    "{}: the list kind `{}` becomes `{list_kind}`, the only one crdgen writes",
+                    names.kind,
+                    names.list_kind.as_deref().unwrap_or_default()
+                ),
+            )
+            .at(&kv.found.file, kv.found.pos)
+            .hint("clients find lists by the plural; the list kind shows only in list responses"),
         );
     }
     if version.subresources.status.is_some() {
@@ -276,7 +306,11 @@ fn kind_markers(kv: &KindVersion, diags: &mut Diagnostics) -> Vec<String> {
         out.push(format!("+{}:{}", m::PRINT_COLUMN.name, args.join(",")));
     }
     for field in &version.selectable_fields {
-        out.push(format!("+{}:JSONPath={}", m::SELECTABLE_FIELD.name, quote(&field.json_path)));
+        out.push(format!(
+            "+{}:JSONPath={}",
+            m::SELECTABLE_FIELD.name,
+            quote(&field.json_path)
+        ));
     }
     if kv.several && version.storage {
         out.push(marker(&m::STORAGE_VERSION, None));
@@ -290,7 +324,13 @@ fn kind_markers(kv: &KindVersion, diags: &mut Diagnostics) -> Vec<String> {
             None => marker(&m::DEPRECATED_VERSION, None),
         });
     }
-    if version.storage && crd.spec.conversion.as_ref().is_some_and(|c| c.strategy == "Webhook") {
+    if version.storage
+        && crd
+            .spec
+            .conversion
+            .as_ref()
+            .is_some_and(|c| c.strategy == "Webhook")
+    {
         out.push(marker(&m::CONVERSION_WEBHOOK, None));
     }
     let pairs = |map: &BTreeMap<String, String>| {

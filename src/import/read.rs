@@ -46,9 +46,12 @@ pub fn read(inputs: &[Input], sources: &mut Sources, diags: &mut Diagnostics) ->
                     .read_to_string(&mut text);
                 match read {
                     Ok(_) if text.len() as u64 > MAX_INPUT_BYTES => diags.push(
-                        Diagnostic::error(Code::Limit, format!("standard input is larger than {MAX_INPUT_BYTES} bytes"))
-                            .at_path("<stdin>")
-                            .hint("split the CRDs over files and give their directory"),
+                        Diagnostic::error(
+                            Code::Limit,
+                            format!("standard input is larger than {MAX_INPUT_BYTES} bytes"),
+                        )
+                        .at_path("<stdin>")
+                        .hint("split the CRDs over files and give their directory"),
                     ),
                     Ok(_) => documents("<stdin>", &text, &mut found, diags),
                     Err(e) => diags.push(
@@ -68,9 +71,12 @@ pub fn read(inputs: &[Input], sources: &mut Sources, diags: &mut Diagnostics) ->
                             sources.insert(shown, text);
                         }
                         Err(e) => diags.push(
-                            Diagnostic::error(e.code(Code::Io), format!("cannot read `{shown}`: {e}"))
-                                .at_path(shown)
-                                .hint("crdgen import reads UTF-8 YAML or JSON files"),
+                            Diagnostic::error(
+                                e.code(Code::Io),
+                                format!("cannot read `{shown}`: {e}"),
+                            )
+                            .at_path(shown)
+                            .hint("crdgen import reads UTF-8 YAML or JSON files"),
                         ),
                     }
                 }
@@ -85,9 +91,12 @@ fn files(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
     if !path.is_dir() {
         if !path.exists() {
             diags.push(
-                Diagnostic::error(Code::MissingDirectory, format!("`{}` does not exist", path.display()))
-                    .at_path(path.display().to_string())
-                    .hint("give CRD files, a directory of them, or `-` for standard input"),
+                Diagnostic::error(
+                    Code::MissingDirectory,
+                    format!("`{}` does not exist", path.display()),
+                )
+                .at_path(path.display().to_string())
+                .hint("give CRD files, a directory of them, or `-` for standard input"),
             );
             return Vec::new();
         }
@@ -108,9 +117,12 @@ fn files(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
         .collect();
     if files.is_empty() {
         diags.push(
-            Diagnostic::error(Code::MissingDirectory, format!("`{}` holds no .yaml, .yml or .json file", path.display()))
-                .at_path(path.display().to_string())
-                .hint("give the directory the CRDs are in"),
+            Diagnostic::error(
+                Code::MissingDirectory,
+                format!("`{}` holds no .yaml, .yml or .json file", path.display()),
+            )
+            .at_path(path.display().to_string())
+            .hint("give the directory the CRDs are in"),
         );
     }
     files
@@ -149,9 +161,12 @@ fn documents(file: &str, text: &str, found: &mut Vec<Found>, diags: &mut Diagnos
             Err(e) => {
                 let pos = e.at.map_or(pos, |(line, col)| Pos { line, col });
                 diags.push(
-                    Diagnostic::error(Code::NotACrd, format!("`{file}` is not valid YAML: {}", e.message))
-                        .at(file, pos)
-                        .hint("crdgen import reads YAML or JSON documents, `---` between them"),
+                    Diagnostic::error(
+                        Code::NotACrd,
+                        format!("`{file}` is not valid YAML: {}", e.message),
+                    )
+                    .at(file, pos)
+                    .hint("crdgen import reads YAML or JSON documents, `---` between them"),
                 );
             }
         }
@@ -160,7 +175,13 @@ fn documents(file: &str, text: &str, found: &mut Vec<Found>, diags: &mut Diagnos
 
 /// A document: a CRD, a `List` of CRDs, or (with a warning) something else.
 fn objects(file: &str, pos: Pos, value: Value, found: &mut Vec<Found>, diags: &mut Diagnostics) {
-    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let text = |key: &str| {
+        value
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     if kind == "List" || kind.ends_with("List") && value.get("items").is_some_and(Value::is_array) {
         if let Some(Value::Array(items)) = value.get("items") {
@@ -171,11 +192,18 @@ fn objects(file: &str, pos: Pos, value: Value, found: &mut Vec<Found>, diags: &m
         return;
     }
     if kind != KIND {
-        let what = if kind.is_empty() { "an object without a kind".to_owned() } else { format!("a {kind}") };
+        let what = if kind.is_empty() {
+            "an object without a kind".to_owned()
+        } else {
+            format!("a {kind}")
+        };
         diags.push(
-            Diagnostic::warning(Code::NotACrd, format!("skipped {what}: `crdgen import` reads CustomResourceDefinitions"))
-                .at(file, pos)
-                .hint("give only CRD manifests, or ignore this for a directory of mixed manifests"),
+            Diagnostic::warning(
+                Code::NotACrd,
+                format!("skipped {what}: `crdgen import` reads CustomResourceDefinitions"),
+            )
+            .at(file, pos)
+            .hint("give only CRD manifests, or ignore this for a directory of mixed manifests"),
         );
         return;
     }
@@ -195,9 +223,12 @@ fn objects(file: &str, pos: Pos, value: Value, found: &mut Vec<Found>, diags: &m
             pos,
         }),
         Err(e) => diags.push(
-            Diagnostic::error(Code::NotACrd, format!("not a valid CustomResourceDefinition: {e}"))
-                .at(file, pos)
-                .hint("a CRD has spec.group, spec.names (kind, plural), spec.scope and spec.versions"),
+            Diagnostic::error(
+                Code::NotACrd,
+                format!("not a valid CustomResourceDefinition: {e}"),
+            )
+            .at(file, pos)
+            .hint("a CRD has spec.group, spec.names (kind, plural), spec.scope and spec.versions"),
         ),
     }
 }

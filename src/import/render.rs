@@ -8,10 +8,22 @@ use super::schema::{Enum, Field, Item, Struct};
 /// Where each type an imported file may name comes from, for its `use` lines.
 const IMPORTS: &[(&str, &str)] = &[
     ("ByteString", "k8s_openapi::ByteString"),
-    ("IntOrString", "k8s_openapi::apimachinery::pkg::util::intstr::IntOrString"),
-    ("ObjectMeta", "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta"),
-    ("Quantity", "k8s_openapi::apimachinery::pkg::api::resource::Quantity"),
-    ("Time", "k8s_openapi::apimachinery::pkg::apis::meta::v1::Time"),
+    (
+        "IntOrString",
+        "k8s_openapi::apimachinery::pkg::util::intstr::IntOrString",
+    ),
+    (
+        "ObjectMeta",
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta",
+    ),
+    (
+        "Quantity",
+        "k8s_openapi::apimachinery::pkg::api::resource::Quantity",
+    ),
+    (
+        "Time",
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1::Time",
+    ),
     ("TypeMeta", "kube::core::TypeMeta"),
     ("Value", "serde_json::Value"),
     ("BTreeMap", "std::collections::BTreeMap"),
@@ -52,7 +64,10 @@ fn uses(body: &str) -> String {
             paths.entry(module).or_default().push(name);
         }
     }
-    paths.entry("serde").or_default().extend(["Deserialize", "Serialize"]);
+    paths
+        .entry("serde")
+        .or_default()
+        .extend(["Deserialize", "Serialize"]);
     let mut out = String::new();
     for (module, mut names) in paths {
         names.sort_unstable();
@@ -123,7 +138,9 @@ fn write_field(out: &mut String, f: &Field) {
         // `None` is left out, not sent as `null`, unless the schema allows `null`.
         match f.nullable {
             true => out.push_str("    #[serde(default)]\n"),
-            false => out.push_str("    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n"),
+            false => {
+                out.push_str("    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n")
+            }
         }
     }
     let _ = writeln!(out, "    pub {}: {},", f.name, f.ty);

@@ -23,12 +23,18 @@ pub fn check(
     found: &[Found],
     diags: &mut Diagnostics,
 ) -> Result<(), Diagnostic> {
-    let scratch = tempfile::tempdir().map_err(|e| Diagnostic::bug(format!("no scratch directory for the round trip: {e}")))?;
+    let scratch = tempfile::tempdir()
+        .map_err(|e| Diagnostic::bug(format!("no scratch directory for the round trip: {e}")))?;
     for (rel, text) in &output.files {
         let path = scratch.path().join(rel);
         let written = std::fs::create_dir_all(path.parent().unwrap_or(scratch.path()))
             .and_then(|()| std::fs::write(&path, text));
-        written.map_err(|e| Diagnostic::bug(format!("cannot write the round trip's `{}`: {e}", rel.display())))?;
+        written.map_err(|e| {
+            Diagnostic::bug(format!(
+                "cannot write the round trip's `{}`: {e}",
+                rel.display()
+            ))
+        })?;
     }
     let mut opts = crate::Options::new(scratch.path(), "client", apis_pkg, &groups.join(" "))
         .map_err(|e| Diagnostic::bug(format!("the round trip's options: {e}")))?;
@@ -55,7 +61,9 @@ pub fn check(
             .filter_map(|(_, text)| crate::yaml::parse(text).ok())
             .find(|crd| crd["metadata"]["name"] == name.as_str());
         let Some(back) = back else {
-            diags.push(Diagnostic::bug(format!("the CRD {name} did not come back from its package")));
+            diags.push(Diagnostic::bug(format!(
+                "the CRD {name} did not come back from its package"
+            )));
             continue;
         };
         compare_crd(f, &back, diags);
@@ -78,17 +86,36 @@ fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
     let mut read = without_versions(&f.raw["spec"]);
     let kind = &f.crd.spec.names.kind;
     if let Some(names) = read["names"].as_object_mut() {
-        names.entry("singular").or_insert(kind.to_lowercase().into());
-        names.entry("listKind").or_insert(format!("{kind}List").into());
+        names
+            .entry("singular")
+            .or_insert(kind.to_lowercase().into());
+        names
+            .entry("listKind")
+            .or_insert(format!("{kind}List").into());
     }
-    diff("/spec", &read, &without_versions(&back["spec"]), &mut differences);
-    let versions = |crd: &Value| -> Vec<Value> { crd["spec"]["versions"].as_array().cloned().unwrap_or_default() };
+    diff(
+        "/spec",
+        &read,
+        &without_versions(&back["spec"]),
+        &mut differences,
+    );
+    let versions = |crd: &Value| -> Vec<Value> {
+        crd["spec"]["versions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
     let returned = versions(back);
     for version in versions(&f.raw) {
         let name = version["name"].as_str().unwrap_or_default();
         let path = format!("/spec/versions[{name}]");
         match returned.iter().find(|v| v["name"] == name) {
-            Some(back) => diff(&path, &version, back, &mut differences),
+            Some(back) => diff(
+                &path,
+                &with_standard_fields(version, back),
+                back,
+                &mut differences,
+            ),
             None => differences.push((path, "the version is missing".to_owned())),
         }
     }
@@ -97,8 +124,17 @@ fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
         if let Some(map) = read.as_object_mut() {
             map.remove("controller-gen.kubebuilder.io/version");
         }
-        let read = if read.as_object().is_some_and(|m| m.is_empty()) { Value::Null } else { read };
-        diff(&format!("/metadata/{key}"), &read, &back["metadata"][key], &mut differences);
+        let read = if read.as_object().is_some_and(|m| m.is_empty()) {
+            Value::Null
+        } else {
+            read
+        };
+        diff(
+            &format!("/metadata/{key}"),
+            &read,
+            &back["metadata"][key],
+            &mut differences,
+        );
     }
     let total = differences.len();
     for (path, what) in differences.into_iter().take(MAX_REPORTED) {
@@ -110,10 +146,34 @@ fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
     }
     if total > MAX_REPORTED {
         diags.push(
-            Diagnostic::warning(Code::SchemaNotKept, format!("{kind}: {} more paths differ", total - MAX_REPORTED))
-                .at(&f.file, f.pos),
+            Diagnostic::warning(
+                Code::SchemaNotKept,
+                format!("{kind}: {} more paths differ", total - MAX_REPORTED),
+            )
+            .at(&f.file, f.pos),
         );
     }
+}
+
+/// `version` with the root properties every kind has (`apiVersion`, `kind`,
+/// `metadata`) as `back` writes them where it leaves them out: a schema may, and the
+/// apiserver serves them all the same.
+fn with_standard_fields(mut version: Value, back: &Value) -> Value {
+    let standard = &back["schema"]["openAPIV3Schema"]["properties"];
+    let properties = version["schema"]["openAPIV3Schema"]
+        .as_object_mut()
+        .map(|root| {
+            root.entry("properties")
+                .or_insert_with(|| Value::Object(Default::default()))
+        });
+    if let Some(Value::Object(properties)) = properties {
+        for key in ["apiVersion", "kind", "metadata"] {
+            if let Some(field) = standard.get(key).filter(|_| !properties.contains_key(key)) {
+                properties.insert(key.to_owned(), field.clone());
+            }
+        }
+    }
+    version
 }
 
 /// Every difference between `old` and `new` below `path`: a key lost, added or changed.
@@ -127,12 +187,20 @@ pub fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<(String, String)
                     None => out.push((here, format!("`{}` is lost", short(value)))),
                     Some(other) if key == "required" => {
                         let set = |v: &Value| {
-                            let mut items: Vec<String> = v.as_array().into_iter().flatten().map(Value::to_string).collect();
+                            let mut items: Vec<String> = v
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .map(Value::to_string)
+                                .collect();
                             items.sort();
                             items
                         };
                         if set(value) != set(other) {
-                            out.push((here, format!("`{}` comes back as `{}`", short(value), short(other))));
+                            out.push((
+                                here,
+                                format!("`{}` comes back as `{}`", short(value), short(other)),
+                            ));
                         }
                     }
                     Some(other) => diff(&here, value, other, out),
@@ -140,7 +208,10 @@ pub fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<(String, String)
             }
             for (key, value) in b {
                 if !a.contains_key(key) {
-                    out.push((format!("{path}/{key}"), format!("`{}` is added", short(value))));
+                    out.push((
+                        format!("{path}/{key}"),
+                        format!("`{}` is added", short(value)),
+                    ));
                 }
             }
         }
@@ -152,7 +223,10 @@ pub fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<(String, String)
         (a, b) if a == b => {}
         // Numbers that are one value in two forms (`1` and `1.0`).
         (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => {}
-        (a, b) => out.push((path.to_owned(), format!("`{}` comes back as `{}`", short(a), short(b)))),
+        (a, b) => out.push((
+            path.to_owned(),
+            format!("`{}` comes back as `{}`", short(a), short(b)),
+        )),
     }
 }
 
@@ -183,8 +257,14 @@ mod tests {
         assert_eq!(
             out,
             [
-                ("/properties/a/maxLength".to_owned(), "`3` is lost".to_owned()),
-                ("/properties/a/minLength".to_owned(), "`1` is added".to_owned()),
+                (
+                    "/properties/a/maxLength".to_owned(),
+                    "`3` is lost".to_owned()
+                ),
+                (
+                    "/properties/a/minLength".to_owned(),
+                    "`1` is added".to_owned()
+                ),
             ]
         );
     }

@@ -113,7 +113,8 @@ impl Builder<'_> {
             .map(|(json, property)| {
                 let name = names.field(json);
                 let plain = name.trim_start_matches("r#");
-                let rename = (RenameRule::Camel.apply_to_field(plain) != *json).then(|| json.clone());
+                let rename =
+                    (RenameRule::Camel.apply_to_field(plain) != *json).then(|| json.clone());
                 let typed = self.type_of(owner, json, property, Site::Field);
                 let mut markers = typed.extra;
                 markers.extend(markers::of(property, typed.implied, Site::Field));
@@ -147,7 +148,10 @@ impl Builder<'_> {
         let flag = |key: &str| node.get(key) == Some(&Value::Bool(true));
         if flag("x-kubernetes-int-or-string") {
             return match node.get("pattern").and_then(Value::as_str) == Some(QUANTITY_PATTERN) {
-                true => Typed::plain("Quantity", &["x-kubernetes-int-or-string", "anyOf", "pattern"]),
+                true => Typed::plain(
+                    "Quantity",
+                    &["x-kubernetes-int-or-string", "anyOf", "pattern"],
+                ),
                 false => Typed::plain("IntOrString", &["x-kubernetes-int-or-string", "anyOf"]),
             };
         }
@@ -186,7 +190,10 @@ impl Builder<'_> {
                 let name = self.names.nested(owner, segment);
                 let (doc, markers) = match site {
                     Site::Field => (None, Vec::new()),
-                    _ => (text(node, "description"), markers::of(node, STRUCTURE, Site::Type)),
+                    _ => (
+                        text(node, "description"),
+                        markers::of(node, STRUCTURE, Site::Type),
+                    ),
                 };
                 // The struct goes before the types of its fields, as a person writes them.
                 let at = self.items.len();
@@ -207,7 +214,11 @@ impl Builder<'_> {
                     item: true,
                 }
             }
-            (Some("object"), _) if node.get("additionalProperties").is_some_and(Value::is_object) => {
+            (Some("object"), _)
+                if node
+                    .get("additionalProperties")
+                    .is_some_and(Value::is_object) =>
+            {
                 let value = self.element(owner, segment, &node["additionalProperties"], "Value");
                 Typed {
                     rust: format!("BTreeMap<String, {value}>"),
@@ -246,7 +257,9 @@ impl Builder<'_> {
         if markers.is_empty() && doc.is_none() {
             return typed.rust;
         }
-        let name = self.names.nested(&format!("{owner}{}", camel(segment)), suffix);
+        let name = self
+            .names
+            .nested(&format!("{owner}{}", camel(segment)), suffix);
         self.items.push(Item::Alias {
             name: name.clone(),
             doc,
@@ -258,14 +271,23 @@ impl Builder<'_> {
 
     /// An enum for a string node whose `enum` values make distinct Rust names; at a
     /// list's items or a map's values, it carries the node's markers itself.
-    fn string_enum(&mut self, owner: &str, segment: &str, node: &Value, site: Site) -> Option<String> {
+    fn string_enum(
+        &mut self,
+        owner: &str,
+        segment: &str,
+        node: &Value,
+        site: Site,
+    ) -> Option<String> {
         let values = node.get("enum")?.as_array()?;
         let values: Vec<&str> = values.iter().map(Value::as_str).collect::<Option<_>>()?;
         let variants = variants(&values)?;
         let name = self.names.nested(owner, segment);
         let (doc, markers) = match site {
             Site::Field => (None, Vec::new()),
-            _ => (text(node, "description"), markers::of(node, &["type", "enum"], Site::Type)),
+            _ => (
+                text(node, "description"),
+                markers::of(node, &["type", "enum"], Site::Type),
+            ),
         };
         self.items.push(Item::Enum(Enum {
             name: name.clone(),

@@ -45,10 +45,9 @@ pub fn group_dirs(groups: &[&str]) -> Vec<String> {
             (1..=depth)
                 .map(|n| labels(group, n))
                 .find(|dir| {
-                    groups
-                        .iter()
-                        .filter(|other| *other != group)
-                        .all(|other| (1..=other.split('.').count()).all(|n| labels(other, n) != *dir))
+                    groups.iter().filter(|other| *other != group).all(|other| {
+                        (1..=other.split('.').count()).all(|n| labels(other, n) != *dir)
+                    })
                 })
                 .unwrap_or_else(|| labels(group, depth))
         })
@@ -103,16 +102,21 @@ impl TypeNames {
         } else {
             format!("{parent}Value")
         };
-        let name = (1..)
-            .map(|n| match n {
-                1 => base.clone(),
-                n => format!("{base}{n}"),
-            })
-            .find(|name| !self.0.contains(name))
-            .unwrap_or(base);
-        self.0.insert(name.clone());
-        name
+        take_first_free(&mut self.0, &base, "")
     }
+}
+
+/// `base`, or the first of `base{sep}2`, `base{sep}3`, … not in `taken`; taken from then on.
+fn take_first_free(taken: &mut BTreeSet<String>, base: &str, sep: &str) -> String {
+    let name = (1..)
+        .map(|n| match n {
+            1 => base.to_owned(),
+            n => format!("{base}{sep}{n}"),
+        })
+        .find(|name| !taken.contains(name))
+        .unwrap_or_else(|| base.to_owned());
+    taken.insert(name.clone());
+    name
 }
 
 /// A struct's field names: snake_case Rust names, unique within the struct.
@@ -128,14 +132,7 @@ impl FieldNames {
         } else {
             base
         };
-        let name = (1..)
-            .map(|n| match n {
-                1 => base.clone(),
-                n => format!("{base}_{n}"),
-            })
-            .find(|name| !self.0.contains(name))
-            .unwrap_or(base);
-        self.0.insert(name.clone());
+        let name = take_first_free(&mut self.0, &base, "_");
         if is_keyword(&name) {
             format!("r#{name}")
         } else {
@@ -172,8 +169,12 @@ mod tests {
     #[test]
     fn groups_take_their_first_label_unless_another_group_shares_it() {
         assert_eq!(
-            group_dirs(&["cert-manager.io", "acme.cert-manager.io", "type.example.com"]),
-            ["cert_manager", "acme", "r#type"].map(|s| module_name(s))
+            group_dirs(&[
+                "cert-manager.io",
+                "acme.cert-manager.io",
+                "type.example.com"
+            ]),
+            ["cert_manager", "acme", "r#type"].map(module_name)
         );
         assert_eq!(
             group_dirs(&["monitoring.coreos.com", "monitoring.example.com"]),
@@ -202,7 +203,10 @@ mod tests {
         let mut names = TypeNames::with_kinds(["Certificate", "CertificateSpec2"]);
         assert_eq!(names.nested("Certificate", "spec"), "CertificateSpec");
         assert_eq!(names.nested("Certificate", "spec"), "CertificateSpec3");
-        assert_eq!(names.nested("CertificateSpec", "privateKey"), "CertificateSpecPrivateKey");
+        assert_eq!(
+            names.nested("CertificateSpec", "privateKey"),
+            "CertificateSpecPrivateKey"
+        );
         assert_eq!(names.nested("", "time"), "Time2");
     }
 

@@ -8,6 +8,8 @@ fn main() -> Result<(), crdgen::Error> {
         .group("derived", ["v1"])
         .group("hyphens", ["v1"])
         .group("fleet", ["v1alpha1", "v1"])
+        // Imported from testdata/import/features by `crdgen import` (tests/import.rs keeps it so).
+        .group("shop", ["v1", "v1alpha1", "v1beta1"])
         .generate()?;
     Ok(())
 }

@@ -41,7 +41,7 @@ pub fn cases() -> Vec<Case> {
             base: testdata("consumer"),
             apis_pkg: "src/apis",
             output_pkg: "src/client",
-            groups: "bcrds:v1alpha1 other:v1 derived:v1 hyphens:v1 fleet:v1alpha1,v1",
+            groups: "bcrds:v1alpha1 other:v1 derived:v1 hyphens:v1 fleet:v1alpha1,v1 shop:v1,v1alpha1,v1beta1",
             boilerplate: None,
             generators: "all",
         },

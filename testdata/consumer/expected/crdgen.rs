@@ -624,6 +624,198 @@ pub mod apis {
             }
         }
     }
+    /// The `shop.example.com` API group.
+    pub mod shop {
+        /// Version `v1` of the group.
+        pub mod v1 {
+            /// Group and version constants, `kube::Resource` impls and constructors.
+            pub mod register {
+                /// The API group of this package: `shop.example.com`.
+                pub const GROUP: &str = "shop.example.com";
+                /// The API version of this package: `v1`.
+                pub const VERSION: &str = "v1";
+                /// The `apiVersion` of objects in this package: `shop.example.com/v1`.
+                pub const API_VERSION: &str = "shop.example.com/v1";
+                impl ::kube::core::Resource for crate::apis::shop::v1::Gadget {
+                    type DynamicType = ();
+                    type Scope = ::kube::core::ClusterResourceScope;
+                    fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed("Gadget")
+                    }
+                    fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(GROUP)
+                    }
+                    fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(VERSION)
+                    }
+                    fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(API_VERSION)
+                    }
+                    fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed("gadgets")
+                    }
+                    fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        &self.metadata
+                    }
+                    fn meta_mut(&mut self) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        &mut self.metadata
+                    }
+                }
+                impl crate::apis::shop::v1::Gadget {
+                    /// A new `Gadget` named `name`, carrying `apiVersion` and `kind` so that kube can create or apply it as it is.
+                    pub fn new(name: &str, spec: Option<crate::apis::shop::v1::GadgetSpec>) -> Self {
+                        Self {
+                            types: ::std::option::Option::Some(::kube::core::TypeMeta::resource::<Self>()),
+                            metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                                name: ::std::option::Option::Some(::std::borrow::ToOwned::to_owned(name)),
+                                ..::std::default::Default::default()
+                            },
+                            spec,
+                        }
+                    }
+                }
+                impl ::kube::core::Resource for crate::apis::shop::v1::Widget {
+                    type DynamicType = ();
+                    type Scope = ::kube::core::NamespaceResourceScope;
+                    fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed("Widget")
+                    }
+                    fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(GROUP)
+                    }
+                    fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(VERSION)
+                    }
+                    fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(API_VERSION)
+                    }
+                    fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed("widgets")
+                    }
+                    fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        &self.metadata
+                    }
+                    fn meta_mut(&mut self) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        &mut self.metadata
+                    }
+                }
+                impl crate::apis::shop::v1::Widget {
+                    /// A new `Widget` named `name`, carrying `apiVersion` and `kind` so that kube can create or apply it as it is.
+                    pub fn new(name: &str, spec: crate::apis::shop::v1::WidgetSpec) -> Self {
+                        Self {
+                            types: ::std::option::Option::Some(::kube::core::TypeMeta::resource::<Self>()),
+                            metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                                name: ::std::option::Option::Some(::std::borrow::ToOwned::to_owned(name)),
+                                ..::std::default::Default::default()
+                            },
+                            spec,
+                            status: ::std::option::Option::None,
+                        }
+                    }
+                }
+            }
+        }
+        /// Version `v1alpha1` of the group.
+        pub mod v1alpha1 {
+            /// Group and version constants, `kube::Resource` impls and constructors.
+            pub mod register {
+                /// The API group of this package: `shop.example.com`.
+                pub const GROUP: &str = "shop.example.com";
+                /// The API version of this package: `v1alpha1`.
+                pub const VERSION: &str = "v1alpha1";
+                /// The `apiVersion` of objects in this package: `shop.example.com/v1alpha1`.
+                pub const API_VERSION: &str = "shop.example.com/v1alpha1";
+                impl ::kube::core::Resource for crate::apis::shop::v1alpha1::Widget {
+                    type DynamicType = ();
+                    type Scope = ::kube::core::NamespaceResourceScope;
+                    fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed("Widget")
+                    }
+                    fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(GROUP)
+                    }
+                    fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(VERSION)
+                    }
+                    fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(API_VERSION)
+                    }
+                    fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed("widgets")
+                    }
+                    fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        &self.metadata
+                    }
+                    fn meta_mut(&mut self) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        &mut self.metadata
+                    }
+                }
+                impl crate::apis::shop::v1alpha1::Widget {
+                    /// A new `Widget` named `name`, carrying `apiVersion` and `kind` so that kube can create or apply it as it is.
+                    pub fn new(name: &str, spec: Option<::serde_json::Value>) -> Self {
+                        Self {
+                            types: ::std::option::Option::Some(::kube::core::TypeMeta::resource::<Self>()),
+                            metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                                name: ::std::option::Option::Some(::std::borrow::ToOwned::to_owned(name)),
+                                ..::std::default::Default::default()
+                            },
+                            spec,
+                        }
+                    }
+                }
+            }
+        }
+        /// Version `v1beta1` of the group.
+        pub mod v1beta1 {
+            /// Group and version constants, `kube::Resource` impls and constructors.
+            pub mod register {
+                /// The API group of this package: `shop.example.com`.
+                pub const GROUP: &str = "shop.example.com";
+                /// The API version of this package: `v1beta1`.
+                pub const VERSION: &str = "v1beta1";
+                /// The `apiVersion` of objects in this package: `shop.example.com/v1beta1`.
+                pub const API_VERSION: &str = "shop.example.com/v1beta1";
+                impl ::kube::core::Resource for crate::apis::shop::v1beta1::Widget {
+                    type DynamicType = ();
+                    type Scope = ::kube::core::NamespaceResourceScope;
+                    fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed("Widget")
+                    }
+                    fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(GROUP)
+                    }
+                    fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(VERSION)
+                    }
+                    fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed(API_VERSION)
+                    }
+                    fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+                        ::std::borrow::Cow::Borrowed("widgets")
+                    }
+                    fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        &self.metadata
+                    }
+                    fn meta_mut(&mut self) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        &mut self.metadata
+                    }
+                }
+                impl crate::apis::shop::v1beta1::Widget {
+                    /// A new `Widget` named `name`, carrying `apiVersion` and `kind` so that kube can create or apply it as it is.
+                    pub fn new(name: &str, spec: Option<crate::apis::shop::v1beta1::WidgetSpec>) -> Self {
+                        Self {
+                            types: ::std::option::Option::Some(::kube::core::TypeMeta::resource::<Self>()),
+                            metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                                name: ::std::option::Option::Some(::std::borrow::ToOwned::to_owned(name)),
+                                ..::std::default::Default::default()
+                            },
+                            spec,
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 /// Apply configurations: every field optional, only what is set sent (client-go's `applyconfigurations`).
 pub mod applyconfigurations {
@@ -1910,6 +2102,654 @@ pub mod applyconfigurations {
 
         }
     }
+    /// The `shop.example.com` API group.
+    pub mod shop {
+        /// Version `v1` of the group.
+        pub mod v1 {
+            /// What to apply of a `Gadget`: apiVersion and kind, and only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct GadgetApplyConfiguration {
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::std::string::String,
+                pub kind: ::std::string::String,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub metadata: ::std::option::Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+                #[serde(rename = "spec", skip_serializing_if = "::std::option::Option::is_none")]
+                pub spec: ::std::option::Option<GadgetSpecApplyConfiguration>,
+            }
+
+            impl GadgetApplyConfiguration {
+                /// A configuration for the object `name`, with its apiVersion and kind.
+                pub fn new(name: &str) -> Self {
+                    Self {
+                        api_version: <crate::apis::shop::v1::Gadget as ::kube::Resource>::api_version(&()).into_owned(),
+                        kind: <crate::apis::shop::v1::Gadget as ::kube::Resource>::kind(&()).into_owned(),
+                        metadata: ::std::option::Option::Some(::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                            name: ::std::option::Option::Some(name.to_owned()),
+                            ..::std::default::Default::default()
+                        }),
+                        ..::std::default::Default::default()
+                    }
+                }
+                /// Adds labels.
+                pub fn with_labels<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
+                    mut self,
+                    entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
+                ) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .labels
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+                    self
+                }
+                /// Adds annotations.
+                pub fn with_annotations<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
+                    mut self,
+                    entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
+                ) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .annotations
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+                    self
+                }
+                /// Adds finalizers.
+                pub fn with_finalizers(mut self, items: impl ::std::iter::IntoIterator<Item = ::std::string::String>) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .finalizers
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(items);
+                    self
+                }
+                /// Adds owner references.
+                pub fn with_owner_references(mut self, items: impl ::std::iter::IntoIterator<Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .owner_references
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(items);
+                    self
+                }
+                /// Sets `spec`.
+                pub fn with_spec(mut self, value: impl ::std::convert::Into<GadgetSpecApplyConfiguration>) -> Self {
+                    self.spec = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `Widget`: apiVersion and kind, and only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetApplyConfiguration {
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::std::string::String,
+                pub kind: ::std::string::String,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub metadata: ::std::option::Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+                #[serde(rename = "spec", skip_serializing_if = "::std::option::Option::is_none")]
+                pub spec: ::std::option::Option<WidgetSpecApplyConfiguration>,
+                #[serde(rename = "status", skip_serializing_if = "::std::option::Option::is_none")]
+                pub status: ::std::option::Option<WidgetStatusApplyConfiguration>,
+            }
+
+            impl WidgetApplyConfiguration {
+                /// A configuration for the object `name`, with its apiVersion and kind.
+                pub fn new(name: &str, namespace: &str) -> Self {
+                    Self {
+                        api_version: <crate::apis::shop::v1::Widget as ::kube::Resource>::api_version(&()).into_owned(),
+                        kind: <crate::apis::shop::v1::Widget as ::kube::Resource>::kind(&()).into_owned(),
+                        metadata: ::std::option::Option::Some(::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                            name: ::std::option::Option::Some(name.to_owned()),
+                            namespace: ::std::option::Option::Some(namespace.to_owned()),
+                            ..::std::default::Default::default()
+                        }),
+                        ..::std::default::Default::default()
+                    }
+                }
+                /// Adds labels.
+                pub fn with_labels<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
+                    mut self,
+                    entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
+                ) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .labels
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+                    self
+                }
+                /// Adds annotations.
+                pub fn with_annotations<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
+                    mut self,
+                    entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
+                ) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .annotations
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+                    self
+                }
+                /// Adds finalizers.
+                pub fn with_finalizers(mut self, items: impl ::std::iter::IntoIterator<Item = ::std::string::String>) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .finalizers
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(items);
+                    self
+                }
+                /// Adds owner references.
+                pub fn with_owner_references(mut self, items: impl ::std::iter::IntoIterator<Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .owner_references
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(items);
+                    self
+                }
+                /// Sets `spec`.
+                pub fn with_spec(mut self, value: impl ::std::convert::Into<WidgetSpecApplyConfiguration>) -> Self {
+                    self.spec = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `status`.
+                pub fn with_status(mut self, value: impl ::std::convert::Into<WidgetStatusApplyConfiguration>) -> Self {
+                    self.status = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `GadgetSpec`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct GadgetSpecApplyConfiguration {
+                #[serde(rename = "widget", skip_serializing_if = "::std::option::Option::is_none")]
+                pub widget: ::std::option::Option<GadgetSpecWidgetApplyConfiguration>,
+            }
+
+            impl GadgetSpecApplyConfiguration {
+                /// Sets `widget`.
+                pub fn with_widget(mut self, value: impl ::std::convert::Into<GadgetSpecWidgetApplyConfiguration>) -> Self {
+                    self.widget = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `GadgetSpecWidget`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct GadgetSpecWidgetApplyConfiguration {
+                #[serde(rename = "name", skip_serializing_if = "::std::option::Option::is_none")]
+                pub name: ::std::option::Option<String>,
+            }
+
+            impl GadgetSpecWidgetApplyConfiguration {
+                /// Sets `name`.
+                pub fn with_name(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.name = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `WidgetSpec`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetSpecApplyConfiguration {
+                #[serde(rename = "caURL", skip_serializing_if = "::std::option::Option::is_none")]
+                pub ca_url: ::std::option::Option<String>,
+                #[serde(rename = "color", skip_serializing_if = "::std::option::Option::is_none")]
+                pub color: ::std::option::Option<String>,
+                #[serde(rename = "deadline", skip_serializing_if = "::std::option::Option::is_none")]
+                pub deadline: ::std::option::Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+                #[serde(rename = "extra", skip_serializing_if = "::std::option::Option::is_none")]
+                pub extra: ::std::option::Option<::serde_json::Value>,
+                #[serde(rename = "labels", skip_serializing_if = "::std::option::Option::is_none")]
+                pub labels: ::std::option::Option<::std::collections::BTreeMap<String, String>>,
+                #[serde(rename = "limits", skip_serializing_if = "::std::option::Option::is_none")]
+                pub limits: ::std::option::Option<::std::collections::BTreeMap<String, ::k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
+                #[serde(rename = "matrix", skip_serializing_if = "::std::option::Option::is_none")]
+                pub matrix: ::std::option::Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
+                #[serde(rename = "maxReplicas", skip_serializing_if = "::std::option::Option::is_none")]
+                pub max_replicas: ::std::option::Option<i32>,
+                #[serde(rename = "memory", skip_serializing_if = "::std::option::Option::is_none")]
+                pub memory: ::std::option::Option<::k8s_openapi::apimachinery::pkg::api::resource::Quantity>,
+                #[serde(rename = "owner", skip_serializing_if = "::std::option::Option::is_none")]
+                pub owner: ::std::option::Option<String>,
+                #[serde(rename = "parts", skip_serializing_if = "::std::option::Option::is_none")]
+                pub parts: ::std::option::Option<::std::vec::Vec<WidgetSpecPartsApplyConfiguration>>,
+                #[serde(rename = "port", skip_serializing_if = "::std::option::Option::is_none")]
+                pub port: ::std::option::Option<::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+                #[serde(rename = "ratio", skip_serializing_if = "::std::option::Option::is_none")]
+                pub ratio: ::std::option::Option<f64>,
+                #[serde(rename = "replicas", skip_serializing_if = "::std::option::Option::is_none")]
+                pub replicas: ::std::option::Option<i32>,
+                #[serde(rename = "secret", skip_serializing_if = "::std::option::Option::is_none")]
+                pub secret: ::std::option::Option<::k8s_openapi::ByteString>,
+                #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
+                pub self_: ::std::option::Option<bool>,
+                #[serde(rename = "settings", skip_serializing_if = "::std::option::Option::is_none")]
+                pub settings: ::std::option::Option<::serde_json::Value>,
+                #[serde(rename = "shipping", skip_serializing_if = "::std::option::Option::is_none")]
+                pub shipping: ::std::option::Option<WidgetSpecShippingApplyConfiguration>,
+                #[serde(rename = "size", skip_serializing_if = "::std::option::Option::is_none")]
+                pub size: ::std::option::Option<crate::apis::shop::v1::WidgetSpecSize>,
+                #[serde(rename = "tags", skip_serializing_if = "::std::option::Option::is_none")]
+                pub tags: ::std::option::Option<::std::vec::Vec<String>>,
+                #[serde(rename = "template", skip_serializing_if = "::std::option::Option::is_none")]
+                pub template: ::std::option::Option<::serde_json::Value>,
+                #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+                pub r#type: ::std::option::Option<String>,
+                #[serde(rename = "weight", skip_serializing_if = "::std::option::Option::is_none")]
+                pub weight: ::std::option::Option<i64>,
+                #[serde(rename = "x-custom", skip_serializing_if = "::std::option::Option::is_none")]
+                pub x_custom: ::std::option::Option<String>,
+            }
+
+            impl WidgetSpecApplyConfiguration {
+                /// Sets `caURL`.
+                pub fn with_ca_url(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.ca_url = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `color`.
+                pub fn with_color(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.color = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `deadline`.
+                pub fn with_deadline(mut self, value: impl ::std::convert::Into<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Self {
+                    self.deadline = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `extra`.
+                pub fn with_extra(mut self, value: impl ::std::convert::Into<::serde_json::Value>) -> Self {
+                    self.extra = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Adds entries to `labels`.
+                pub fn with_labels(mut self, entries: impl ::std::iter::IntoIterator<Item = (String, String)>) -> Self {
+                    self.labels.get_or_insert_with(::std::default::Default::default).extend(entries);
+                    self
+                }
+                /// Adds entries to `limits`.
+                pub fn with_limits(mut self, entries: impl ::std::iter::IntoIterator<Item = (String, ::k8s_openapi::apimachinery::pkg::api::resource::Quantity)>) -> Self {
+                    self.limits.get_or_insert_with(::std::default::Default::default).extend(entries);
+                    self
+                }
+                /// Adds items to `matrix`.
+                pub fn with_matrix(mut self, items: impl ::std::iter::IntoIterator<Item = ::std::vec::Vec<i64>>) -> Self {
+                    self.matrix.get_or_insert_with(::std::default::Default::default).extend(items);
+                    self
+                }
+                /// Sets `maxReplicas`.
+                pub fn with_max_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+                    self.max_replicas = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `memory`.
+                pub fn with_memory(mut self, value: impl ::std::convert::Into<::k8s_openapi::apimachinery::pkg::api::resource::Quantity>) -> Self {
+                    self.memory = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `owner`.
+                pub fn with_owner(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.owner = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Adds items to `parts`.
+                pub fn with_parts(mut self, items: impl ::std::iter::IntoIterator<Item = WidgetSpecPartsApplyConfiguration>) -> Self {
+                    self.parts.get_or_insert_with(::std::default::Default::default).extend(items);
+                    self
+                }
+                /// Sets `port`.
+                pub fn with_port(mut self, value: impl ::std::convert::Into<::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>) -> Self {
+                    self.port = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `ratio`.
+                pub fn with_ratio(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+                    self.ratio = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `replicas`.
+                pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+                    self.replicas = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `secret`.
+                pub fn with_secret(mut self, value: impl ::std::convert::Into<::k8s_openapi::ByteString>) -> Self {
+                    self.secret = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `self`.
+                pub fn with_self_(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+                    self.self_ = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `settings`.
+                pub fn with_settings(mut self, value: impl ::std::convert::Into<::serde_json::Value>) -> Self {
+                    self.settings = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `shipping`.
+                pub fn with_shipping(mut self, value: impl ::std::convert::Into<WidgetSpecShippingApplyConfiguration>) -> Self {
+                    self.shipping = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `size`.
+                pub fn with_size(mut self, value: impl ::std::convert::Into<crate::apis::shop::v1::WidgetSpecSize>) -> Self {
+                    self.size = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Adds items to `tags`.
+                pub fn with_tags(mut self, items: impl ::std::iter::IntoIterator<Item = String>) -> Self {
+                    self.tags.get_or_insert_with(::std::default::Default::default).extend(items);
+                    self
+                }
+                /// Sets `template`.
+                pub fn with_template(mut self, value: impl ::std::convert::Into<::serde_json::Value>) -> Self {
+                    self.template = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `type`.
+                pub fn with_type(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.r#type = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `weight`.
+                pub fn with_weight(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+                    self.weight = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `x-custom`.
+                pub fn with_x_custom(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.x_custom = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `WidgetSpecParts`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetSpecPartsApplyConfiguration {
+                #[serde(rename = "finish", skip_serializing_if = "::std::option::Option::is_none")]
+                pub finish: ::std::option::Option<crate::apis::shop::v1::WidgetSpecPartsFinish>,
+                #[serde(rename = "name", skip_serializing_if = "::std::option::Option::is_none")]
+                pub name: ::std::option::Option<String>,
+                #[serde(rename = "slot", skip_serializing_if = "::std::option::Option::is_none")]
+                pub slot: ::std::option::Option<i32>,
+            }
+
+            impl WidgetSpecPartsApplyConfiguration {
+                /// Sets `finish`.
+                pub fn with_finish(mut self, value: impl ::std::convert::Into<crate::apis::shop::v1::WidgetSpecPartsFinish>) -> Self {
+                    self.finish = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `name`.
+                pub fn with_name(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.name = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `slot`.
+                pub fn with_slot(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+                    self.slot = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `WidgetSpecShipping`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetSpecShippingApplyConfiguration {
+                #[serde(rename = "carrier", skip_serializing_if = "::std::option::Option::is_none")]
+                pub carrier: ::std::option::Option<String>,
+                #[serde(rename = "express", skip_serializing_if = "::std::option::Option::is_none")]
+                pub express: ::std::option::Option<bool>,
+            }
+
+            impl WidgetSpecShippingApplyConfiguration {
+                /// Sets `carrier`.
+                pub fn with_carrier(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.carrier = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `express`.
+                pub fn with_express(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+                    self.express = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `WidgetStatus`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetStatusApplyConfiguration {
+                #[serde(rename = "conditions", skip_serializing_if = "::std::option::Option::is_none")]
+                pub conditions: ::std::option::Option<::std::vec::Vec<WidgetStatusConditionsApplyConfiguration>>,
+                #[serde(rename = "replicas", skip_serializing_if = "::std::option::Option::is_none")]
+                pub replicas: ::std::option::Option<i32>,
+                #[serde(rename = "selector", skip_serializing_if = "::std::option::Option::is_none")]
+                pub selector: ::std::option::Option<String>,
+            }
+
+            impl WidgetStatusApplyConfiguration {
+                /// Adds items to `conditions`.
+                pub fn with_conditions(mut self, items: impl ::std::iter::IntoIterator<Item = WidgetStatusConditionsApplyConfiguration>) -> Self {
+                    self.conditions.get_or_insert_with(::std::default::Default::default).extend(items);
+                    self
+                }
+                /// Sets `replicas`.
+                pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+                    self.replicas = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `selector`.
+                pub fn with_selector(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.selector = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `WidgetStatusConditions`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetStatusConditionsApplyConfiguration {
+                #[serde(rename = "message", skip_serializing_if = "::std::option::Option::is_none")]
+                pub message: ::std::option::Option<String>,
+                #[serde(rename = "status", skip_serializing_if = "::std::option::Option::is_none")]
+                pub status: ::std::option::Option<crate::apis::shop::v1::WidgetStatusConditionsStatus>,
+                #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+                pub r#type: ::std::option::Option<String>,
+            }
+
+            impl WidgetStatusConditionsApplyConfiguration {
+                /// Sets `message`.
+                pub fn with_message(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.message = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `status`.
+                pub fn with_status(mut self, value: impl ::std::convert::Into<crate::apis::shop::v1::WidgetStatusConditionsStatus>) -> Self {
+                    self.status = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `type`.
+                pub fn with_type(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.r#type = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+        }
+        /// Version `v1alpha1` of the group.
+        pub mod v1alpha1 {
+            /// What to apply of a `Widget`: apiVersion and kind, and only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetApplyConfiguration {
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::std::string::String,
+                pub kind: ::std::string::String,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub metadata: ::std::option::Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+                #[serde(rename = "spec", skip_serializing_if = "::std::option::Option::is_none")]
+                pub spec: ::std::option::Option<::serde_json::Value>,
+            }
+
+            impl WidgetApplyConfiguration {
+                /// A configuration for the object `name`, with its apiVersion and kind.
+                pub fn new(name: &str, namespace: &str) -> Self {
+                    Self {
+                        api_version: <crate::apis::shop::v1alpha1::Widget as ::kube::Resource>::api_version(&()).into_owned(),
+                        kind: <crate::apis::shop::v1alpha1::Widget as ::kube::Resource>::kind(&()).into_owned(),
+                        metadata: ::std::option::Option::Some(::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                            name: ::std::option::Option::Some(name.to_owned()),
+                            namespace: ::std::option::Option::Some(namespace.to_owned()),
+                            ..::std::default::Default::default()
+                        }),
+                        ..::std::default::Default::default()
+                    }
+                }
+                /// Adds labels.
+                pub fn with_labels<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
+                    mut self,
+                    entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
+                ) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .labels
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+                    self
+                }
+                /// Adds annotations.
+                pub fn with_annotations<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
+                    mut self,
+                    entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
+                ) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .annotations
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+                    self
+                }
+                /// Adds finalizers.
+                pub fn with_finalizers(mut self, items: impl ::std::iter::IntoIterator<Item = ::std::string::String>) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .finalizers
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(items);
+                    self
+                }
+                /// Adds owner references.
+                pub fn with_owner_references(mut self, items: impl ::std::iter::IntoIterator<Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .owner_references
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(items);
+                    self
+                }
+                /// Sets `spec`.
+                pub fn with_spec(mut self, value: impl ::std::convert::Into<::serde_json::Value>) -> Self {
+                    self.spec = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+        }
+        /// Version `v1beta1` of the group.
+        pub mod v1beta1 {
+            /// What to apply of a `Widget`: apiVersion and kind, and only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetApplyConfiguration {
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::std::string::String,
+                pub kind: ::std::string::String,
+                #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                pub metadata: ::std::option::Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
+                #[serde(rename = "spec", skip_serializing_if = "::std::option::Option::is_none")]
+                pub spec: ::std::option::Option<WidgetSpecApplyConfiguration>,
+            }
+
+            impl WidgetApplyConfiguration {
+                /// A configuration for the object `name`, with its apiVersion and kind.
+                pub fn new(name: &str, namespace: &str) -> Self {
+                    Self {
+                        api_version: <crate::apis::shop::v1beta1::Widget as ::kube::Resource>::api_version(&()).into_owned(),
+                        kind: <crate::apis::shop::v1beta1::Widget as ::kube::Resource>::kind(&()).into_owned(),
+                        metadata: ::std::option::Option::Some(::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                            name: ::std::option::Option::Some(name.to_owned()),
+                            namespace: ::std::option::Option::Some(namespace.to_owned()),
+                            ..::std::default::Default::default()
+                        }),
+                        ..::std::default::Default::default()
+                    }
+                }
+                /// Adds labels.
+                pub fn with_labels<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
+                    mut self,
+                    entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
+                ) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .labels
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+                    self
+                }
+                /// Adds annotations.
+                pub fn with_annotations<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(
+                    mut self,
+                    entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
+                ) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .annotations
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
+                    self
+                }
+                /// Adds finalizers.
+                pub fn with_finalizers(mut self, items: impl ::std::iter::IntoIterator<Item = ::std::string::String>) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .finalizers
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(items);
+                    self
+                }
+                /// Adds owner references.
+                pub fn with_owner_references(mut self, items: impl ::std::iter::IntoIterator<Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>) -> Self {
+                    let metadata = self.metadata.get_or_insert_with(::std::default::Default::default);
+                    metadata
+                        .owner_references
+                        .get_or_insert_with(::std::default::Default::default)
+                        .extend(items);
+                    self
+                }
+                /// Sets `spec`.
+                pub fn with_spec(mut self, value: impl ::std::convert::Into<WidgetSpecApplyConfiguration>) -> Self {
+                    self.spec = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+            /// What to apply of a `WidgetSpec`: only the fields that are set.
+            #[derive(Clone, Debug, Default, ::serde::Serialize)]
+            pub struct WidgetSpecApplyConfiguration {
+                #[serde(rename = "size", skip_serializing_if = "::std::option::Option::is_none")]
+                pub size: ::std::option::Option<String>,
+            }
+
+            impl WidgetSpecApplyConfiguration {
+                /// Sets `size`.
+                pub fn with_size(mut self, value: impl ::std::convert::Into<String>) -> Self {
+                    self.size = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+
+        }
+    }
 }
 /// The typed clientset: one client per group version, one per kind.
 pub mod clientset {
@@ -1944,6 +2784,11 @@ pub mod clientset {
             server.register::<crate::apis::fleet::v1alpha1::Gear>();
             server.register_with_status::<crate::apis::hyphens::v1::ClusterTestType>();
             server.register_with_status::<crate::apis::other::v1::Gadget>();
+            server.register::<crate::apis::shop::v1::Gadget>();
+            server.register_with_status::<crate::apis::shop::v1::Widget>();
+            server.register_scale::<crate::apis::shop::v1::Widget>(".spec.replicas", ".status.replicas", ::std::option::Option::Some(".status.selector"));
+            server.register::<crate::apis::shop::v1alpha1::Widget>();
+            server.register::<crate::apis::shop::v1beta1::Widget>();
             Self::new(server.client())
         }
         /// The `kube::Client` underneath.
@@ -1973,6 +2818,18 @@ pub mod clientset {
         /// The `other.example.com/v1` API.
         pub fn other_v1(&self) -> other::v1::OtherV1Client {
             other::v1::OtherV1Client::new(::std::clone::Clone::clone(&self.client))
+        }
+        /// The `shop.example.com/v1` API.
+        pub fn shop_v1(&self) -> shop::v1::ShopV1Client {
+            shop::v1::ShopV1Client::new(::std::clone::Clone::clone(&self.client))
+        }
+        /// The `shop.example.com/v1alpha1` API.
+        pub fn shop_v1alpha1(&self) -> shop::v1alpha1::ShopV1alpha1Client {
+            shop::v1alpha1::ShopV1alpha1Client::new(::std::clone::Clone::clone(&self.client))
+        }
+        /// The `shop.example.com/v1beta1` API.
+        pub fn shop_v1beta1(&self) -> shop::v1beta1::ShopV1beta1Client {
+            shop::v1beta1::ShopV1beta1Client::new(::std::clone::Clone::clone(&self.client))
         }
     }
     /// The `bcrds.example.com` API group.
@@ -3429,6 +4286,672 @@ pub mod clientset {
             }
         }
     }
+    /// The `shop.example.com` API group.
+    pub mod shop {
+        /// Clients for `shop.example.com/v1`.
+        pub mod v1 {
+            pub use self::gadget::GadgetClient;
+            pub use self::widget::{WidgetClient, WidgetAllNamespacesClient};
+            /// Clients for the kinds of this group version.
+            #[derive(Clone)]
+            pub struct ShopV1Client {
+                client: ::kube::Client,
+            }
+            impl ShopV1Client {
+                pub fn new(client: ::kube::Client) -> Self {
+                    Self { client }
+                }
+                /// `gadgets`, cluster-scoped.
+                pub fn gadgets(&self) -> GadgetClient {
+                    GadgetClient::new(::std::clone::Clone::clone(&self.client))
+                }
+                /// `widgets` in `namespace`.
+                pub fn widgets(&self, namespace: &str) -> WidgetClient {
+                    WidgetClient::new(::std::clone::Clone::clone(&self.client), namespace)
+                }
+                /// `widgets` in every namespace: list and watch.
+                pub fn all_widgets(&self) -> WidgetAllNamespacesClient {
+                    WidgetAllNamespacesClient::new(::std::clone::Clone::clone(&self.client))
+                }
+            }
+            /// The `Gadget` client.
+            pub mod gadget {
+                use crate::apis::shop::v1::Gadget as Object;
+                /// `object` with its `apiVersion` and `kind` set, copied only when they were not.
+                fn with_type_meta(object: &Object) -> ::std::borrow::Cow<'_, Object> {
+                    let expected = ::kube::core::TypeMeta::resource::<Object>();
+                    if object.types.as_ref() == ::std::option::Option::Some(&expected) {
+                        return ::std::borrow::Cow::Borrowed(object);
+                    }
+                    let mut object = ::std::clone::Clone::clone(object);
+                    object.types = ::std::option::Option::Some(expected);
+                    ::std::borrow::Cow::Owned(object)
+                }
+                /// Typed client for `Gadget` objects (cluster-scoped).
+                ///
+                /// Add methods of your own with an `impl` block anywhere in your crate.
+                #[derive(Clone)]
+                pub struct GadgetClient {
+                    api: ::kube::Api<Object>,
+                }
+                impl GadgetClient {
+                    pub fn new(client: ::kube::Client) -> Self {
+                        Self {
+                            api: ::kube::Api::all(client),
+                        }
+                    }
+                    /// The `kube::Api` underneath, for anything the typed verbs do not cover.
+                    pub fn api(&self) -> &::kube::Api<Object> {
+                        &self.api
+                    }
+                    /// Creates `object`.
+                    pub async fn create(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        self.api.create(pp, &*with_type_meta(object)).await
+                    }
+                    /// Replaces the object named by `object.metadata.name`; its resourceVersion
+                    /// must be current.
+                    pub async fn update(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::name_of(object)?;
+                        self.api.replace(name, pp, &*with_type_meta(object)).await
+                    }
+                    /// Deletes `name`: `Left` with the object (still there while finalizers
+                    /// remain, or as it was when deleted), or `Right` with the server's status.
+                    pub async fn delete(
+                        &self,
+                        name: &str,
+                        dp: &::kube::api::DeleteParams,
+                    ) -> ::kube::Result<::crdgen_runtime::client::Either<Object, ::kube::core::Status>> {
+                        self.api.delete(name, dp).await
+                    }
+                    /// Deletes every object `lp` selects.
+                    pub async fn delete_collection(
+                        &self,
+                        dp: &::kube::api::DeleteParams,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<
+                        ::crdgen_runtime::client::Either<::kube::core::ObjectList<Object>, ::kube::core::Status>,
+                    > {
+                        self.api.delete_collection(dp, lp).await
+                    }
+                    /// The object `name`.
+                    pub async fn get(&self, name: &str) -> ::kube::Result<Object> {
+                        self.api.get(name).await
+                    }
+                    /// The object `name`, or `None` when it does not exist.
+                    pub async fn get_opt(&self, name: &str) -> ::kube::Result<::std::option::Option<Object>> {
+                        self.api.get_opt(name).await
+                    }
+                    /// Patches `name` (JSON merge, JSON patch or apply).
+                    pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
+                        &self,
+                        name: &str,
+                        pp: &::kube::api::PatchParams,
+                        patch: &::kube::api::Patch<P>,
+                    ) -> ::kube::Result<Object> {
+                        self.api.patch(name, pp, patch).await
+                    }
+                    /// Server-side applies `config`: only the fields set in it, owned by the field
+                    /// manager `pp` names (`PatchParams::apply("my-controller")`).
+                    pub async fn apply(
+                        &self,
+                        config: &crate::client::applyconfigurations::shop::v1::GadgetApplyConfiguration,
+                        pp: &::kube::api::PatchParams,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::applied_name(config.metadata.as_ref())?;
+                        self.api.patch(name, pp, &::kube::api::Patch::Apply(config)).await
+                    }
+                    /// The objects `lp` selects.
+                    pub async fn list(
+                        &self,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<::kube::core::ObjectList<Object>> {
+                        self.api.list(lp).await
+                    }
+                    /// Changes after `version` to the objects `wp` selects.
+                    pub async fn watch(
+                        &self,
+                        wp: &::kube::api::WatchParams,
+                        version: &str,
+                    ) -> ::kube::Result<
+                        impl ::crdgen_runtime::client::Stream<
+                            Item = ::kube::Result<::kube::core::WatchEvent<Object>>,
+                        > + use<>,
+                    > {
+                        self.api.watch(wp, version).await
+                    }
+                }
+            }
+            /// The `Widget` client.
+            pub mod widget {
+                use crate::apis::shop::v1::Widget as Object;
+                /// `object` with its `apiVersion` and `kind` set, copied only when they were not.
+                fn with_type_meta(object: &Object) -> ::std::borrow::Cow<'_, Object> {
+                    let expected = ::kube::core::TypeMeta::resource::<Object>();
+                    if object.types.as_ref() == ::std::option::Option::Some(&expected) {
+                        return ::std::borrow::Cow::Borrowed(object);
+                    }
+                    let mut object = ::std::clone::Clone::clone(object);
+                    object.types = ::std::option::Option::Some(expected);
+                    ::std::borrow::Cow::Owned(object)
+                }
+                /// Typed client for `Widget` objects in one namespace.
+                ///
+                /// Add methods of your own with an `impl` block anywhere in your crate.
+                #[derive(Clone)]
+                pub struct WidgetClient {
+                    api: ::kube::Api<Object>,
+                }
+                impl WidgetClient {
+                    pub fn new(client: ::kube::Client, namespace: &str) -> Self {
+                        Self {
+                            api: ::kube::Api::namespaced(client, namespace),
+                        }
+                    }
+                    /// The `kube::Api` underneath, for anything the typed verbs do not cover.
+                    pub fn api(&self) -> &::kube::Api<Object> {
+                        &self.api
+                    }
+                    /// Creates `object`.
+                    pub async fn create(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        self.api.create(pp, &*with_type_meta(object)).await
+                    }
+                    /// Replaces the object named by `object.metadata.name`; its resourceVersion
+                    /// must be current.
+                    pub async fn update(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::name_of(object)?;
+                        self.api.replace(name, pp, &*with_type_meta(object)).await
+                    }
+                    /// Replaces the status of the object named by `object.metadata.name`.
+                    pub async fn update_status(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::name_of(object)?;
+                        self.api.replace_status(name, pp, &*with_type_meta(object)).await
+                    }
+                    /// Deletes `name`: `Left` with the object (still there while finalizers
+                    /// remain, or as it was when deleted), or `Right` with the server's status.
+                    pub async fn delete(
+                        &self,
+                        name: &str,
+                        dp: &::kube::api::DeleteParams,
+                    ) -> ::kube::Result<::crdgen_runtime::client::Either<Object, ::kube::core::Status>> {
+                        self.api.delete(name, dp).await
+                    }
+                    /// Deletes every object `lp` selects.
+                    pub async fn delete_collection(
+                        &self,
+                        dp: &::kube::api::DeleteParams,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<
+                        ::crdgen_runtime::client::Either<::kube::core::ObjectList<Object>, ::kube::core::Status>,
+                    > {
+                        self.api.delete_collection(dp, lp).await
+                    }
+                    /// The object `name`.
+                    pub async fn get(&self, name: &str) -> ::kube::Result<Object> {
+                        self.api.get(name).await
+                    }
+                    /// The object `name`, or `None` when it does not exist.
+                    pub async fn get_opt(&self, name: &str) -> ::kube::Result<::std::option::Option<Object>> {
+                        self.api.get_opt(name).await
+                    }
+                    /// Patches `name` (JSON merge, JSON patch or apply).
+                    pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
+                        &self,
+                        name: &str,
+                        pp: &::kube::api::PatchParams,
+                        patch: &::kube::api::Patch<P>,
+                    ) -> ::kube::Result<Object> {
+                        self.api.patch(name, pp, patch).await
+                    }
+                    /// Patches the status of `name`.
+                    pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(
+                        &self,
+                        name: &str,
+                        pp: &::kube::api::PatchParams,
+                        patch: &::kube::api::Patch<P>,
+                    ) -> ::kube::Result<Object> {
+                        self.api.patch_status(name, pp, patch).await
+                    }
+                    /// Server-side applies `config`: only the fields set in it, owned by the field
+                    /// manager `pp` names (`PatchParams::apply("my-controller")`).
+                    pub async fn apply(
+                        &self,
+                        config: &crate::client::applyconfigurations::shop::v1::WidgetApplyConfiguration,
+                        pp: &::kube::api::PatchParams,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::applied_name(config.metadata.as_ref())?;
+                        self.api.patch(name, pp, &::kube::api::Patch::Apply(config)).await
+                    }
+                    /// Server-side applies the status fields set in `config`.
+                    pub async fn apply_status(
+                        &self,
+                        config: &crate::client::applyconfigurations::shop::v1::WidgetApplyConfiguration,
+                        pp: &::kube::api::PatchParams,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::applied_name(config.metadata.as_ref())?;
+                        self.api.patch_status(name, pp, &::kube::api::Patch::Apply(config)).await
+                    }
+                    /// The objects `lp` selects.
+                    pub async fn list(
+                        &self,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<::kube::core::ObjectList<Object>> {
+                        self.api.list(lp).await
+                    }
+                    /// Changes after `version` to the objects `wp` selects.
+                    pub async fn watch(
+                        &self,
+                        wp: &::kube::api::WatchParams,
+                        version: &str,
+                    ) -> ::kube::Result<
+                        impl ::crdgen_runtime::client::Stream<
+                            Item = ::kube::Result<::kube::core::WatchEvent<Object>>,
+                        > + use<>,
+                    > {
+                        self.api.watch(wp, version).await
+                    }
+                }
+                /// Typed client for `Widget` objects across all namespaces: list and watch.
+                #[derive(Clone)]
+                pub struct WidgetAllNamespacesClient {
+                    api: ::kube::Api<Object>,
+                }
+                impl WidgetAllNamespacesClient {
+                    pub fn new(client: ::kube::Client) -> Self {
+                        Self {
+                            api: ::kube::Api::all(client),
+                        }
+                    }
+                    /// The `kube::Api` underneath.
+                    pub fn api(&self) -> &::kube::Api<Object> {
+                        &self.api
+                    }
+                    /// The objects `lp` selects.
+                    pub async fn list(
+                        &self,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<::kube::core::ObjectList<Object>> {
+                        self.api.list(lp).await
+                    }
+                    /// Changes after `version` to the objects `wp` selects.
+                    pub async fn watch(
+                        &self,
+                        wp: &::kube::api::WatchParams,
+                        version: &str,
+                    ) -> ::kube::Result<
+                        impl ::crdgen_runtime::client::Stream<
+                            Item = ::kube::Result<::kube::core::WatchEvent<Object>>,
+                        > + use<>,
+                    > {
+                        self.api.watch(wp, version).await
+                    }
+                }
+            }
+        }
+        /// Clients for `shop.example.com/v1alpha1`.
+        pub mod v1alpha1 {
+            pub use self::widget::{WidgetClient, WidgetAllNamespacesClient};
+            /// Clients for the kinds of this group version.
+            #[derive(Clone)]
+            pub struct ShopV1alpha1Client {
+                client: ::kube::Client,
+            }
+            impl ShopV1alpha1Client {
+                pub fn new(client: ::kube::Client) -> Self {
+                    Self { client }
+                }
+                /// `widgets` in `namespace`.
+                pub fn widgets(&self, namespace: &str) -> WidgetClient {
+                    WidgetClient::new(::std::clone::Clone::clone(&self.client), namespace)
+                }
+                /// `widgets` in every namespace: list and watch.
+                pub fn all_widgets(&self) -> WidgetAllNamespacesClient {
+                    WidgetAllNamespacesClient::new(::std::clone::Clone::clone(&self.client))
+                }
+            }
+            /// The `Widget` client.
+            pub mod widget {
+                use crate::apis::shop::v1alpha1::Widget as Object;
+                /// `object` with its `apiVersion` and `kind` set, copied only when they were not.
+                fn with_type_meta(object: &Object) -> ::std::borrow::Cow<'_, Object> {
+                    let expected = ::kube::core::TypeMeta::resource::<Object>();
+                    if object.types.as_ref() == ::std::option::Option::Some(&expected) {
+                        return ::std::borrow::Cow::Borrowed(object);
+                    }
+                    let mut object = ::std::clone::Clone::clone(object);
+                    object.types = ::std::option::Option::Some(expected);
+                    ::std::borrow::Cow::Owned(object)
+                }
+                /// Typed client for `Widget` objects in one namespace.
+                ///
+                /// Add methods of your own with an `impl` block anywhere in your crate.
+                #[derive(Clone)]
+                pub struct WidgetClient {
+                    api: ::kube::Api<Object>,
+                }
+                impl WidgetClient {
+                    pub fn new(client: ::kube::Client, namespace: &str) -> Self {
+                        Self {
+                            api: ::kube::Api::namespaced(client, namespace),
+                        }
+                    }
+                    /// The `kube::Api` underneath, for anything the typed verbs do not cover.
+                    pub fn api(&self) -> &::kube::Api<Object> {
+                        &self.api
+                    }
+                    /// Creates `object`.
+                    pub async fn create(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        self.api.create(pp, &*with_type_meta(object)).await
+                    }
+                    /// Replaces the object named by `object.metadata.name`; its resourceVersion
+                    /// must be current.
+                    pub async fn update(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::name_of(object)?;
+                        self.api.replace(name, pp, &*with_type_meta(object)).await
+                    }
+                    /// Deletes `name`: `Left` with the object (still there while finalizers
+                    /// remain, or as it was when deleted), or `Right` with the server's status.
+                    pub async fn delete(
+                        &self,
+                        name: &str,
+                        dp: &::kube::api::DeleteParams,
+                    ) -> ::kube::Result<::crdgen_runtime::client::Either<Object, ::kube::core::Status>> {
+                        self.api.delete(name, dp).await
+                    }
+                    /// Deletes every object `lp` selects.
+                    pub async fn delete_collection(
+                        &self,
+                        dp: &::kube::api::DeleteParams,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<
+                        ::crdgen_runtime::client::Either<::kube::core::ObjectList<Object>, ::kube::core::Status>,
+                    > {
+                        self.api.delete_collection(dp, lp).await
+                    }
+                    /// The object `name`.
+                    pub async fn get(&self, name: &str) -> ::kube::Result<Object> {
+                        self.api.get(name).await
+                    }
+                    /// The object `name`, or `None` when it does not exist.
+                    pub async fn get_opt(&self, name: &str) -> ::kube::Result<::std::option::Option<Object>> {
+                        self.api.get_opt(name).await
+                    }
+                    /// Patches `name` (JSON merge, JSON patch or apply).
+                    pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
+                        &self,
+                        name: &str,
+                        pp: &::kube::api::PatchParams,
+                        patch: &::kube::api::Patch<P>,
+                    ) -> ::kube::Result<Object> {
+                        self.api.patch(name, pp, patch).await
+                    }
+                    /// Server-side applies `config`: only the fields set in it, owned by the field
+                    /// manager `pp` names (`PatchParams::apply("my-controller")`).
+                    pub async fn apply(
+                        &self,
+                        config: &crate::client::applyconfigurations::shop::v1alpha1::WidgetApplyConfiguration,
+                        pp: &::kube::api::PatchParams,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::applied_name(config.metadata.as_ref())?;
+                        self.api.patch(name, pp, &::kube::api::Patch::Apply(config)).await
+                    }
+                    /// The objects `lp` selects.
+                    pub async fn list(
+                        &self,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<::kube::core::ObjectList<Object>> {
+                        self.api.list(lp).await
+                    }
+                    /// Changes after `version` to the objects `wp` selects.
+                    pub async fn watch(
+                        &self,
+                        wp: &::kube::api::WatchParams,
+                        version: &str,
+                    ) -> ::kube::Result<
+                        impl ::crdgen_runtime::client::Stream<
+                            Item = ::kube::Result<::kube::core::WatchEvent<Object>>,
+                        > + use<>,
+                    > {
+                        self.api.watch(wp, version).await
+                    }
+                }
+                /// Typed client for `Widget` objects across all namespaces: list and watch.
+                #[derive(Clone)]
+                pub struct WidgetAllNamespacesClient {
+                    api: ::kube::Api<Object>,
+                }
+                impl WidgetAllNamespacesClient {
+                    pub fn new(client: ::kube::Client) -> Self {
+                        Self {
+                            api: ::kube::Api::all(client),
+                        }
+                    }
+                    /// The `kube::Api` underneath.
+                    pub fn api(&self) -> &::kube::Api<Object> {
+                        &self.api
+                    }
+                    /// The objects `lp` selects.
+                    pub async fn list(
+                        &self,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<::kube::core::ObjectList<Object>> {
+                        self.api.list(lp).await
+                    }
+                    /// Changes after `version` to the objects `wp` selects.
+                    pub async fn watch(
+                        &self,
+                        wp: &::kube::api::WatchParams,
+                        version: &str,
+                    ) -> ::kube::Result<
+                        impl ::crdgen_runtime::client::Stream<
+                            Item = ::kube::Result<::kube::core::WatchEvent<Object>>,
+                        > + use<>,
+                    > {
+                        self.api.watch(wp, version).await
+                    }
+                }
+            }
+        }
+        /// Clients for `shop.example.com/v1beta1`.
+        pub mod v1beta1 {
+            pub use self::widget::{WidgetClient, WidgetAllNamespacesClient};
+            /// Clients for the kinds of this group version.
+            #[derive(Clone)]
+            pub struct ShopV1beta1Client {
+                client: ::kube::Client,
+            }
+            impl ShopV1beta1Client {
+                pub fn new(client: ::kube::Client) -> Self {
+                    Self { client }
+                }
+                /// `widgets` in `namespace`.
+                pub fn widgets(&self, namespace: &str) -> WidgetClient {
+                    WidgetClient::new(::std::clone::Clone::clone(&self.client), namespace)
+                }
+                /// `widgets` in every namespace: list and watch.
+                pub fn all_widgets(&self) -> WidgetAllNamespacesClient {
+                    WidgetAllNamespacesClient::new(::std::clone::Clone::clone(&self.client))
+                }
+            }
+            /// The `Widget` client.
+            pub mod widget {
+                use crate::apis::shop::v1beta1::Widget as Object;
+                /// `object` with its `apiVersion` and `kind` set, copied only when they were not.
+                fn with_type_meta(object: &Object) -> ::std::borrow::Cow<'_, Object> {
+                    let expected = ::kube::core::TypeMeta::resource::<Object>();
+                    if object.types.as_ref() == ::std::option::Option::Some(&expected) {
+                        return ::std::borrow::Cow::Borrowed(object);
+                    }
+                    let mut object = ::std::clone::Clone::clone(object);
+                    object.types = ::std::option::Option::Some(expected);
+                    ::std::borrow::Cow::Owned(object)
+                }
+                /// Typed client for `Widget` objects in one namespace.
+                ///
+                /// Add methods of your own with an `impl` block anywhere in your crate.
+                #[derive(Clone)]
+                pub struct WidgetClient {
+                    api: ::kube::Api<Object>,
+                }
+                impl WidgetClient {
+                    pub fn new(client: ::kube::Client, namespace: &str) -> Self {
+                        Self {
+                            api: ::kube::Api::namespaced(client, namespace),
+                        }
+                    }
+                    /// The `kube::Api` underneath, for anything the typed verbs do not cover.
+                    pub fn api(&self) -> &::kube::Api<Object> {
+                        &self.api
+                    }
+                    /// Creates `object`.
+                    pub async fn create(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        self.api.create(pp, &*with_type_meta(object)).await
+                    }
+                    /// Replaces the object named by `object.metadata.name`; its resourceVersion
+                    /// must be current.
+                    pub async fn update(
+                        &self,
+                        pp: &::kube::api::PostParams,
+                        object: &Object,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::name_of(object)?;
+                        self.api.replace(name, pp, &*with_type_meta(object)).await
+                    }
+                    /// Deletes `name`: `Left` with the object (still there while finalizers
+                    /// remain, or as it was when deleted), or `Right` with the server's status.
+                    pub async fn delete(
+                        &self,
+                        name: &str,
+                        dp: &::kube::api::DeleteParams,
+                    ) -> ::kube::Result<::crdgen_runtime::client::Either<Object, ::kube::core::Status>> {
+                        self.api.delete(name, dp).await
+                    }
+                    /// Deletes every object `lp` selects.
+                    pub async fn delete_collection(
+                        &self,
+                        dp: &::kube::api::DeleteParams,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<
+                        ::crdgen_runtime::client::Either<::kube::core::ObjectList<Object>, ::kube::core::Status>,
+                    > {
+                        self.api.delete_collection(dp, lp).await
+                    }
+                    /// The object `name`.
+                    pub async fn get(&self, name: &str) -> ::kube::Result<Object> {
+                        self.api.get(name).await
+                    }
+                    /// The object `name`, or `None` when it does not exist.
+                    pub async fn get_opt(&self, name: &str) -> ::kube::Result<::std::option::Option<Object>> {
+                        self.api.get_opt(name).await
+                    }
+                    /// Patches `name` (JSON merge, JSON patch or apply).
+                    pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
+                        &self,
+                        name: &str,
+                        pp: &::kube::api::PatchParams,
+                        patch: &::kube::api::Patch<P>,
+                    ) -> ::kube::Result<Object> {
+                        self.api.patch(name, pp, patch).await
+                    }
+                    /// Server-side applies `config`: only the fields set in it, owned by the field
+                    /// manager `pp` names (`PatchParams::apply("my-controller")`).
+                    pub async fn apply(
+                        &self,
+                        config: &crate::client::applyconfigurations::shop::v1beta1::WidgetApplyConfiguration,
+                        pp: &::kube::api::PatchParams,
+                    ) -> ::kube::Result<Object> {
+                        let name = ::crdgen_runtime::client::applied_name(config.metadata.as_ref())?;
+                        self.api.patch(name, pp, &::kube::api::Patch::Apply(config)).await
+                    }
+                    /// The objects `lp` selects.
+                    pub async fn list(
+                        &self,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<::kube::core::ObjectList<Object>> {
+                        self.api.list(lp).await
+                    }
+                    /// Changes after `version` to the objects `wp` selects.
+                    pub async fn watch(
+                        &self,
+                        wp: &::kube::api::WatchParams,
+                        version: &str,
+                    ) -> ::kube::Result<
+                        impl ::crdgen_runtime::client::Stream<
+                            Item = ::kube::Result<::kube::core::WatchEvent<Object>>,
+                        > + use<>,
+                    > {
+                        self.api.watch(wp, version).await
+                    }
+                }
+                /// Typed client for `Widget` objects across all namespaces: list and watch.
+                #[derive(Clone)]
+                pub struct WidgetAllNamespacesClient {
+                    api: ::kube::Api<Object>,
+                }
+                impl WidgetAllNamespacesClient {
+                    pub fn new(client: ::kube::Client) -> Self {
+                        Self {
+                            api: ::kube::Api::all(client),
+                        }
+                    }
+                    /// The `kube::Api` underneath.
+                    pub fn api(&self) -> &::kube::Api<Object> {
+                        &self.api
+                    }
+                    /// The objects `lp` selects.
+                    pub async fn list(
+                        &self,
+                        lp: &::kube::api::ListParams,
+                    ) -> ::kube::Result<::kube::core::ObjectList<Object>> {
+                        self.api.list(lp).await
+                    }
+                    /// Changes after `version` to the objects `wp` selects.
+                    pub async fn watch(
+                        &self,
+                        wp: &::kube::api::WatchParams,
+                        version: &str,
+                    ) -> ::kube::Result<
+                        impl ::crdgen_runtime::client::Stream<
+                            Item = ::kube::Result<::kube::core::WatchEvent<Object>>,
+                        > + use<>,
+                    > {
+                        self.api.watch(wp, version).await
+                    }
+                }
+            }
+        }
+    }
 }
 /// Shared informers: one watch per resource, an indexed cache, event handlers.
 pub mod informers {
@@ -3501,6 +5024,10 @@ pub mod informers {
         /// Informers of the `other.example.com` API group.
         pub fn other(&self) -> other::OtherInformers<'_> {
             other::OtherInformers::new(&self.factory)
+        }
+        /// Informers of the `shop.example.com` API group.
+        pub fn shop(&self) -> shop::ShopInformers<'_> {
+            shop::ShopInformers::new(&self.factory)
         }
     }
     /// What a controller asks of a factory (start, wait for caches), for code written
@@ -4169,6 +5696,264 @@ pub mod informers {
             }
         }
     }
+    /// The `shop.example.com` API group.
+    pub mod shop {
+        #[derive(Clone, Copy)]
+        pub struct ShopInformers<'a> {
+            factory: &'a ::crdgen_runtime::informer::InformerFactory,
+        }
+        impl<'a> ShopInformers<'a> {
+            pub fn new(factory: &'a ::crdgen_runtime::informer::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// Informers of `shop.example.com/v1`.
+            pub fn v1(&self) -> v1::ShopV1Informers<'a> {
+                v1::ShopV1Informers::new(self.factory)
+            }
+            /// Informers of `shop.example.com/v1alpha1`.
+            pub fn v1alpha1(&self) -> v1alpha1::ShopV1alpha1Informers<'a> {
+                v1alpha1::ShopV1alpha1Informers::new(self.factory)
+            }
+            /// Informers of `shop.example.com/v1beta1`.
+            pub fn v1beta1(&self) -> v1beta1::ShopV1beta1Informers<'a> {
+                v1beta1::ShopV1beta1Informers::new(self.factory)
+            }
+        }
+        /// Informers for `shop.example.com/v1`.
+        pub mod v1 {
+            pub use self::gadget::GadgetInformer;
+            pub use self::widget::WidgetInformer;
+            #[derive(Clone, Copy)]
+            pub struct ShopV1Informers<'a> {
+                factory: &'a ::crdgen_runtime::informer::InformerFactory,
+            }
+            impl<'a> ShopV1Informers<'a> {
+                pub fn new(factory: &'a ::crdgen_runtime::informer::InformerFactory) -> Self {
+                    Self { factory }
+                }
+                /// The shared `gadgets` informer.
+                pub fn gadgets(&self) -> GadgetInformer {
+                    GadgetInformer::new(self.factory)
+                }
+                /// The shared metadata-only `gadgets` informer (client-go's metadata informers):
+                /// it caches names, labels, annotations and owners, not spec or status.
+                pub fn gadgets_metadata(&self) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<crate::apis::shop::v1::Gadget>> {
+                    GadgetInformer::metadata(self.factory)
+                }
+                /// The shared `widgets` informer.
+                pub fn widgets(&self) -> WidgetInformer {
+                    WidgetInformer::new(self.factory)
+                }
+                /// The shared metadata-only `widgets` informer (client-go's metadata informers):
+                /// it caches names, labels, annotations and owners, not spec or status.
+                pub fn widgets_metadata(&self) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<crate::apis::shop::v1::Widget>> {
+                    WidgetInformer::metadata(self.factory)
+                }
+            }
+            /// The `Gadget` informer.
+            pub mod gadget {
+                use crate::apis::shop::v1::Gadget as Object;
+                use crate::client::listers::shop::v1::GadgetLister;
+                /// The shared informer of `Gadget`: event handlers, subscriptions and sync state come from the `SharedInformer` it derefs to.
+                #[derive(Clone)]
+                pub struct GadgetInformer {
+                    informer: ::crdgen_runtime::informer::SharedInformer<Object>,
+                }
+                impl GadgetInformer {
+                    pub fn new(factory: &::crdgen_runtime::informer::InformerFactory) -> Self {
+                        Self {
+                            informer: factory.informer_for::<Object>(|client, _| ::kube::Api::all(client)),
+                        }
+                    }
+                    /// A lister over this informer's cache.
+                    pub fn lister(&self) -> GadgetLister {
+                        GadgetLister::new(::std::clone::Clone::clone(self.informer.store()))
+                    }
+                    pub fn informer(&self) -> &::crdgen_runtime::informer::SharedInformer<Object> {
+                        &self.informer
+                    }
+                    /// The metadata-only informer of the same resource: the apiserver sends only each
+                    /// object's metadata, and that is what it caches.
+                    pub fn metadata(factory: &::crdgen_runtime::informer::InformerFactory) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<Object>> {
+                        factory.informer_for::<::kube::core::PartialObjectMeta<Object>>(|client, _| ::kube::Api::all(client))
+                    }
+                }
+                impl ::std::ops::Deref for GadgetInformer {
+                    type Target = ::crdgen_runtime::informer::SharedInformer<Object>;
+                    fn deref(&self) -> &Self::Target {
+                        &self.informer
+                    }
+                }
+            }
+            /// The `Widget` informer.
+            pub mod widget {
+                use crate::apis::shop::v1::Widget as Object;
+                use crate::client::listers::shop::v1::WidgetLister;
+                /// The shared informer of `Widget`: event handlers, subscriptions and sync state come from the `SharedInformer` it derefs to.
+                #[derive(Clone)]
+                pub struct WidgetInformer {
+                    informer: ::crdgen_runtime::informer::SharedInformer<Object>,
+                }
+                impl WidgetInformer {
+                    pub fn new(factory: &::crdgen_runtime::informer::InformerFactory) -> Self {
+                        Self {
+                            informer: factory.informer_for::<Object>(|client, namespace| match namespace {
+                                ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
+                                ::std::option::Option::None => ::kube::Api::all(client),
+                            }),
+                        }
+                    }
+                    /// A lister over this informer's cache.
+                    pub fn lister(&self) -> WidgetLister {
+                        WidgetLister::new(::std::clone::Clone::clone(self.informer.store()))
+                    }
+                    pub fn informer(&self) -> &::crdgen_runtime::informer::SharedInformer<Object> {
+                        &self.informer
+                    }
+                    /// The metadata-only informer of the same resource: the apiserver sends only each
+                    /// object's metadata, and that is what it caches.
+                    pub fn metadata(factory: &::crdgen_runtime::informer::InformerFactory) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<Object>> {
+                        factory.informer_for::<::kube::core::PartialObjectMeta<Object>>(|client, namespace| match namespace {
+                                ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
+                                ::std::option::Option::None => ::kube::Api::all(client),
+                            })
+                    }
+                }
+                impl ::std::ops::Deref for WidgetInformer {
+                    type Target = ::crdgen_runtime::informer::SharedInformer<Object>;
+                    fn deref(&self) -> &Self::Target {
+                        &self.informer
+                    }
+                }
+            }
+        }
+        /// Informers for `shop.example.com/v1alpha1`.
+        pub mod v1alpha1 {
+            pub use self::widget::WidgetInformer;
+            #[derive(Clone, Copy)]
+            pub struct ShopV1alpha1Informers<'a> {
+                factory: &'a ::crdgen_runtime::informer::InformerFactory,
+            }
+            impl<'a> ShopV1alpha1Informers<'a> {
+                pub fn new(factory: &'a ::crdgen_runtime::informer::InformerFactory) -> Self {
+                    Self { factory }
+                }
+                /// The shared `widgets` informer.
+                pub fn widgets(&self) -> WidgetInformer {
+                    WidgetInformer::new(self.factory)
+                }
+                /// The shared metadata-only `widgets` informer (client-go's metadata informers):
+                /// it caches names, labels, annotations and owners, not spec or status.
+                pub fn widgets_metadata(&self) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<crate::apis::shop::v1alpha1::Widget>> {
+                    WidgetInformer::metadata(self.factory)
+                }
+            }
+            /// The `Widget` informer.
+            pub mod widget {
+                use crate::apis::shop::v1alpha1::Widget as Object;
+                use crate::client::listers::shop::v1alpha1::WidgetLister;
+                /// The shared informer of `Widget`: event handlers, subscriptions and sync state come from the `SharedInformer` it derefs to.
+                #[derive(Clone)]
+                pub struct WidgetInformer {
+                    informer: ::crdgen_runtime::informer::SharedInformer<Object>,
+                }
+                impl WidgetInformer {
+                    pub fn new(factory: &::crdgen_runtime::informer::InformerFactory) -> Self {
+                        Self {
+                            informer: factory.informer_for::<Object>(|client, namespace| match namespace {
+                                ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
+                                ::std::option::Option::None => ::kube::Api::all(client),
+                            }),
+                        }
+                    }
+                    /// A lister over this informer's cache.
+                    pub fn lister(&self) -> WidgetLister {
+                        WidgetLister::new(::std::clone::Clone::clone(self.informer.store()))
+                    }
+                    pub fn informer(&self) -> &::crdgen_runtime::informer::SharedInformer<Object> {
+                        &self.informer
+                    }
+                    /// The metadata-only informer of the same resource: the apiserver sends only each
+                    /// object's metadata, and that is what it caches.
+                    pub fn metadata(factory: &::crdgen_runtime::informer::InformerFactory) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<Object>> {
+                        factory.informer_for::<::kube::core::PartialObjectMeta<Object>>(|client, namespace| match namespace {
+                                ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
+                                ::std::option::Option::None => ::kube::Api::all(client),
+                            })
+                    }
+                }
+                impl ::std::ops::Deref for WidgetInformer {
+                    type Target = ::crdgen_runtime::informer::SharedInformer<Object>;
+                    fn deref(&self) -> &Self::Target {
+                        &self.informer
+                    }
+                }
+            }
+        }
+        /// Informers for `shop.example.com/v1beta1`.
+        pub mod v1beta1 {
+            pub use self::widget::WidgetInformer;
+            #[derive(Clone, Copy)]
+            pub struct ShopV1beta1Informers<'a> {
+                factory: &'a ::crdgen_runtime::informer::InformerFactory,
+            }
+            impl<'a> ShopV1beta1Informers<'a> {
+                pub fn new(factory: &'a ::crdgen_runtime::informer::InformerFactory) -> Self {
+                    Self { factory }
+                }
+                /// The shared `widgets` informer.
+                pub fn widgets(&self) -> WidgetInformer {
+                    WidgetInformer::new(self.factory)
+                }
+                /// The shared metadata-only `widgets` informer (client-go's metadata informers):
+                /// it caches names, labels, annotations and owners, not spec or status.
+                pub fn widgets_metadata(&self) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<crate::apis::shop::v1beta1::Widget>> {
+                    WidgetInformer::metadata(self.factory)
+                }
+            }
+            /// The `Widget` informer.
+            pub mod widget {
+                use crate::apis::shop::v1beta1::Widget as Object;
+                use crate::client::listers::shop::v1beta1::WidgetLister;
+                /// The shared informer of `Widget`: event handlers, subscriptions and sync state come from the `SharedInformer` it derefs to.
+                #[derive(Clone)]
+                pub struct WidgetInformer {
+                    informer: ::crdgen_runtime::informer::SharedInformer<Object>,
+                }
+                impl WidgetInformer {
+                    pub fn new(factory: &::crdgen_runtime::informer::InformerFactory) -> Self {
+                        Self {
+                            informer: factory.informer_for::<Object>(|client, namespace| match namespace {
+                                ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
+                                ::std::option::Option::None => ::kube::Api::all(client),
+                            }),
+                        }
+                    }
+                    /// A lister over this informer's cache.
+                    pub fn lister(&self) -> WidgetLister {
+                        WidgetLister::new(::std::clone::Clone::clone(self.informer.store()))
+                    }
+                    pub fn informer(&self) -> &::crdgen_runtime::informer::SharedInformer<Object> {
+                        &self.informer
+                    }
+                    /// The metadata-only informer of the same resource: the apiserver sends only each
+                    /// object's metadata, and that is what it caches.
+                    pub fn metadata(factory: &::crdgen_runtime::informer::InformerFactory) -> ::crdgen_runtime::informer::SharedInformer<::kube::core::PartialObjectMeta<Object>> {
+                        factory.informer_for::<::kube::core::PartialObjectMeta<Object>>(|client, namespace| match namespace {
+                                ::std::option::Option::Some(namespace) => ::kube::Api::namespaced(client, namespace),
+                                ::std::option::Option::None => ::kube::Api::all(client),
+                            })
+                    }
+                }
+                impl ::std::ops::Deref for WidgetInformer {
+                    type Target = ::crdgen_runtime::informer::SharedInformer<Object>;
+                    fn deref(&self) -> &Self::Target {
+                        &self.informer
+                    }
+                }
+            }
+        }
+    }
 }
 /// Listers: typed, indexed reads of informer caches.
 pub mod listers {
@@ -4743,6 +6528,235 @@ pub mod listers {
                     namespace: ::std::string::String,
                 }
                 impl GadgetNamespaceLister {
+                    /// The object `name`, in O(1).
+                    pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<Object>> {
+                        self.store.get(&::std::format!("{}/{}", self.namespace, name))
+                    }
+                    /// The namespace's objects `selector` matches, in name order.
+                    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<::std::sync::Arc<Object>> {
+                        let objects = self
+                            .store
+                            .by_index(::crdgen_runtime::cache::NAMESPACE_INDEX, &self.namespace)
+                            .unwrap_or_default();
+                        ::crdgen_runtime::cache::select(objects, selector)
+                    }
+                }
+            }
+        }
+    }
+    /// The `shop.example.com` API group.
+    pub mod shop {
+        /// Listers for `shop.example.com/v1`.
+        pub mod v1 {
+            pub use self::gadget::*;
+            pub use self::widget::*;
+            /// The `Gadget` lister.
+            pub mod gadget {
+                use crate::apis::shop::v1::Gadget as Object;
+                /// Reads cached `Gadget` objects.
+                #[derive(Clone)]
+                pub struct GadgetLister {
+                    store: ::crdgen_runtime::cache::Store<Object>,
+                }
+                impl GadgetLister {
+                    pub fn new(store: ::crdgen_runtime::cache::Store<Object>) -> Self {
+                        Self { store }
+                    }
+                    /// Every cached object `selector` matches, in key order.
+                    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<::std::sync::Arc<Object>> {
+                        ::crdgen_runtime::cache::select(self.store.list(), selector)
+                    }
+                    /// The objects a named index maps `value` to; `None` without such an index.
+                    pub fn by_index(
+                        &self,
+                        index: &str,
+                        value: &str,
+                    ) -> ::std::option::Option<::std::vec::Vec<::std::sync::Arc<Object>>> {
+                        self.store.by_index(index, value)
+                    }
+                    /// The cache underneath, read-only (indexes are added on the informer).
+                    pub fn store(&self) -> &::crdgen_runtime::cache::Store<Object> {
+                        &self.store
+                    }
+                }
+                impl GadgetLister {
+                    /// The object `name`, in O(1).
+                    pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<Object>> {
+                        self.store.get(name)
+                    }
+                }
+            }
+            /// The `Widget` lister.
+            pub mod widget {
+                use crate::apis::shop::v1::Widget as Object;
+                /// Reads cached `Widget` objects.
+                #[derive(Clone)]
+                pub struct WidgetLister {
+                    store: ::crdgen_runtime::cache::Store<Object>,
+                }
+                impl WidgetLister {
+                    pub fn new(store: ::crdgen_runtime::cache::Store<Object>) -> Self {
+                        Self { store }
+                    }
+                    /// Every cached object `selector` matches, in key order.
+                    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<::std::sync::Arc<Object>> {
+                        ::crdgen_runtime::cache::select(self.store.list(), selector)
+                    }
+                    /// The objects a named index maps `value` to; `None` without such an index.
+                    pub fn by_index(
+                        &self,
+                        index: &str,
+                        value: &str,
+                    ) -> ::std::option::Option<::std::vec::Vec<::std::sync::Arc<Object>>> {
+                        self.store.by_index(index, value)
+                    }
+                    /// The cache underneath, read-only (indexes are added on the informer).
+                    pub fn store(&self) -> &::crdgen_runtime::cache::Store<Object> {
+                        &self.store
+                    }
+                }
+                impl WidgetLister {
+                    /// The objects of `namespace`.
+                    pub fn widgets(&self, namespace: &str) -> WidgetNamespaceLister {
+                        WidgetNamespaceLister {
+                            store: ::std::clone::Clone::clone(&self.store),
+                            namespace: ::std::borrow::ToOwned::to_owned(namespace),
+                        }
+                    }
+                }
+                /// Reads cached `Widget` objects of one namespace.
+                #[derive(Clone)]
+                pub struct WidgetNamespaceLister {
+                    store: ::crdgen_runtime::cache::Store<Object>,
+                    namespace: ::std::string::String,
+                }
+                impl WidgetNamespaceLister {
+                    /// The object `name`, in O(1).
+                    pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<Object>> {
+                        self.store.get(&::std::format!("{}/{}", self.namespace, name))
+                    }
+                    /// The namespace's objects `selector` matches, in name order.
+                    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<::std::sync::Arc<Object>> {
+                        let objects = self
+                            .store
+                            .by_index(::crdgen_runtime::cache::NAMESPACE_INDEX, &self.namespace)
+                            .unwrap_or_default();
+                        ::crdgen_runtime::cache::select(objects, selector)
+                    }
+                }
+            }
+        }
+        /// Listers for `shop.example.com/v1alpha1`.
+        pub mod v1alpha1 {
+            pub use self::widget::*;
+            /// The `Widget` lister.
+            pub mod widget {
+                use crate::apis::shop::v1alpha1::Widget as Object;
+                /// Reads cached `Widget` objects.
+                #[derive(Clone)]
+                pub struct WidgetLister {
+                    store: ::crdgen_runtime::cache::Store<Object>,
+                }
+                impl WidgetLister {
+                    pub fn new(store: ::crdgen_runtime::cache::Store<Object>) -> Self {
+                        Self { store }
+                    }
+                    /// Every cached object `selector` matches, in key order.
+                    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<::std::sync::Arc<Object>> {
+                        ::crdgen_runtime::cache::select(self.store.list(), selector)
+                    }
+                    /// The objects a named index maps `value` to; `None` without such an index.
+                    pub fn by_index(
+                        &self,
+                        index: &str,
+                        value: &str,
+                    ) -> ::std::option::Option<::std::vec::Vec<::std::sync::Arc<Object>>> {
+                        self.store.by_index(index, value)
+                    }
+                    /// The cache underneath, read-only (indexes are added on the informer).
+                    pub fn store(&self) -> &::crdgen_runtime::cache::Store<Object> {
+                        &self.store
+                    }
+                }
+                impl WidgetLister {
+                    /// The objects of `namespace`.
+                    pub fn widgets(&self, namespace: &str) -> WidgetNamespaceLister {
+                        WidgetNamespaceLister {
+                            store: ::std::clone::Clone::clone(&self.store),
+                            namespace: ::std::borrow::ToOwned::to_owned(namespace),
+                        }
+                    }
+                }
+                /// Reads cached `Widget` objects of one namespace.
+                #[derive(Clone)]
+                pub struct WidgetNamespaceLister {
+                    store: ::crdgen_runtime::cache::Store<Object>,
+                    namespace: ::std::string::String,
+                }
+                impl WidgetNamespaceLister {
+                    /// The object `name`, in O(1).
+                    pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<Object>> {
+                        self.store.get(&::std::format!("{}/{}", self.namespace, name))
+                    }
+                    /// The namespace's objects `selector` matches, in name order.
+                    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<::std::sync::Arc<Object>> {
+                        let objects = self
+                            .store
+                            .by_index(::crdgen_runtime::cache::NAMESPACE_INDEX, &self.namespace)
+                            .unwrap_or_default();
+                        ::crdgen_runtime::cache::select(objects, selector)
+                    }
+                }
+            }
+        }
+        /// Listers for `shop.example.com/v1beta1`.
+        pub mod v1beta1 {
+            pub use self::widget::*;
+            /// The `Widget` lister.
+            pub mod widget {
+                use crate::apis::shop::v1beta1::Widget as Object;
+                /// Reads cached `Widget` objects.
+                #[derive(Clone)]
+                pub struct WidgetLister {
+                    store: ::crdgen_runtime::cache::Store<Object>,
+                }
+                impl WidgetLister {
+                    pub fn new(store: ::crdgen_runtime::cache::Store<Object>) -> Self {
+                        Self { store }
+                    }
+                    /// Every cached object `selector` matches, in key order.
+                    pub fn list(&self, selector: &::kube::core::Selector) -> ::std::vec::Vec<::std::sync::Arc<Object>> {
+                        ::crdgen_runtime::cache::select(self.store.list(), selector)
+                    }
+                    /// The objects a named index maps `value` to; `None` without such an index.
+                    pub fn by_index(
+                        &self,
+                        index: &str,
+                        value: &str,
+                    ) -> ::std::option::Option<::std::vec::Vec<::std::sync::Arc<Object>>> {
+                        self.store.by_index(index, value)
+                    }
+                    /// The cache underneath, read-only (indexes are added on the informer).
+                    pub fn store(&self) -> &::crdgen_runtime::cache::Store<Object> {
+                        &self.store
+                    }
+                }
+                impl WidgetLister {
+                    /// The objects of `namespace`.
+                    pub fn widgets(&self, namespace: &str) -> WidgetNamespaceLister {
+                        WidgetNamespaceLister {
+                            store: ::std::clone::Clone::clone(&self.store),
+                            namespace: ::std::borrow::ToOwned::to_owned(namespace),
+                        }
+                    }
+                }
+                /// Reads cached `Widget` objects of one namespace.
+                #[derive(Clone)]
+                pub struct WidgetNamespaceLister {
+                    store: ::crdgen_runtime::cache::Store<Object>,
+                    namespace: ::std::string::String,
+                }
+                impl WidgetNamespaceLister {
                     /// The object `name`, in O(1).
                     pub fn get(&self, name: &str) -> ::std::option::Option<::std::sync::Arc<Object>> {
                         self.store.get(&::std::format!("{}/{}", self.namespace, name))

@@ -3,3 +3,4 @@ pub mod derived;
 pub mod fleet;
 pub mod hyphens;
 pub mod other;
+pub mod shop;

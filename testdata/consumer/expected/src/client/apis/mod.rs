@@ -11,6 +11,8 @@ pub mod fleet;
 pub mod hyphens;
 /// The `other.example.com` API group.
 pub mod other;
+/// The `shop.example.com` API group.
+pub mod shop;
 /// Converts an object of any kind that converts by webhook to the apiVersion `to`:
 /// what a conversion webhook serves for every CRD of this crate.
 pub fn convert(object: ::serde_json::Value, to: &str) -> ::std::result::Result<::serde_json::Value, ::std::string::String> {

@@ -13,3 +13,5 @@ pub mod fleet;
 pub mod hyphens;
 /// The `other.example.com` API group.
 pub mod other;
+/// The `shop.example.com` API group.
+pub mod shop;

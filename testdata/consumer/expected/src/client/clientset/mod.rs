@@ -13,6 +13,8 @@ pub mod fleet;
 pub mod hyphens;
 /// The `other.example.com` API group.
 pub mod other;
+/// The `shop.example.com` API group.
+pub mod shop;
 /// Typed access to every API group version this clientset was generated for.
 #[derive(Clone)]
 pub struct Clientset {
@@ -44,6 +46,11 @@ impl Clientset {
         server.register::<crate::apis::fleet::v1alpha1::Gear>();
         server.register_with_status::<crate::apis::hyphens::v1::ClusterTestType>();
         server.register_with_status::<crate::apis::other::v1::Gadget>();
+        server.register::<crate::apis::shop::v1::Gadget>();
+        server.register_with_status::<crate::apis::shop::v1::Widget>();
+        server.register_scale::<crate::apis::shop::v1::Widget>(".spec.replicas", ".status.replicas", ::std::option::Option::Some(".status.selector"));
+        server.register::<crate::apis::shop::v1alpha1::Widget>();
+        server.register::<crate::apis::shop::v1beta1::Widget>();
         Self::new(server.client())
     }
     /// The `kube::Client` underneath.
@@ -73,5 +80,17 @@ impl Clientset {
     /// The `other.example.com/v1` API.
     pub fn other_v1(&self) -> other::v1::OtherV1Client {
         other::v1::OtherV1Client::new(::std::clone::Clone::clone(&self.client))
+    }
+    /// The `shop.example.com/v1` API.
+    pub fn shop_v1(&self) -> shop::v1::ShopV1Client {
+        shop::v1::ShopV1Client::new(::std::clone::Clone::clone(&self.client))
+    }
+    /// The `shop.example.com/v1alpha1` API.
+    pub fn shop_v1alpha1(&self) -> shop::v1alpha1::ShopV1alpha1Client {
+        shop::v1alpha1::ShopV1alpha1Client::new(::std::clone::Clone::clone(&self.client))
+    }
+    /// The `shop.example.com/v1beta1` API.
+    pub fn shop_v1beta1(&self) -> shop::v1beta1::ShopV1beta1Client {
+        shop::v1beta1::ShopV1beta1Client::new(::std::clone::Clone::clone(&self.client))
     }
 }

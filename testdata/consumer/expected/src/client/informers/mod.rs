@@ -13,6 +13,8 @@ pub mod fleet;
 pub mod hyphens;
 /// The `other.example.com` API group.
 pub mod other;
+/// The `shop.example.com` API group.
+pub mod shop;
 /// Hands out one shared informer per resource, and starts, waits for and stops
 /// them together: client-go's `SharedInformerFactory`.
 pub struct SharedInformerFactory {
@@ -82,6 +84,10 @@ impl SharedInformerFactory {
     /// Informers of the `other.example.com` API group.
     pub fn other(&self) -> other::OtherInformers<'_> {
         other::OtherInformers::new(&self.factory)
+    }
+    /// Informers of the `shop.example.com` API group.
+    pub fn shop(&self) -> shop::ShopInformers<'_> {
+        shop::ShopInformers::new(&self.factory)
     }
 }
 /// What a controller asks of a factory (start, wait for caches), for code written

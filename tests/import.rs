@@ -1,0 +1,369 @@
+//! `crdgen import`, run as a user runs it: CRDs in, a package out that generates the
+//! same CRDs back (checked here by a comparison of its own, not the import's), and
+//! every bad input refused with where it is and nothing written.
+
+mod common;
+
+use std::path::Path;
+
+use common::{crdgen, expect, testdata, yaml_documents};
+use serde_json::Value;
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Imports `inputs` (relative to `dir`) into `dir/pkg/apis`.
+fn import(dir: &Path, inputs: &[&str]) -> std::process::Output {
+    let mut args = vec!["import"];
+    args.extend(inputs);
+    crdgen(dir, &args)
+}
+
+/// The files under `dir`, by path relative to it.
+fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().to_owned();
+            (rel, std::fs::read_to_string(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// The consumer crate compiles and serves the package the import makes of the features
+/// fixture (its tests/imported.rs): it is what the import writes today.
+#[test]
+fn the_consumer_holds_what_import_writes_of_the_features_fixture() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = testdata("import/features");
+    let out = crdgen(
+        dir.path(),
+        &[
+            "import",
+            fixture.to_str().unwrap(),
+            "--apis-pkg",
+            "src/apis",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written = tree(&dir.path().join("src/apis"));
+    let consumer = testdata("consumer/src/apis");
+    let files = written
+        .into_iter()
+        .map(|(rel, text)| {
+            (
+                Path::new("shop").join(rel.strip_prefix("shop").unwrap()),
+                text,
+            )
+        })
+        .collect();
+    expect::tree(&consumer, &[Path::new("shop").to_owned()], &files);
+}
+
+/// A CRD as the comparison sees it: versions by name, `required` as a set, the names
+/// the apiserver defaults filled in, controller-gen's version stamp left out.
+fn normalized(mut crd: Value) -> Value {
+    fn sort_required(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Array(required)) = map.get_mut("required") {
+                    required.sort_by_key(Value::to_string);
+                }
+                map.values_mut().for_each(sort_required);
+            }
+            Value::Array(items) => items.iter_mut().for_each(sort_required),
+            _ => {}
+        }
+    }
+    sort_required(&mut crd);
+    let kind = crd["spec"]["names"]["kind"].as_str().unwrap().to_owned();
+    let names = crd["spec"]["names"].as_object_mut().unwrap();
+    names
+        .entry("singular")
+        .or_insert(kind.to_lowercase().into());
+    names
+        .entry("listKind")
+        .or_insert(format!("{kind}List").into());
+    if let Some(versions) = crd["spec"]["versions"].as_array_mut() {
+        versions.sort_by_key(|v| v["name"].to_string());
+    }
+    if let Some(annotations) = crd["metadata"]["annotations"].as_object_mut() {
+        annotations.remove("controller-gen.kubebuilder.io/version");
+    }
+    crd
+}
+
+/// What the consumer's build generates from the imported package is the fixture, path
+/// by path, but for the one form the book lists as not kept (`oneOf`).
+#[test]
+fn the_imported_package_generates_the_crds_it_was_imported_from() {
+    let fixture = std::fs::read_to_string(testdata("import/features/widgets.yaml")).unwrap();
+    for mut original in yaml_documents(&fixture) {
+        let name = original["metadata"]["name"].as_str().unwrap().to_owned();
+        let file = testdata(&format!("consumer/expected/config/crd/bases/{}.yaml", {
+            let (plural, group) = name.split_once('.').unwrap();
+            format!("{group}_{plural}")
+        }));
+        let generated = yaml_documents(&std::fs::read_to_string(&file).unwrap()).remove(0);
+        if name == "widgets.shop.example.com" {
+            let shipping =
+                original["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+                    ["properties"]["shipping"]
+                    .as_object_mut()
+                    .unwrap();
+            assert!(shipping.remove("oneOf").is_some());
+        }
+        assert_eq!(normalized(generated), normalized(original), "{name}");
+    }
+}
+
+#[test]
+fn the_one_form_rust_cannot_hold_is_named_by_its_path_and_nothing_else_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = testdata("import/features");
+    let out = import(dir.path(), &[fixture.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning[E0025]: Widget: at `/spec/versions[v1]/schema/openAPIV3Schema/properties/spec/properties/shipping/oneOf`, `[{\"required\":[\"carrier\"]},{\"required\":[\"express\"]}]` is lost"
+        ]
+    );
+    assert!(err.contains("widgets.yaml:6:1"), "{err}");
+    assert!(
+        err.contains("crdgen: 8 written, 0 unchanged, 0 removed"),
+        "{err}"
+    );
+    assert!(err.contains("\"shop:v1,v1alpha1,v1beta1\""), "{err}");
+    // A second run writes nothing; the files are byte for byte the same.
+    let before = tree(dir.path());
+    let again = import(dir.path(), &[fixture.to_str().unwrap()]);
+    assert!(
+        stderr(&again).contains("crdgen: 0 written, 8 unchanged, 0 removed"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(tree(dir.path()), before);
+}
+
+/// A CRD of one kind, `Thing`, in `group`, with the property `spec` of `spec_schema`.
+fn crd(group: &str, kind: &str, spec_schema: &str) -> String {
+    let plural = format!("{}s", kind.to_lowercase());
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: {plural}.{group}
+spec:
+  group: {group}
+  names: {{kind: {kind}, plural: {plural}}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {spec_schema}
+"
+    )
+}
+
+/// Runs an import of `files` (name, text) and returns its exit code and stderr, with
+/// what is under `pkg/` afterwards.
+fn run(files: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let out = import(dir.path(), args);
+    let written = tree(dir.path())
+        .into_keys()
+        .map(|p| p.display().to_string())
+        .filter(|p| p.starts_with("pkg/"))
+        .collect();
+    (out.status.code(), stderr(&out), written)
+}
+
+#[test]
+fn bad_input_is_refused_with_where_it_is_and_nothing_is_written() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n";
+    let good = crd("a.example.com", "Thing", "{type: object}");
+    // What is wrong, the files, and lines the refusal must hold.
+    type Case<'a> = (&'a str, Vec<(&'a str, String)>, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
+        (
+            "not YAML",
+            vec![("c.yaml", format!("{good}---\nkind: [unclosed\n"))],
+            vec!["error[E0024]: `c.yaml` is not valid YAML", "--> c.yaml:20:"],
+        ),
+        (
+            "no CRD at all",
+            vec![("c.yaml", deployment.to_owned())],
+            vec![
+                "warning[E0024]: skipped a Deployment",
+                "error[E0024]: no CustomResourceDefinition in the input",
+            ],
+        ),
+        (
+            "a v1beta1 CRD",
+            vec![(
+                "c.yaml",
+                good.replace("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"),
+            )],
+            vec![
+                "error[E0024]: a CustomResourceDefinition of `apiextensions.k8s.io/v1beta1`",
+                "--> c.yaml:1:1",
+            ],
+        ),
+        (
+            "a CRD without names",
+            vec![(
+                "c.yaml",
+                good.replace("  names: {kind: Thing, plural: things}\n", ""),
+            )],
+            vec!["error[E0024]: not a valid CustomResourceDefinition: missing field `names`"],
+        ),
+        (
+            "one kind twice",
+            vec![("c.yaml", format!("{good}---\n{good}"))],
+            vec![
+                "error[E0010]: the kind Thing of a.example.com is defined twice (first at c.yaml:1)",
+                "--> c.yaml:19:1",
+            ],
+        ),
+        (
+            "a kind Rust cannot name",
+            vec![("c.yaml", crd("a.example.com", "Value", "{type: object}"))],
+            vec!["error[E0013]: the kind `Value` cannot name a Rust type of an imported package"],
+        ),
+        (
+            "a schema that is not structural",
+            vec![(
+                "c.yaml",
+                crd(
+                    "a.example.com",
+                    "Thing",
+                    "{type: object, properties: {any: {description: x}}}",
+                ),
+            )],
+            vec![
+                "error[E0024]: the CRDs hold what crdgen (and the apiserver) refuse",
+                "not structural: `.spec.any`",
+            ],
+        ),
+    ];
+    for (what, files, expected) in cases {
+        let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        let (code, err, written) = run(&files, &["c.yaml"]);
+        assert_eq!(code, Some(1), "{what}: {err}");
+        for line in expected {
+            assert!(err.contains(line), "{what}: expected `{line}` in\n{err}");
+        }
+        assert!(written.is_empty(), "{what}: wrote {written:?}");
+    }
+    // A Deployment beside a CRD is passed over, with a warning.
+    let mixed = format!("{deployment}---\n{good}");
+    let (code, err, written) = run(&[("c.yaml", &mixed)], &["c.yaml"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("warning[E0024]: skipped a Deployment"),
+        "{err}"
+    );
+    assert!(err.contains("--> c.yaml:1:1"), "{err}");
+    assert_eq!(
+        written,
+        [
+            "pkg/apis/a/mod.rs",
+            "pkg/apis/a/v1/mod.rs",
+            "pkg/apis/a/v1/thing.rs"
+        ]
+    );
+}
+
+#[test]
+fn a_hand_written_file_in_the_way_is_never_overwritten_and_stale_kinds_are_pruned() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = format!(
+        "{}---\n{}",
+        crd("a.example.com", "Thing", "{type: object}"),
+        crd("a.example.com", "Other", "{type: object}")
+    );
+    std::fs::write(dir.path().join("c.yaml"), &two).unwrap();
+    assert!(import(dir.path(), &["c.yaml"]).status.success());
+    // The kind `Other` is gone from the input: its file goes too.
+    std::fs::write(
+        dir.path().join("c.yaml"),
+        crd("a.example.com", "Thing", "{type: object}"),
+    )
+    .unwrap();
+    let out = import(dir.path(), &["c.yaml"]);
+    assert!(stderr(&out).contains("removed"), "{}", stderr(&out));
+    assert!(!dir.path().join("pkg/apis/a/v1/other.rs").exists());
+    // A file of the user's where one would go stops the run before anything is written.
+    std::fs::write(dir.path().join("pkg/apis/a/v1/thing.rs"), "// mine\n").unwrap();
+    let out = import(dir.path(), &["c.yaml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("error[E0017]"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("pkg/apis/a/v1/thing.rs")).unwrap(),
+        "// mine\n"
+    );
+}
+
+#[test]
+fn standard_input_and_lists_are_read_and_a_large_schema_imports() {
+    use std::io::Write as _;
+    // A `List`, as `kubectl get crd -o yaml` prints it, of one CRD of 2,000 fields (a
+    // schema of over 10,000 lines).
+    let properties: String = (0..2000)
+        .map(|i| format!("              field{i}:\n                description: Field {i}.\n                type: string\n                maxLength: {}\n                pattern: ^[a-z]*$\n", i + 1))
+        .collect();
+    let big = crd(
+        "big.example.com",
+        "Big",
+        "\n            type: object\n            properties:\n",
+    )
+    .replace("          spec: \n", "          spec:\n")
+        + &properties;
+    assert!(big.lines().count() > 10_000);
+    let list = format!(
+        "apiVersion: v1\nkind: List\nitems:\n{}",
+        big.lines()
+            .map(|l| format!("  {l}\n"))
+            .collect::<String>()
+            .replacen("  apiVersion", "- apiVersion", 1)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_crdgen"))
+        .current_dir(dir.path())
+        .args(["import", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(list.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    let file = std::fs::read_to_string(dir.path().join("pkg/apis/big/v1/big.rs")).unwrap();
+    assert!(
+        file.contains(
+            "    /// Field 1999.\n    ///\n    /// +kubebuilder:validation:MaxLength=2000\n"
+        ),
+        "{file}"
+    );
+}
