@@ -367,3 +367,30 @@ fn standard_input_and_lists_are_read_and_a_large_schema_imports() {
         "{file}"
     );
 }
+
+/// crdgen's own CRDs of testdata/crds come back from their import, Kubernetes' types
+/// recognised by their shape and written as k8s-openapi's, and only the forms the book
+/// lists named: two `allOf`s (bounds of an alias and its field) and a `oneOf`.
+#[test]
+fn kubernetes_types_are_recognised_by_their_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let crds = testdata("crds/expected/config/crd/bases");
+    let out = import(dir.path(), &[crds.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lost: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("warning"))
+        .map(|l| l.split("`, `").next().unwrap().rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(lost, ["allOf", "allOf", "oneOf"], "{err}");
+    let mapped = std::fs::read_to_string(dir.path().join("pkg/apis/types/v1/mapped.rs")).unwrap();
+    for used in [
+        "pub template: PodTemplateSpec,",
+        "pub selector: LabelSelector,",
+        "Vec<Condition>",
+        "use k8s_openapi::api::core::v1::{",
+    ] {
+        assert!(mapped.contains(used), "{used} not in\n{mapped}");
+    }
+}

@@ -4,6 +4,7 @@
 //! schema path, and every path that does not come back is a warning (E0025).
 
 mod crd;
+mod known;
 mod markers;
 mod read;
 mod render;
@@ -100,6 +101,16 @@ pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
     })
 }
 
+/// The type names of an imported file's `use` lines and of the prelude, which no type
+/// of the package may take.
+fn taken_names() -> impl Iterator<Item = &'static str> {
+    let imported = render::IMPORTS
+        .iter()
+        .chain(known::TYPES)
+        .map(|(name, _)| *name);
+    imported.chain(crate::naming::import::PRELUDE_NAMES.iter().copied())
+}
+
 /// The kinds of each group version: group → version → kinds.
 type Packages<'a> = BTreeMap<&'a str, BTreeMap<&'a str, Vec<KindVersion<'a>>>>;
 
@@ -125,7 +136,7 @@ fn packages<'a>(found: &'a [Found], diags: &mut Diagnostics) -> Packages<'a> {
             );
             continue;
         }
-        let taken = crate::naming::import::TAKEN_TYPE_NAMES.contains(&kind);
+        let taken = taken_names().any(|name| name == kind);
         if !crate::naming::is_identifier(kind) || crate::naming::is_keyword(kind) || taken {
             diags.push(
                 Diagnostic::error(Code::InvalidName, format!("the kind `{kind}` cannot name a Rust type of an imported package"))
@@ -179,6 +190,7 @@ fn lay_out(
         files: BTreeMap::new(),
     };
     let mut groups = Vec::new();
+    let mut shapes = known::Shapes::default();
     for ((group, versions), dir) in packages.iter().zip(&dirs) {
         let group_dir = apis_pkg.join(dir);
         output.owned_dirs.push(group_dir.clone());
@@ -186,8 +198,8 @@ fn lay_out(
             format!("//! The {group} API group, imported from its CRDs by `crdgen import`.\n\n");
         for (version, kinds) in versions {
             group_mod.push_str(&format!("pub mod {version};\n"));
-            let mut names =
-                TypeNames::with_kinds(kinds.iter().map(|k| k.found.crd.spec.names.kind.as_str()));
+            let kind_names = kinds.iter().map(|k| k.found.crd.spec.names.kind.as_str());
+            let mut names = TypeNames::with(taken_names(), kind_names);
             let mut version_mod = format!(
                 "//! Version {version} of the {group} API group.\n//!\n//! {}\n\n",
                 marker(&crate::markers::GROUP_NAME, Some(group))
@@ -198,6 +210,7 @@ fn lay_out(
                 let module = kind_module(kind);
                 let mut builder = schema::Builder {
                     names: &mut names,
+                    shapes: &mut shapes,
                     items: Vec::new(),
                 };
                 let root = &kv.version.schema.as_ref().map(|s| &s.open_api_v3_schema);
@@ -211,6 +224,7 @@ fn lay_out(
                 );
                 modules.push(module);
             }
+            modules.sort();
             for module in &modules {
                 version_mod.push_str(&format!("pub mod {module};\n"));
             }

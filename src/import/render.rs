@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::schema::{Enum, Field, Item, Struct};
 
 /// Where each type an imported file may name comes from, for its `use` lines.
-const IMPORTS: &[(&str, &str)] = &[
+pub const IMPORTS: &[(&str, &str)] = &[
     ("ByteString", "k8s_openapi::ByteString"),
     (
         "IntOrString",
@@ -58,7 +58,7 @@ fn uses(body: &str) -> String {
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .collect();
     let mut paths: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-    for (name, path) in IMPORTS {
+    for (name, path) in IMPORTS.iter().chain(super::known::TYPES) {
         if words.contains(name) {
             let module = path.rsplit_once("::").map_or("", |(module, _)| module);
             paths.entry(module).or_default().push(name);

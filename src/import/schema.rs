@@ -6,11 +6,9 @@
 use serde_json::Value;
 
 use super::markers::{self, Site};
+use crate::known::QUANTITY_PATTERN;
 use crate::model::rename::RenameRule;
 use crate::naming::import::{FieldNames, TypeNames, variants};
-
-/// The pattern every `resource.Quantity` carries: an int-or-string with it is one.
-pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
 
 /// A Rust item of an imported package.
 pub enum Item {
@@ -60,25 +58,50 @@ pub struct Enum {
 /// can carry the node's markers and description itself).
 struct Typed {
     rust: String,
-    implied: &'static [&'static str],
+    implied: Implied,
     extra: Vec<String>,
     item: bool,
+}
+
+/// The keywords of a node its Rust type writes by itself.
+enum Implied {
+    These(&'static [&'static str]),
+    /// A Kubernetes type: all of them but those a field adds where it uses one.
+    AllButFieldKeywords,
 }
 
 impl Typed {
     fn plain(rust: &str, implied: &'static [&'static str]) -> Typed {
         Typed {
             rust: rust.to_owned(),
-            implied,
+            implied: Implied::These(implied),
             extra: Vec::new(),
             item: false,
         }
+    }
+
+    /// The markers `node` needs at `site` beside this type: the extra ones, then those
+    /// of the keywords the type does not write.
+    fn markers(self, node: &Value, site: Site) -> Vec<String> {
+        let mut out = self.extra;
+        match self.implied {
+            Implied::These(implied) => out.extend(markers::of(node, implied, site)),
+            Implied::AllButFieldKeywords => {
+                let mut field = node.clone();
+                if let Some(map) = field.as_object_mut() {
+                    map.retain(|k, _| super::known::FIELD_KEYWORDS.contains(&k.as_str()));
+                }
+                out.extend(markers::of(&field, &[], site));
+            }
+        }
+        out
     }
 }
 
 /// Builds the items of one group version.
 pub struct Builder<'a> {
     pub names: &'a mut TypeNames,
+    pub shapes: &'a mut super::known::Shapes,
     pub items: Vec<Item>,
 }
 
@@ -116,8 +139,8 @@ impl Builder<'_> {
                 let rename =
                     (RenameRule::Camel.apply_to_field(plain) != *json).then(|| json.clone());
                 let typed = self.type_of(owner, json, property, Site::Field);
-                let mut markers = typed.extra;
-                markers.extend(markers::of(property, typed.implied, Site::Field));
+                let rust = typed.rust.clone();
+                let mut markers = typed.markers(property, Site::Field);
                 let required = required.contains(&json.as_str());
                 let nullable = property.get("nullable") == Some(&Value::Bool(true));
                 // serde reads `null` only into an `Option`: a required nullable field
@@ -129,8 +152,8 @@ impl Builder<'_> {
                     name,
                     rename,
                     ty: match required && !nullable {
-                        true => typed.rust,
-                        false => format!("Option<{}>", typed.rust),
+                        true => rust,
+                        false => format!("Option<{rust}>"),
                     },
                     doc: text(property, "description"),
                     markers,
@@ -146,6 +169,13 @@ impl Builder<'_> {
         let ty = node.get("type").and_then(Value::as_str);
         let format = node.get("format").and_then(Value::as_str);
         let flag = |key: &str| node.get(key) == Some(&Value::Bool(true));
+        // An int-or-string that does not spell out its two types: only the marker says it.
+        if flag("x-kubernetes-int-or-string") && node.get("anyOf").is_none() {
+            return Typed {
+                extra: vec![markers::marker(&crate::markers::SCHEMALESS, None)],
+                ..Typed::plain("Value", &[])
+            };
+        }
         if flag("x-kubernetes-int-or-string") {
             return match node.get("pattern").and_then(Value::as_str) == Some(QUANTITY_PATTERN) {
                 true => Typed::plain(
@@ -161,7 +191,7 @@ impl Builder<'_> {
             (Some("string"), _) => match self.string_enum(owner, segment, node, site) {
                 Some(name) => Typed {
                     rust: name,
-                    implied: &["type", "enum"],
+                    implied: Implied::These(&["type", "enum"]),
                     extra: Vec::new(),
                     item: true,
                 },
@@ -187,6 +217,12 @@ impl Builder<'_> {
                 }
             }
             (Some("object"), _) if node.get("properties").is_some() => {
+                if let Some(known) = self.shapes.recognise(node) {
+                    return Typed {
+                        implied: Implied::AllButFieldKeywords,
+                        ..Typed::plain(known, &[])
+                    };
+                }
                 let name = self.names.nested(owner, segment);
                 let (doc, markers) = match site {
                     Site::Field => (None, Vec::new()),
@@ -209,7 +245,7 @@ impl Builder<'_> {
                 }
                 Typed {
                     rust: name,
-                    implied: STRUCTURE,
+                    implied: Implied::These(STRUCTURE),
                     extra: Vec::new(),
                     item: true,
                 }
@@ -251,11 +287,13 @@ impl Builder<'_> {
         if typed.item {
             return typed.rust;
         }
-        let mut markers = typed.extra;
-        markers.extend(markers::of(node, typed.implied, Site::Type));
-        let doc = text(node, "description");
+        let rust = typed.rust.clone();
+        // A Kubernetes type's description is its own doc, which crdgen writes for it.
+        let known = matches!(typed.implied, Implied::AllButFieldKeywords);
+        let markers = typed.markers(node, Site::Type);
+        let doc = text(node, "description").filter(|_| !known);
         if markers.is_empty() && doc.is_none() {
-            return typed.rust;
+            return rust;
         }
         let name = self
             .names
@@ -264,7 +302,7 @@ impl Builder<'_> {
             name: name.clone(),
             doc,
             markers,
-            target: typed.rust,
+            target: rust,
         });
         name
     }

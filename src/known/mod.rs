@@ -11,7 +11,8 @@ mod version;
 
 use serde_json::{Value, json};
 
-pub use schema::{Options, Problem};
+pub use data::versions;
+pub use schema::{Options, Problem, QUANTITY_PATTERN};
 pub use version::KubeVersion;
 
 /// Whether `path` (absolute, `k8s_openapi::api::core::v1::PodSpec`) is a Kubernetes type

@@ -8,24 +8,15 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 
 use super::rust::{is_identifier, is_keyword, module_name};
 
-/// The names a group version's Rust types cannot take: those its files import (the
-/// Kubernetes types, serde's derives) and the prelude's, which a type of the same name
-/// would shadow in every file of the package.
-pub const TAKEN_TYPE_NAMES: &[&str] = &[
-    "BTreeMap",
+/// The names no imported type takes, beside those its files import: the prelude's and
+/// serde's derives, which a type of the same name would shadow in every file.
+pub const PRELUDE_NAMES: &[&str] = &[
     "Box",
-    "ByteString",
     "Deserialize",
-    "IntOrString",
-    "ObjectMeta",
     "Option",
-    "Quantity",
     "Result",
     "Serialize",
     "String",
-    "Time",
-    "TypeMeta",
-    "Value",
     "Vec",
 ];
 
@@ -87,11 +78,14 @@ fn safe_camel(s: &str) -> String {
 pub struct TypeNames(BTreeSet<String>);
 
 impl TypeNames {
-    /// Names `kinds` first, so that no nested type takes a kind's name.
-    pub fn with_kinds<'a>(kinds: impl IntoIterator<Item = &'a str>) -> TypeNames {
-        let mut names = TypeNames(TAKEN_TYPE_NAMES.iter().map(|n| (*n).to_owned()).collect());
-        names.0.extend(kinds.into_iter().map(str::to_owned));
-        names
+    /// Names `taken` (what the files import, the prelude) and `kinds` first, so that no
+    /// nested type takes their names.
+    pub fn with<'a, 'b>(
+        taken: impl IntoIterator<Item = &'a str>,
+        kinds: impl IntoIterator<Item = &'b str>,
+    ) -> TypeNames {
+        let names = taken.into_iter().map(str::to_owned);
+        TypeNames(names.chain(kinds.into_iter().map(str::to_owned)).collect())
     }
 
     /// A new name for the type at `parent` + `segment` (a property's JSON name).
@@ -200,7 +194,7 @@ mod tests {
 
     #[test]
     fn nested_types_are_named_from_their_path_and_numbered_when_taken() {
-        let mut names = TypeNames::with_kinds(["Certificate", "CertificateSpec2"]);
+        let mut names = TypeNames::with(["Time"], ["Certificate", "CertificateSpec2"]);
         assert_eq!(names.nested("Certificate", "spec"), "CertificateSpec");
         assert_eq!(names.nested("Certificate", "spec"), "CertificateSpec3");
         assert_eq!(
