@@ -55,8 +55,8 @@ fn every_generated_crd_is_a_custom_resource_definition() {
     }
     assert_eq!(
         seen,
-        1 + 9 + 6,
-        "the example's, the consumer's and the crds case's CRDs"
+        1 + 11 + 6,
+        "the example's, the consumer's (2 of them imported) and the crds case's CRDs"
     );
     assert_eq!(
         derived,

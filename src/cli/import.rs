@@ -63,8 +63,19 @@ pub fn run(args: &Import) -> ExitCode {
                 "crdgen: {} written, {} unchanged, {} removed",
                 w.written, w.unchanged, w.removed
             );
+            // The types' version is what generate-groups must write the CRDs for.
+            let version = match imported.kube_version {
+                Some(version) => {
+                    eprintln!(
+                        "crdgen: the Kubernetes types are written as in {version}: build with k8s-openapi's `v1_{}` feature",
+                        version.minor()
+                    );
+                    format!(" --kube-version {version}")
+                }
+                None => String::new(),
+            };
             eprintln!(
-                "crdgen: declare the groups in {}/mod.rs, then: crdgen generate-groups all pkg/client {} \"{}\"",
+                "crdgen: declare the groups in {}/mod.rs, then: crdgen generate-groups all pkg/client {} \"{}\"{version}",
                 args.apis_pkg.display(),
                 args.apis_pkg.display(),
                 imported.groups.join(" ")

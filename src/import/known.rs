@@ -2,7 +2,7 @@
 //! schema, descriptions aside, is the one crdgen writes for a k8s-openapi type in some
 //! Kubernetes version crdgen knows is written as that type, as a person would write it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -94,14 +94,23 @@ pub const FIELD_KEYWORDS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
-/// The recognised types' schemas, descriptions left out, each computed on first need,
-/// and the property names of each, to pass over most candidates at a glance.
+/// The recognised types' schemas (descriptions kept, and left out), each computed on
+/// first need; the names not to recognise (a kind's own); and the Kubernetes versions
+/// whose types match every use so far, structurally and exactly.
 #[derive(Default)]
 pub struct Shapes {
-    schemas: BTreeMap<(&'static str, u16), Option<Value>>,
+    schemas: BTreeMap<(&'static str, u16), Option<(Value, Value)>>,
+    excluded: BTreeSet<String>,
+    structural: Option<BTreeSet<u16>>,
+    exact: Option<BTreeSet<u16>>,
 }
 
 impl Shapes {
+    /// Recognises no type of these names: a package whose kind is `Probe` has its own.
+    pub fn exclude<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        self.excluded = names.into_iter().map(str::to_owned).collect();
+    }
+
     /// The name of the Kubernetes type `node` is, if it is one: its object schema (but
     /// the field's own keywords) is a recognised type's in some version.
     pub fn recognise(&mut self, node: &Value) -> Option<&'static str> {
@@ -109,11 +118,17 @@ impl Shapes {
         if let Some(map) = shape.as_object_mut() {
             map.retain(|k, _| !FIELD_KEYWORDS.contains(&k.as_str()));
         }
-        strip_descriptions(&mut shape);
-        let keys = property_names(&shape)?;
+        let mut bare = shape.clone();
+        strip_descriptions(&mut bare);
+        let keys = property_names(&bare)?;
         let versions: Vec<KubeVersion> = crate::known::versions().collect();
+        let mut candidates = Vec::new();
         for (name, path) in TYPES {
-            for version in versions.iter().rev() {
+            if self.excluded.contains(*name) {
+                continue;
+            }
+            let (mut structural, mut exact) = (BTreeSet::new(), BTreeSet::new());
+            for version in &versions {
                 let schema = self
                     .schemas
                     .entry((name, version.minor()))
@@ -124,17 +139,60 @@ impl Shapes {
                         };
                         let mut schema =
                             crate::known::schema(path, None, options).ok().flatten()?;
-                        strip_descriptions(&mut schema);
-                        Some(schema)
+                        // The type's own description shows where a field has none.
+                        schema.as_object_mut()?.remove("description");
+                        let mut bare = schema.clone();
+                        strip_descriptions(&mut bare);
+                        Some((schema, bare))
                     });
-                let Some(schema) = schema else { continue };
-                if property_names(schema).as_ref() == Some(&keys) && *schema == shape {
-                    return Some(name);
+                let Some((full, stripped)) = schema else {
+                    continue;
+                };
+                if property_names(stripped).as_ref() == Some(&keys) && *stripped == bare {
+                    structural.insert(version.minor());
+                    if *full == shape {
+                        exact.insert(version.minor());
+                    }
                 }
             }
+            if !structural.is_empty() {
+                candidates.push((*name, structural, exact));
+            }
         }
-        None
+        // Two types of one shape (a Secret's key selector and a ConfigMap's) are told
+        // apart by their descriptions where they can be.
+        let best = candidates
+            .iter()
+            .position(|(_, _, exact)| !exact.is_empty())
+            .unwrap_or(0);
+        let (name, structural, exact) =
+            (candidates.len() > best).then(|| candidates.swap_remove(best))?;
+        narrow(&mut self.structural, structural);
+        narrow(&mut self.exact, exact);
+        Some(name)
     }
+
+    /// The Kubernetes version the recognised types are written for: the newest whose
+    /// types match every use, descriptions too if one does; `None` if none was used.
+    pub fn version(&self) -> Option<KubeVersion> {
+        let structural = self.structural.as_ref()?;
+        let exact = self
+            .exact
+            .iter()
+            .flatten()
+            .filter(|v| structural.contains(v))
+            .max();
+        let minor = exact.or(structural.iter().max())?;
+        format!("1.{minor}").parse().ok()
+    }
+}
+
+/// `versions` narrowed to those also in `more`.
+fn narrow(versions: &mut Option<BTreeSet<u16>>, more: BTreeSet<u16>) {
+    *versions = Some(match versions.take() {
+        Some(so_far) => so_far.intersection(&more).copied().collect(),
+        None => more,
+    });
 }
 
 /// The names of an object schema's properties, sorted; `None` for no object.

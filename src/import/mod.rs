@@ -41,6 +41,8 @@ pub struct ImportOptions {
 /// What an import did.
 pub struct Imported {
     pub written: Written,
+    /// The Kubernetes version whose types the packages use, where they use any.
+    pub kube_version: Option<crate::KubeVersion>,
     /// The `GROUP:VERSION,…` arguments of `generate-groups` for what was imported.
     pub groups: Vec<String>,
     /// Warnings, rendered.
@@ -79,9 +81,16 @@ pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
     if diags.has_errors() {
         return Err(Error::diagnostics(diags.into_sorted(), &sources));
     }
-    let (output, groups) = lay_out(&packages, &header, &opts.apis_pkg, &mut diags);
-    roundtrip::check(&output, &opts.apis_pkg, &groups, &found, &mut diags)
-        .map_err(|d| Error::diagnostics(vec![d], &sources))?;
+    let (output, groups, kube_version) = lay_out(&packages, &header, &opts.apis_pkg, &mut diags);
+    roundtrip::check(
+        &output,
+        &opts.apis_pkg,
+        &groups,
+        kube_version,
+        &found,
+        &mut diags,
+    )
+    .map_err(|d| Error::diagnostics(vec![d], &sources))?;
     if diags.has_errors() {
         return Err(Error::diagnostics(diags.into_sorted(), &sources));
     }
@@ -96,18 +105,16 @@ pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
     let written = files.write(&opts.output_base)?;
     Ok(Imported {
         written,
+        kube_version,
         groups,
         warnings,
     })
 }
 
-/// The type names of an imported file's `use` lines and of the prelude, which no type
-/// of the package may take.
+/// The type names of an imported file's `use` lines (but the Kubernetes types a kind
+/// may shadow) and of the prelude, which no kind may take.
 fn taken_names() -> impl Iterator<Item = &'static str> {
-    let imported = render::IMPORTS
-        .iter()
-        .chain(known::TYPES)
-        .map(|(name, _)| *name);
+    let imported = render::IMPORTS.iter().map(|(name, _)| *name);
     imported.chain(crate::naming::import::PRELUDE_NAMES.iter().copied())
 }
 
@@ -176,13 +183,14 @@ fn packages<'a>(found: &'a [Found], diags: &mut Diagnostics) -> Packages<'a> {
     packages
 }
 
-/// The files of every package, and the `generate-groups` argument of each group.
+/// The files of every package, the `generate-groups` argument of each group, and the
+/// Kubernetes version whose types the packages use, if they use any.
 fn lay_out(
     packages: &Packages,
     header: &Header,
     apis_pkg: &std::path::Path,
     diags: &mut Diagnostics,
-) -> (OutputSet, Vec<String>) {
+) -> (OutputSet, Vec<String>, Option<crate::KubeVersion>) {
     let group_names: Vec<&str> = packages.keys().copied().collect();
     let dirs = group_dirs(&group_names);
     let mut output = OutputSet {
@@ -199,7 +207,11 @@ fn lay_out(
         for (version, kinds) in versions {
             group_mod.push_str(&format!("pub mod {version};\n"));
             let kind_names = kinds.iter().map(|k| k.found.crd.spec.names.kind.as_str());
-            let mut names = TypeNames::with(taken_names(), kind_names);
+            shapes.exclude(kind_names.clone());
+            let mut names = TypeNames::with(
+                taken_names().chain(known::TYPES.iter().map(|(n, _)| *n)),
+                kind_names,
+            );
             let mut version_mod = format!(
                 "//! Version {version} of the {group} API group.\n//!\n//! {}\n\n",
                 marker(&crate::markers::GROUP_NAME, Some(group))
@@ -243,7 +255,7 @@ fn lay_out(
         let versions: Vec<&str> = versions.keys().copied().collect();
         groups.push(format!("{dir}:{}", versions.join(",")));
     }
-    (output, groups)
+    (output, groups, shapes.version())
 }
 
 /// The markers of a kind's struct that say what its CRD says beside the schema: its

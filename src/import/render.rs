@@ -115,7 +115,11 @@ fn write_kind(out: &mut String, kind: &Struct, kind_markers: &[String]) {
     let _ = writeln!(out, "pub struct {} {{", kind.name);
     out.push_str("    /// apiVersion and kind; absent on list items.\n");
     out.push_str("    #[serde(flatten, default)]\n    pub types: Option<TypeMeta>,\n");
-    out.push_str("    #[serde(default)]\n    pub metadata: ObjectMeta,\n");
+    match kind.metadata_required {
+        true => out.push_str("    /// +required\n"),
+        false => out.push_str("    #[serde(default)]\n"),
+    }
+    out.push_str("    pub metadata: ObjectMeta,\n");
     kind.fields.iter().for_each(|f| write_field(out, f));
     out.push_str("}\n");
 }

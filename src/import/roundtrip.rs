@@ -20,6 +20,7 @@ pub fn check(
     output: &OutputSet,
     apis_pkg: &Path,
     groups: &[String],
+    kube_version: Option<crate::KubeVersion>,
     found: &[Found],
     diags: &mut Diagnostics,
 ) -> Result<(), Diagnostic> {
@@ -39,6 +40,9 @@ pub fn check(
     let mut opts = crate::Options::new(scratch.path(), "client", apis_pkg, &groups.join(" "))
         .map_err(|e| Diagnostic::bug(format!("the round trip's options: {e}")))?;
     opts.generators = crate::Generator::parse_list("crd").map_err(Diagnostic::bug)?;
+    if let Some(version) = kube_version {
+        opts.kube_version = version;
+    }
     // What crdgen's generator refuses in a package made from a CRD is what the CRD
     // itself holds (a rule over the cost budget, a pattern RE2 cannot compile), which
     // the apiserver refuses too.
@@ -106,9 +110,17 @@ fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
             .unwrap_or_default()
     };
     let returned = versions(back);
-    for version in versions(&f.raw) {
-        let name = version["name"].as_str().unwrap_or_default();
+    for mut version in versions(&f.raw) {
+        let name = version["name"].as_str().unwrap_or_default().to_owned();
         let path = format!("/spec/versions[{name}]");
+        // `subresources: {}` says what no subresources says.
+        if version["subresources"]
+            .as_object()
+            .is_some_and(|m| m.is_empty())
+            && let Some(map) = version.as_object_mut()
+        {
+            map.remove("subresources");
+        }
         match returned.iter().find(|v| v["name"] == name) {
             Some(back) => diff(
                 &path,
@@ -156,8 +168,8 @@ fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
 }
 
 /// `version` with the root properties every kind has (`apiVersion`, `kind`,
-/// `metadata`) as `back` writes them where it leaves them out: a schema may, and the
-/// apiserver serves them all the same.
+/// `metadata`), and their descriptions, as `back` writes them where it leaves them out:
+/// a schema may, and the apiserver serves them all the same.
 fn with_standard_fields(mut version: Value, back: &Value) -> Value {
     let standard = &back["schema"]["openAPIV3Schema"]["properties"];
     let properties = version["schema"]["openAPIV3Schema"]
@@ -168,8 +180,20 @@ fn with_standard_fields(mut version: Value, back: &Value) -> Value {
         });
     if let Some(Value::Object(properties)) = properties {
         for key in ["apiVersion", "kind", "metadata"] {
-            if let Some(field) = standard.get(key).filter(|_| !properties.contains_key(key)) {
-                properties.insert(key.to_owned(), field.clone());
+            let Some(field) = standard.get(key) else {
+                continue;
+            };
+            match properties.get_mut(key) {
+                None => {
+                    properties.insert(key.to_owned(), field.clone());
+                }
+                // Their descriptions are TypeMeta's, which some tools leave out.
+                Some(Value::Object(read)) if !read.contains_key("description") => {
+                    if let Some(description) = field.get("description") {
+                        read.insert("description".to_owned(), description.clone());
+                    }
+                }
+                Some(_) => {}
             }
         }
     }

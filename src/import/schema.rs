@@ -26,6 +26,8 @@ pub enum Item {
 
 pub struct Struct {
     pub name: String,
+    /// A kind's `metadata` is required (not filled in with a default when missing).
+    pub metadata_required: bool,
     pub doc: Option<String>,
     pub markers: Vec<String>,
     pub fields: Vec<Field>,
@@ -111,8 +113,10 @@ impl Builder<'_> {
     pub fn kind(&mut self, kind: &str, root: &Value) -> Struct {
         let fields = self.fields(kind, root, &["apiVersion", "kind", "metadata"]);
         let implied = ["type", "properties", "required", "description"];
+        let required = root.get("required").and_then(Value::as_array);
         Struct {
             name: kind.to_owned(),
+            metadata_required: required.is_some_and(|r| r.iter().any(|f| f == "metadata")),
             doc: text(root, "description"),
             markers: markers::of(root, &implied, Site::Type),
             fields,
@@ -235,6 +239,7 @@ impl Builder<'_> {
                 let at = self.items.len();
                 self.items.push(Item::Struct(Struct {
                     name: name.clone(),
+                    metadata_required: false,
                     doc,
                     markers,
                     fields: Vec::new(),

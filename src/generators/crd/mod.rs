@@ -508,13 +508,30 @@ fn root_schema(builder: &mut Builder<'_>, kind: &Kind) -> Value {
         properties.extend(type_meta);
     }
     properties["metadata"] = json!({"type": "object"});
+    // Every object has metadata, so a kind's is required only where its field says so
+    // (controller-gen's, for a Go `metadata` field without omitempty).
+    let metadata_required = version
+        .and_then(|v| v.types.get(&kind.root.id()))
+        .is_some_and(metadata_marked_required);
     if let Some(Value::Array(required)) = root.get_mut("required") {
-        required.retain(|r| r != "metadata");
+        required.retain(|r| r != "metadata" || metadata_required);
         if required.is_empty() {
             root.remove("required");
         }
     }
     schema
+}
+
+/// Whether a kind's `metadata` field carries `+required` (or `+k8s:required`).
+fn metadata_marked_required(def: &crate::model::TypeDef) -> bool {
+    let crate::model::Body::Struct(fields) = &def.body else {
+        return false;
+    };
+    fields.all().iter().any(|f| {
+        f.wire_name.as_deref().unwrap_or(&f.name) == "metadata"
+            && (crate::markers::REQUIRED.is_present(&f.markers)
+                || crate::markers::K8S_REQUIRED.is_present(&f.markers))
+    })
 }
 
 #[cfg(test)]
