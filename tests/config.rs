@@ -15,6 +15,7 @@ fn generates_one_includable_file_and_rewrites_it_only_on_change() {
         .group("bcrds", ["v1alpha1"])
         .group("hyphens", ["v1"])
         .group("fleet", ["v1alpha1", "v1"])
+        .group("shop", ["v1", "v1alpha1", "v1beta1"])
         .out_dir(out.path());
     let path = config.generate().unwrap();
     assert_eq!(path, out.path().join("crdgen.rs"));
