@@ -509,3 +509,40 @@ fn differing_paths(path: &str, a: &Value, b: &Value) -> Vec<String> {
         (x, y) => vec![format!("{path}: {x} / {y}")],
     }
 }
+
+/// A CRD that converts by webhook: its storage version's kind carries the conversion
+/// marker, and what comes back differs only in the webhook's client configuration,
+/// which crdgen writes as its own webhook Service (the book lists it).
+#[test]
+fn a_webhook_conversion_is_kept_as_its_marker() {
+    let two = (crd("a.example.com", "Thing", "{type: object}")
+        + "  - {name: v2, served: true, storage: false, schema: {openAPIV3Schema: {type: object}}}\n")
+        .replace(
+            "  scope: Namespaced\n",
+            "  scope: Namespaced\n  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig: {service: {name: theirs, namespace: elsewhere, path: /convert}}\n",
+        );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("c.yaml"), &two).unwrap();
+    let out = import(dir.path(), &["c.yaml"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v1 = std::fs::read_to_string(dir.path().join("pkg/apis/a/v1/thing.rs")).unwrap();
+    assert!(
+        v1.contains("/// +kubebuilder:storageversion\n/// +crdgen:conversion:webhook\n"),
+        "{v1}"
+    );
+    let v2 = std::fs::read_to_string(dir.path().join("pkg/apis/a/v2/thing.rs")).unwrap();
+    assert!(!v2.contains("conversion"), "{v2}");
+    let err = stderr(&out);
+    let paths: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("warning"))
+        .map(|l| l.split('`').nth(1).unwrap())
+        .collect();
+    assert!(!paths.is_empty(), "{err}");
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.starts_with("/spec/conversion/webhook/clientConfig")),
+        "{err}"
+    );
+}

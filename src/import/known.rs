@@ -2,7 +2,7 @@
 //! schema, descriptions aside, is the one crdgen writes for a k8s-openapi type in some
 //! Kubernetes version crdgen knows is written as that type, as a person would write it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
@@ -94,12 +94,24 @@ pub const FIELD_KEYWORDS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
-/// The recognised types' schemas (descriptions kept, and left out), each computed on
-/// first need; the names not to recognise (a kind's own); and the Kubernetes versions
-/// whose types match every use so far, structurally and exactly.
+/// One recognised type's schema in one Kubernetes version.
+struct Known {
+    name: &'static str,
+    minor: u16,
+    /// Its property names, to pass it over at a glance.
+    keys: Vec<String>,
+    /// The schema, but its own top-level description (a field's shows in its place).
+    full: Value,
+    /// The same without any description.
+    bare: Value,
+}
+
+/// The recognised types' schemas, computed on first need; the names not to recognise
+/// (a kind's own); and the Kubernetes versions whose types match every use so far,
+/// structurally and exactly.
 #[derive(Default)]
 pub struct Shapes {
-    schemas: BTreeMap<(&'static str, u16), Option<(Value, Value)>>,
+    known: Option<Vec<Known>>,
     excluded: BTreeSet<String>,
     structural: Option<BTreeSet<u16>>,
     exact: Option<BTreeSet<u16>>,
@@ -112,61 +124,44 @@ impl Shapes {
     }
 
     /// The name of the Kubernetes type `node` is, if it is one: its object schema (but
-    /// the field's own keywords) is a recognised type's in some version.
+    /// the field's own keywords) is a recognised type's in some version. Two types of
+    /// one shape (a Secret's key selector and a ConfigMap's) are told apart by their
+    /// descriptions where they can be.
     pub fn recognise(&mut self, node: &Value) -> Option<&'static str> {
+        let keys = property_names(node)?;
+        let excluded = &self.excluded;
+        let known = self.known.get_or_insert_with(all_known);
+        let mut same_keys = known
+            .iter()
+            .filter(|k| k.keys == keys && !excluded.contains(k.name))
+            .peekable();
+        // Most objects are none of them: nothing is copied for those.
+        same_keys.peek()?;
         let mut shape = node.clone();
         if let Some(map) = shape.as_object_mut() {
             map.retain(|k, _| !FIELD_KEYWORDS.contains(&k.as_str()));
         }
         let mut bare = shape.clone();
         strip_descriptions(&mut bare);
-        let keys = property_names(&bare)?;
-        let versions: Vec<KubeVersion> = crate::known::versions().collect();
-        let mut candidates = Vec::new();
-        for (name, path) in TYPES {
-            if self.excluded.contains(*name) {
-                continue;
+        // Per type, in table order: the versions it matches in, and exactly in.
+        let mut candidates: Vec<(&'static str, BTreeSet<u16>, BTreeSet<u16>)> = Vec::new();
+        for k in same_keys.filter(|k| k.bare == bare) {
+            if candidates.last().is_none_or(|(name, ..)| *name != k.name) {
+                candidates.push((k.name, BTreeSet::new(), BTreeSet::new()));
             }
-            let (mut structural, mut exact) = (BTreeSet::new(), BTreeSet::new());
-            for version in &versions {
-                let schema = self
-                    .schemas
-                    .entry((name, version.minor()))
-                    .or_insert_with(|| {
-                        let options = Options {
-                            version: *version,
-                            embedded_object_meta: false,
-                        };
-                        let mut schema =
-                            crate::known::schema(path, None, options).ok().flatten()?;
-                        // The type's own description shows where a field has none.
-                        schema.as_object_mut()?.remove("description");
-                        let mut bare = schema.clone();
-                        strip_descriptions(&mut bare);
-                        Some((schema, bare))
-                    });
-                let Some((full, stripped)) = schema else {
-                    continue;
-                };
-                if property_names(stripped).as_ref() == Some(&keys) && *stripped == bare {
-                    structural.insert(version.minor());
-                    if *full == shape {
-                        exact.insert(version.minor());
-                    }
+            if let Some((_, structural, exact)) = candidates.last_mut() {
+                structural.insert(k.minor);
+                if k.full == shape {
+                    exact.insert(k.minor);
                 }
             }
-            if !structural.is_empty() {
-                candidates.push((*name, structural, exact));
-            }
         }
-        // Two types of one shape (a Secret's key selector and a ConfigMap's) are told
-        // apart by their descriptions where they can be.
         let best = candidates
             .iter()
             .position(|(_, _, exact)| !exact.is_empty())
             .unwrap_or(0);
         let (name, structural, exact) =
-            (candidates.len() > best).then(|| candidates.swap_remove(best))?;
+            (best < candidates.len()).then(|| candidates.swap_remove(best))?;
         narrow(&mut self.structural, structural);
         narrow(&mut self.exact, exact);
         Some(name)
@@ -185,6 +180,39 @@ impl Shapes {
         let minor = exact.or(structural.iter().max())?;
         format!("1.{minor}").parse().ok()
     }
+}
+
+/// Every recognised type in every version crdgen knows it in, by type in table order.
+fn all_known() -> Vec<Known> {
+    let versions: Vec<KubeVersion> = crate::known::versions().collect();
+    let mut out = Vec::new();
+    for (name, path) in TYPES {
+        for version in &versions {
+            let options = Options {
+                version: *version,
+                embedded_object_meta: false,
+            };
+            let Ok(Some(mut full)) = crate::known::schema(path, None, options) else {
+                continue;
+            };
+            let Some(keys) = property_names(&full) else {
+                continue;
+            };
+            if let Some(map) = full.as_object_mut() {
+                map.remove("description");
+            }
+            let mut bare = full.clone();
+            strip_descriptions(&mut bare);
+            out.push(Known {
+                name,
+                minor: version.minor(),
+                keys,
+                full,
+                bare,
+            });
+        }
+    }
+    out
 }
 
 /// `versions` narrowed to those also in `more`.

@@ -184,8 +184,10 @@ fn objects(file: &str, pos: Pos, value: Value, found: &mut Vec<Found>, diags: &m
     };
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     if kind == "List" || kind.ends_with("List") && value.get("items").is_some_and(Value::is_array) {
-        if let Some(Value::Array(items)) = value.get("items") {
-            for item in items.clone() {
+        if let Value::Object(mut list) = value
+            && let Some(Value::Array(items)) = list.remove("items")
+        {
+            for item in items {
                 objects(file, pos, item, found, diags);
             }
         }

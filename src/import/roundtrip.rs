@@ -56,21 +56,24 @@ pub fn check(
         Diagnostic::error(Code::NotACrd, format!("the CRDs hold what crdgen (and the apiserver) refuse:\n{}", shown.join("\n").trim_end()))
             .hint("fix the CRD and import it again; the paths above are those of the package it would have made")
     })?;
-    let generated = generation.manifests.get(&crate::Generator::Crd);
+    // Each CRD that comes back, read once, by name.
+    let back: std::collections::BTreeMap<String, Value> = generation
+        .manifests
+        .get(&crate::Generator::Crd)
+        .into_iter()
+        .flatten()
+        .filter_map(|(_, text)| crate::yaml::parse(text).ok())
+        .filter_map(|crd| Some((crd["metadata"]["name"].as_str()?.to_owned(), crd)))
+        .collect();
     for f in found {
         let name = format!("{}.{}", f.crd.spec.names.plural, f.crd.spec.group);
-        let back = generated
-            .into_iter()
-            .flatten()
-            .filter_map(|(_, text)| crate::yaml::parse(text).ok())
-            .find(|crd| crd["metadata"]["name"] == name.as_str());
-        let Some(back) = back else {
+        let Some(back) = back.get(&name) else {
             diags.push(Diagnostic::bug(format!(
                 "the CRD {name} did not come back from its package"
             )));
             continue;
         };
-        compare_crd(f, &back, diags);
+        compare_crd(f, back, diags);
     }
     Ok(())
 }

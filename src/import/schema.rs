@@ -300,9 +300,7 @@ impl Builder<'_> {
         if markers.is_empty() && doc.is_none() {
             return rust;
         }
-        let name = self
-            .names
-            .nested(&format!("{owner}{}", camel(segment)), suffix);
+        let name = self.names.element(owner, segment, suffix);
         self.items.push(Item::Alias {
             name: name.clone(),
             doc,
@@ -344,11 +342,6 @@ impl Builder<'_> {
 
 /// The keywords a struct writes by itself.
 const STRUCTURE: &[&str] = &["type", "properties", "required"];
-
-/// `segment` as a type name's part.
-fn camel(segment: &str) -> String {
-    heck::ToUpperCamelCase::to_upper_camel_case(segment)
-}
 
 /// A string keyword of `node`.
 fn text(node: &Value, key: &str) -> Option<String> {

@@ -98,6 +98,12 @@ impl TypeNames {
         };
         take_first_free(&mut self.0, &base, "")
     }
+
+    /// A new name for the items (`suffix` `Item`) or values (`Value`) of the property
+    /// `segment` of `owner`: `WidgetSpecTagsItem`.
+    pub fn element(&mut self, owner: &str, segment: &str, suffix: &str) -> String {
+        self.nested(&format!("{owner}{}", safe_camel(segment)), suffix)
+    }
 }
 
 /// `base`, or the first of `base{sep}2`, `base{sep}3`, … not in `taken`; taken from then on.
@@ -202,6 +208,10 @@ mod tests {
             "CertificateSpecPrivateKey"
         );
         assert_eq!(names.nested("", "time"), "Time2");
+        assert_eq!(
+            names.element("WidgetSpec", "tags", "Item"),
+            "WidgetSpecTagsItem"
+        );
     }
 
     #[test]
