@@ -315,10 +315,12 @@ fn build_rs_writes_a_crd_per_kind() {
             "doohickeys.bcrds.example.com",
             "examples.bcrds.example.com",
             "gadgets.other.example.com",
+            "gadgets.shop.example.com",
             "gears.fleet.example.com",
             "gizmos.bcrds.example.com",
             "thingamajigs.bcrds.example.com",
             "things.derived.example.com",
+            "widgets.shop.example.com",
             "widgetz.bcrds.example.com",
         ]
     );
