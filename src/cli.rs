@@ -12,6 +12,8 @@ use crate::naming::ModulePath;
 use crate::options::{Generator, GroupVersions, HeaderSource, Options, parse_plural_exceptions};
 use crate::run::{self, Mode, Outcome};
 
+#[cfg(feature = "cluster")]
+mod cluster;
 mod import;
 
 const USAGE_ERROR: u8 = 2;

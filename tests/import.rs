@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{crdgen, expect, testdata, yaml_documents};
+use common::{crdgen, expect, testdata, tree, yaml_documents};
 use serde_json::Value;
 
 fn stderr(out: &std::process::Output) -> String {
@@ -18,20 +18,6 @@ fn import(dir: &Path, inputs: &[&str]) -> std::process::Output {
     let mut args = vec!["import"];
     args.extend(inputs);
     crdgen(dir, &args)
-}
-
-/// The files under `dir`, by path relative to it.
-fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let rel = e.path().strip_prefix(dir).unwrap().to_owned();
-            (rel, std::fs::read_to_string(e.path()).unwrap())
-        })
-        .collect()
 }
 
 /// The consumer crate compiles and serves the package the import makes of the features

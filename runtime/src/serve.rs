@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::Full;
-use hyper::body::Incoming;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Body, Incoming};
 use hyper::{Request, Response};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
@@ -75,7 +75,7 @@ const ACCEPT_BACKOFF: (Duration, Duration) = (Duration::from_millis(5), Duration
 /// `handshake` (`None` drops it; bound it yourself), then every request on it through
 /// `respond`, within `limits`. Then connections in flight get the drain deadline to
 /// finish. `what` names the server in logs.
-pub(crate) async fn serve<L, H, HFut, S, R, RFut>(
+pub(crate) async fn serve<L, H, HFut, S, R, RFut, B>(
     what: &'static str,
     listener: L,
     limits: Limits,
@@ -88,7 +88,8 @@ pub(crate) async fn serve<L, H, HFut, S, R, RFut>(
     HFut: Future<Output = Option<S>> + Send,
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     R: Fn(Request<Incoming>) -> RFut + Clone + Send + Sync + 'static,
-    RFut: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+    RFut: Future<Output = Response<B>> + Send + 'static,
+    B: Body<Data = Bytes, Error = Infallible> + Send + 'static,
 {
     let mut connections = JoinSet::new();
     let slots = Arc::new(Semaphore::new(limits.connections.max(1)));
@@ -137,7 +138,7 @@ pub(crate) async fn serve<L, H, HFut, S, R, RFut>(
     }
 }
 
-async fn serve_connection<S, R, RFut>(
+async fn serve_connection<S, R, RFut, B>(
     what: &'static str,
     stream: S,
     limits: Limits,
@@ -146,14 +147,20 @@ async fn serve_connection<S, R, RFut>(
 ) where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     R: Fn(Request<Incoming>) -> RFut + Send + Sync + 'static,
-    RFut: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+    RFut: Future<Output = Response<B>> + Send + 'static,
+    B: Body<Data = Bytes, Error = Infallible> + Send + 'static,
 {
+    // The deadline covers the answer's head: a streamed body (the in-memory
+    // apiserver's watches) goes on after it.
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let answer = tokio::time::timeout(limits.request, respond(request));
         async move {
-            let answer = answer
-                .await
-                .unwrap_or_else(|_| response(408, TEXT, "the request took too long"));
+            let answer = match answer.await {
+                Ok(answer) => answer.map(BodyExt::boxed_unsync),
+                Err(_) => {
+                    response(408, TEXT, "the request took too long").map(BodyExt::boxed_unsync)
+                }
+            };
             Ok::<_, Infallible>(answer)
         }
     });

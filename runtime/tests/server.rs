@@ -293,3 +293,62 @@ async fn initial_events_and_timeouts() {
         Some("true")
     );
 }
+
+#[tokio::test]
+async fn a_listening_server_answers_clients_of_its_kubeconfig_until_dropped() {
+    let (server, local) = server_with_config_maps();
+    let listening = server.listen().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kubeconfig");
+    listening.write_kubeconfig(&path).unwrap();
+    // As a program finds it: read from the file, the current context.
+    let kubeconfig = kube::config::Kubeconfig::read_from(&path).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .unwrap();
+    assert_eq!(config.default_namespace, "default");
+    let client = kube::Client::try_from(config).unwrap();
+    let remote: Api<ConfigMap> = Api::namespaced(client.clone(), "ns");
+
+    // A watch streams over the connection as events happen.
+    let mut events = remote
+        .watch(&WatchParams::default(), "0")
+        .await
+        .unwrap()
+        .boxed();
+    local
+        .create(&PostParams::default(), &config_map("a"))
+        .await
+        .unwrap();
+    loop {
+        match events.next().await {
+            Some(Ok(WatchEvent::Bookmark(_))) => continue,
+            Some(Ok(WatchEvent::Added(cm))) => break assert_eq!(cm.name_any(), "a"),
+            other => panic!("expected the ADDED event, got {other:?}"),
+        }
+    }
+    // Writes through it land in the same store; errors come back as their Status.
+    let mut changed = remote.get("a").await.unwrap();
+    changed.data = Some(BTreeMap::from([("k".to_owned(), "w".to_owned())]));
+    remote
+        .replace("a", &PostParams::default(), &changed)
+        .await
+        .unwrap();
+    assert_eq!(local.get("a").await.unwrap().data, changed.data);
+    assert_eq!(code(remote.get("missing").await.unwrap_err()), 404);
+
+    drop(events);
+    drop(listening);
+    let mut stopped = false;
+    for _ in 0..100 {
+        if remote.get("a").await.is_err() {
+            stopped = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(
+        stopped,
+        "the server still answers after its Listening was dropped"
+    );
+}

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use crate::diag::{Diagnostic, Sources};
 use crate::import::{ImportOptions, Input, import};
 use crate::options::HeaderSource;
 
@@ -12,13 +13,22 @@ use crate::options::HeaderSource;
 /// markers, generating the same CRDs back.
 #[derive(Args)]
 #[command(
-    after_help = "Examples:\n  crdgen import config/crds/\n  kubectl get crd certificates.cert-manager.io -o yaml | crdgen import -\n\nEach run generates what it wrote back into CRDs and warns (E0025) of every schema path that does not come back the same."
+    after_help = "Examples:\n  crdgen import config/crds/\n  crdgen import --from-cluster certificates.cert-manager.io issuers.cert-manager.io\n  kubectl get crd certificates.cert-manager.io -o yaml | crdgen import -\n\nEach run generates what it wrote back into CRDs and warns (E0025) of every schema path that does not come back the same."
 )]
 pub struct Import {
     /// CRD files (YAML or JSON, any number of documents each), directories of them, or
     /// `-` for standard input.
-    #[arg(value_name = "CRDS", required = true)]
+    #[arg(value_name = "CRDS", required_unless_present = "from_cluster")]
     inputs: Vec<PathBuf>,
+
+    /// Read these CRDs (PLURAL.GROUP, as `kubectl get crd` names them) from the cluster,
+    /// found as kubectl finds it: KUBECONFIG, else ~/.kube/config, else in-cluster.
+    #[arg(long, value_name = "NAME", num_args = 1..)]
+    from_cluster: Vec<String>,
+
+    /// The kubeconfig context --from-cluster reads through [default: the current one].
+    #[arg(long, value_name = "CONTEXT", requires = "from_cluster")]
+    context: Option<String>,
 
     /// Where the packages go: APIS_PKG/<group>/<version>/, relative to --output-base.
     #[arg(long, value_name = "DIR", default_value = "pkg/apis")]
@@ -38,15 +48,27 @@ pub struct Import {
 }
 
 pub fn run(args: &Import) -> ExitCode {
+    let mut inputs: Vec<Input> = args
+        .inputs
+        .iter()
+        .map(|p| match p.to_str() {
+            Some("-") => Input::Stdin,
+            _ => Input::Path(p.clone()),
+        })
+        .collect();
+    if !args.from_cluster.is_empty() {
+        match from_cluster(&args.from_cluster, args.context.as_deref()) {
+            Ok(read) => inputs.extend(read),
+            Err(errors) => {
+                for e in errors {
+                    eprint!("{}", e.render(&Sources::default()));
+                }
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let opts = ImportOptions {
-        inputs: args
-            .inputs
-            .iter()
-            .map(|p| match p.to_str() {
-                Some("-") => Input::Stdin,
-                _ => Input::Path(p.clone()),
-            })
-            .collect(),
+        inputs,
         output_base: args.output_base.clone(),
         apis_pkg: args.apis_pkg.clone(),
         header: args
@@ -87,4 +109,21 @@ pub fn run(args: &Import) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+#[cfg(feature = "cluster")]
+fn from_cluster(names: &[String], context: Option<&str>) -> Result<Vec<Input>, Vec<Diagnostic>> {
+    super::cluster::read(names, context)
+}
+
+#[cfg(not(feature = "cluster"))]
+fn from_cluster(_: &[String], _: Option<&str>) -> Result<Vec<Input>, Vec<Diagnostic>> {
+    use crate::diag::Code;
+    Err(vec![
+        Diagnostic::error(
+            Code::Cluster,
+            "this crdgen was built without its `cluster` feature, which --from-cluster needs",
+        )
+        .hint("install crdgen with its default features, or pipe `kubectl get crd NAME -o yaml` into `crdgen import -`"),
+    ])
 }

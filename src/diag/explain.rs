@@ -13,7 +13,7 @@ macro_rules! page {
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 26] = [
+    pub const ALL: [Code; 27] = [
         Code::MissingDirectory,
         Code::Io,
         Code::MalformedRust,
@@ -39,6 +39,7 @@ impl Code {
         Code::RuleCost,
         Code::NotACrd,
         Code::SchemaNotKept,
+        Code::Cluster,
         Code::Bug,
     ];
 
@@ -70,6 +71,7 @@ impl Code {
             Code::RuleCost => page!("E0023"),
             Code::NotACrd => page!("E0024"),
             Code::SchemaNotKept => page!("E0025"),
+            Code::Cluster => page!("E0026"),
             Code::Bug => page!("E0999"),
         }
     }

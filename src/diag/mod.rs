@@ -64,6 +64,8 @@ pub enum Code {
     NotACrd,
     /// A path of an imported CRD that its Rust package does not write back (a warning).
     SchemaNotKept,
+    /// `crdgen import --from-cluster` found no cluster, or the cluster no such CRD.
+    Cluster,
     /// A generator produced invalid Rust: a bug in crdgen, never the user's fault.
     Bug,
 }
@@ -97,6 +99,7 @@ impl Code {
             Code::RuleCost => "E0023",
             Code::NotACrd => "E0024",
             Code::SchemaNotKept => "E0025",
+            Code::Cluster => "E0026",
             Code::Bug => "E0999",
         }
     }

@@ -21,6 +21,9 @@ pub enum Input {
     Path(PathBuf),
     /// Standard input.
     Stdin,
+    /// Text read already (a cluster's answer), shown in diagnostics as `name`.
+    #[cfg(feature = "cluster")]
+    Text { name: String, text: String },
 }
 
 /// A CRD as read, with where it starts, for diagnostics.
@@ -61,6 +64,11 @@ pub fn read(inputs: &[Input], sources: &mut Sources, diags: &mut Diagnostics) ->
                     ),
                 }
                 sources.insert("<stdin>".to_owned(), text);
+            }
+            #[cfg(feature = "cluster")]
+            Input::Text { name, text } => {
+                documents(name, text, &mut found, diags);
+                sources.insert(name.clone(), text.clone());
             }
             Input::Path(path) => {
                 for file in files(path, diags) {

@@ -240,3 +240,17 @@ pub fn testdata_crd(
         .unwrap_or_else(|| panic!("{tree} generates no {file}"))
         .1
 }
+
+/// The files under `dir`, by path relative to it.
+pub fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().to_owned();
+            (rel, std::fs::read_to_string(e.path()).unwrap())
+        })
+        .collect()
+}

@@ -69,7 +69,8 @@
 //! - uids are deterministic per server, `generateName` suffixes come from a counter.
 //!
 //! [`Link`] puts a faulty network between a client and the server: cut, refusing or
-//! slow, with a log of every request.
+//! slow, with a log of every request. [`ApiServer::listen`] serves it on a loopback
+//! port, with a kubeconfig, for programs that find their cluster as kubectl does.
 //!
 //! For what only a real apiserver can judge, `envtest` (the `envtest` feature) starts
 //! one, and [`cluster::connect`] picks the one a suite runs against.
@@ -81,6 +82,7 @@ mod crds;
 pub mod envtest;
 mod http;
 pub mod link;
+mod listen;
 mod scale;
 mod selector;
 mod status;
@@ -99,6 +101,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use link::{Link, LinkState};
+pub use listen::Listening;
 use scale::ScalePaths;
 pub use status::ApiError;
 use store::{ResourceInfo, Storage};

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""crdgen import and kopium on the same CRD files, side by side: wall time and peak
+memory of each, over every CRD of DIR (one CRD a file, as kopium reads them).
+
+    hack/bench-import.py DIR [RUNS]
+
+DIR is, say, every config/crd/bases/*.yaml of a Cluster API checkout (25 kinds in five
+groups, two versions each, 2.6 MB). crdgen is timed twice: one run over the whole
+directory (what a user runs; each run also generates the package back into CRDs and
+compares them), and one process a file, as kopium is run. kopium is taken from PATH
+(`cargo install --locked kopium`); without it only crdgen is timed. Each figure is
+the median of RUNS runs (default 5), peak memory the largest seen.
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed(argv, cwd, stdout):
+    """Wall seconds and peak RSS (MiB) of one process."""
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    err = child.stderr.read().decode(errors="replace")
+    child.stderr.close()
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, argv))} failed ({child.returncode}):\n{err}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def runs(n, one):
+    """Median wall and the largest peak over n calls of one() -> (wall, peak)."""
+    results = [one() for _ in range(n)]
+    return statistics.median(w for w, _ in results), max(p for _, p in results)
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        raise SystemExit(__doc__)
+    crds = sorted(Path(sys.argv[1]).resolve().glob("*.yaml"))
+    n = int(sys.argv[2]) if len(sys.argv) == 3 else 5
+    if not crds:
+        raise SystemExit(f"no .yaml files in {sys.argv[1]}")
+    subprocess.run(
+        ["cargo", "build", "--release", "--locked", "--quiet", "--bin", "crdgen"],
+        cwd=ROOT,
+        check=True,
+    )
+    crdgen = ROOT / "target/release/crdgen"
+    kopium = shutil.which("kopium")
+    size = sum(f.stat().st_size for f in crds) / 1e6
+    print(f"{len(crds)} CRD files, {size:.1f} MB, {n} runs each (median wall, peak RSS)")
+
+    def crdgen_all():
+        with tempfile.TemporaryDirectory() as out:
+            argv = [crdgen, "import", *crds, "--output-base", out]
+            return timed(argv, out, subprocess.DEVNULL)
+
+    def per_file(argv_of):
+        def one():
+            wall, peak = 0.0, 0.0
+            with tempfile.TemporaryDirectory() as out:
+                for i, crd in enumerate(crds):
+                    with open(Path(out) / f"{i}.rs", "wb") as sink:
+                        w, p = timed(argv_of(crd, Path(out) / str(i)), out, sink)
+                    wall, peak = wall + w, max(peak, p)
+            return wall, peak
+
+        return one
+
+    rows = [("crdgen import DIR (one process)", runs(n, crdgen_all))]
+    rows.append(
+        (
+            "crdgen import FILE (a process a file)",
+            runs(n, per_file(lambda crd, out: [crdgen, "import", crd, "--output-base", out])),
+        )
+    )
+    if kopium:
+        version = subprocess.run([kopium, "--version"], capture_output=True, text=True)
+        rows.append(
+            (
+                f"{version.stdout.strip()} -f FILE (a process a file)",
+                runs(n, per_file(lambda crd, out: [kopium, "-f", crd])),
+            )
+        )
+    else:
+        print("kopium not on PATH (cargo install --locked kopium): timing crdgen alone")
+    for what, (wall, peak) in rows:
+        print(f"  {what:<44} {wall * 1000:8.1f} ms  {peak:6.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+//! `crdgen import --from-cluster`, run as a user runs it, against the cluster a
+//! kubeconfig names: the in-memory API server on a loopback port, and a real apiserver
+//! where one is at hand. Both must give what importing the same CRDs from their file
+//! gives, and both answer a wrong name the same way.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{testdata, tree};
+use crdgen_runtime::testing::{ApiServer, cluster};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+
+/// The features fixture: two kinds of one group, every form the import writes.
+fn fixture() -> PathBuf {
+    testdata("import/features/widgets.yaml")
+}
+
+fn fixture_crds() -> Vec<CustomResourceDefinition> {
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    common::yaml_documents(&text)
+        .into_iter()
+        .map(|doc| serde_json::from_value(doc).unwrap())
+        .collect()
+}
+
+/// Runs crdgen in `dir` finding its cluster through `kubeconfig` alone: no home
+/// directory's kubeconfig, no in-cluster service account.
+async fn crdgen_with(dir: &Path, kubeconfig: &Path, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_crdgen"));
+    command
+        .current_dir(dir)
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .env("HOME", dir)
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT");
+    // The server under test answers on this runtime: wait for the child off it.
+    tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// What the warnings say, without where.
+fn warnings(out: &Output) -> Vec<String> {
+    stderr(out)
+        .lines()
+        .filter(|line| line.starts_with("warning["))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What a cluster serving the fixture's CRDs must give: the same package as the file,
+/// a misspelt name refused with the served name suggested and nothing written, and
+/// `--context` honoured.
+async fn check_against(kubeconfig: &Path) {
+    let names: Vec<String> = fixture_crds()
+        .into_iter()
+        .map(|crd| crd.metadata.name.unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["widgets.shop.example.com", "gadgets.shop.example.com"]
+    );
+
+    let from_file = tempfile::tempdir().unwrap();
+    let out = crdgen_with(
+        from_file.path(),
+        kubeconfig,
+        &["import", fixture().to_str().unwrap()],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file_warnings = warnings(&out);
+    assert_eq!(
+        file_warnings.len(),
+        1,
+        "the fixture's one oneOf: {file_warnings:?}"
+    );
+
+    let from_cluster = tempfile::tempdir().unwrap();
+    let mut args = vec!["import", "--from-cluster"];
+    args.extend(names.iter().map(String::as_str));
+    let out = crdgen_with(from_cluster.path(), kubeconfig, &args).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let package = tree(&from_cluster.path().join("pkg"));
+    assert_eq!(package, tree(&from_file.path().join("pkg")));
+    assert!(
+        package
+            .iter()
+            .any(|(p, _)| p.ends_with("shop/v1/widget.rs")),
+        "{package:?}"
+    );
+    assert_eq!(warnings(&out), file_warnings, "the same paths are lost");
+
+    let wrong = tempfile::tempdir().unwrap();
+    let out = crdgen_with(
+        wrong.path(),
+        kubeconfig,
+        &["import", "--from-cluster", "widget.shop.example.com"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(
+        said.contains("error[E0026]: the cluster has no CRD `widget.shop.example.com`"),
+        "{said}"
+    );
+    assert!(
+        said.contains("did you mean `widgets.shop.example.com`?"),
+        "{said}"
+    );
+    assert!(tree(wrong.path()).is_empty(), "nothing is written");
+
+    let out = crdgen_with(
+        wrong.path(),
+        kubeconfig,
+        &[
+            "import",
+            "--from-cluster",
+            &names[0],
+            "--context",
+            "elsewhere",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(
+        said.contains("error[E0026]: no cluster to read CRDs from") && said.contains("elsewhere"),
+        "{said}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_memory_server_gives_what_the_file_gives() {
+    let server = ApiServer::new();
+    server.register::<CustomResourceDefinition>();
+    // Created as the file's JSON: the in-memory server keeps numbers as written, where
+    // an apiserver writes an integral `100.0` back as `100`, as the file has it.
+    let resource = ApiResource::erase::<CustomResourceDefinition>(&());
+    let api: Api<DynamicObject> = Api::all_with(server.client(), &resource);
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    for doc in common::yaml_documents(&text) {
+        let crd: DynamicObject = serde_json::from_value(doc).unwrap();
+        api.create(&PostParams::default(), &crd).await.unwrap();
+    }
+    let listening = server.listen().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    listening.write_kubeconfig(&kubeconfig).unwrap();
+    check_against(&kubeconfig).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_apiserver_gives_what_the_file_gives() {
+    let Some(cluster::Connection { client, kubeconfig }) =
+        cluster::connect("import --from-cluster").await
+    else {
+        return;
+    };
+    let crds = fixture_crds();
+    cluster::install_crds(&client, &crds, "crdgen-import-test")
+        .await
+        .unwrap();
+    // Collect the outcome first, so that a failure leaves no CRD behind.
+    let outcome = tokio::spawn({
+        let kubeconfig = kubeconfig.clone();
+        async move { check_against(&kubeconfig).await }
+    })
+    .await;
+    let names: Vec<String> = crds.into_iter().map(|c| c.metadata.name.unwrap()).collect();
+    cluster::uninstall_crds(&client, names.iter().map(String::as_str))
+        .await
+        .unwrap();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic.into_panic());
+    }
+}
+
+#[tokio::test]
+async fn no_cluster_is_a_clear_error_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crdgen_with(
+        dir.path(),
+        &dir.path().join("no-such-kubeconfig"),
+        &["import", "--from-cluster", "widgets.shop.example.com"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let said = stderr(&out);
+    assert!(
+        said.contains("error[E0026]: no cluster to read CRDs from"),
+        "{said}"
+    );
+    assert!(
+        said.contains("hint: point KUBECONFIG at a kubeconfig"),
+        "{said}"
+    );
+    assert!(tree(dir.path()).is_empty(), "nothing is written");
+}
