@@ -71,6 +71,7 @@ def main():
             wall, peak = 0.0, 0.0
             with tempfile.TemporaryDirectory() as out:
                 for i, crd in enumerate(crds):
+                    (Path(out) / str(i)).mkdir()
                     with open(Path(out) / f"{i}.rs", "wb") as sink:
                         w, p = timed(argv_of(crd, Path(out) / str(i)), out, sink)
                     wall, peak = wall + w, max(peak, p)
