@@ -14,6 +14,7 @@ use crate::run::{self, Mode, Outcome};
 
 #[cfg(feature = "cluster")]
 mod cluster;
+mod compat;
 mod import;
 
 const USAGE_ERROR: u8 = 2;
@@ -39,6 +40,9 @@ enum Command {
     /// Turn CRDs (files, directories, `-`) into Rust API types with every validation as
     /// markers, which generate the same CRDs back.
     Import(import::Import),
+    /// Compare CRDs as released with CRDs now and report every change that would
+    /// break a user: fields removed, bounds tightened, versions dropped…
+    Compat(compat::Compat),
     /// Scaffold a new operator project that builds, runs and is tested, like kubebuilder init.
     Init(Init),
     /// Add to an operator project made by `crdgen init`.
@@ -225,6 +229,20 @@ struct GenerateGroups {
     /// if there is any.
     #[arg(long)]
     verify_only: bool,
+
+    /// Also check the CRDs the run writes against those of a git revision (`main`) or
+    /// a directory, and fail on a change that would break users (see `crdgen compat`).
+    #[arg(long, value_name = "REVISION|DIR")]
+    compat: Option<String>,
+
+    /// The compatibility check's configuration [default: crdgen-compat.yaml in
+    /// --output-base, when there is one].
+    #[arg(long, value_name = "FILE", requires = "compat")]
+    compat_config: Option<PathBuf>,
+
+    /// Write the compatibility check's findings as JSON on standard output.
+    #[arg(long, requires = "compat")]
+    compat_json: bool,
 
     /// Plurals that the English rule gets wrong: Kind:plural,Kind:plural.
     #[arg(long, value_name = "EXCEPTIONS", value_parser = parse_plural_exceptions)]
@@ -475,6 +493,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::GenerateGroups(args) => generate_groups(&args),
         Command::Import(args) => import::run(&args),
+        Command::Compat(args) => compat::run(&args),
         Command::Markers => {
             print!("{}", crate::markers::reference());
             ExitCode::SUCCESS
@@ -538,8 +557,23 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
     } else {
         Mode::Write
     };
-    let report = match run::generate_groups_deferred(&opts, mode, args.deferred_kube_version(&opts))
-    {
+    if args.compat.is_some() && !opts.generators.contains(&Generator::Crd) {
+        eprintln!(
+            "error: --compat checks the CRDs the run writes: select the crd generator (or all)"
+        );
+        return ExitCode::from(USAGE_ERROR);
+    }
+    let check = args.compat.as_ref().map(|against| run::CompatCheck {
+        against: against.clone(),
+        config: args.compat_config.clone(),
+        json: args.compat_json,
+    });
+    let report = match run::generate_groups_deferred(
+        &opts,
+        mode,
+        args.deferred_kube_version(&opts),
+        check.as_ref(),
+    ) {
         Ok(report) => report,
         Err(Error::Usage(msg)) => {
             eprintln!("error: {msg}");
@@ -551,6 +585,23 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
         }
     };
     eprint!("{}", report.warnings);
+    // The check's findings come first: a drift below them says what to regenerate.
+    let breaks = match &report.compat {
+        Some(compat) if args.compat_json => {
+            print!("{}", compat.rendered);
+            compat.errors > 0
+        }
+        Some(compat) => {
+            eprint!("{}", compat.rendered);
+            compat.errors > 0
+        }
+        None => false,
+    };
+    let code = if breaks {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    };
     match report.outcome {
         Outcome::Current { files } if args.verify_only => {
             eprintln!("crdgen: {files} generated files are up to date");
@@ -576,5 +627,5 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    ExitCode::SUCCESS
+    code
 }

@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod cli;
+mod compat;
 mod config;
 pub mod diag;
 mod emit;
@@ -46,7 +47,9 @@ pub use known::KubeVersion;
 pub use naming::STAMP_FILE;
 pub use options::{Generator, GroupVersions, HeaderSource, Options, WebhookService};
 pub use pipeline::{Error, Files, Generation, generate};
-pub use run::{Mode, Outcome, Report, generate_groups};
+pub use run::{
+    CompatCheck, CompatReport, Mode, Outcome, Report, generate_groups, generate_groups_checked,
+};
 pub use sink::Written;
 
 /// The `crdgen` command line, for the binary: parses the process's arguments, runs

@@ -3,6 +3,8 @@
 //! otherwise generate, then write what changed or, with `--verify-only`, report it.
 
 use crate::options::Options;
+
+mod compat_check;
 use crate::pipeline::{self, Error};
 use crate::sink::{self, Written, stamp};
 
@@ -44,12 +46,44 @@ pub struct Report {
     pub outcome: Outcome,
     /// Rendered warnings of the generation, if it ran.
     pub warnings: String,
+    /// The compatibility check's report, when the run was asked for one.
+    pub compat: Option<CompatReport>,
+}
+
+/// What the compatibility check beside a run found: see [`CompatCheck`].
+#[derive(Debug)]
+pub struct CompatReport {
+    /// The findings, rendered as asked.
+    pub rendered: String,
+    /// How many break users (errors, not accepted): the run fails when any do.
+    pub errors: usize,
+}
+
+/// A compatibility check beside a run (`--compat`): the CRDs the run writes against
+/// those under the same directory at a git revision, or in another directory.
+#[derive(Clone, Debug)]
+pub struct CompatCheck {
+    /// A git revision (`main`, `v1.2.0`), or an existing directory of CRD files.
+    pub against: String,
+    /// The check's configuration file, if the project has one (`crdgen-compat.yaml`).
+    pub config: Option<std::path::PathBuf>,
+    /// JSON rather than diagnostics.
+    pub json: bool,
 }
 
 /// `crdgen generate-groups` with `opts`: what it found or did, or why it failed,
 /// rendered for a person.
 pub fn generate_groups(opts: &Options, mode: Mode) -> Result<Report, Error> {
-    generate_groups_deferred(opts, mode, None)
+    generate_groups_deferred(opts, mode, None, None)
+}
+
+/// [`generate_groups`] with a compatibility check of the CRDs it writes.
+pub fn generate_groups_checked(
+    opts: &Options,
+    mode: Mode,
+    check: &CompatCheck,
+) -> Result<Report, Error> {
+    generate_groups_deferred(opts, mode, None, Some(check))
 }
 
 /// Settles the Kubernetes version of a run that was not given one (the command line
@@ -69,19 +103,37 @@ pub(crate) fn generate_groups_deferred(
     opts: &Options,
     mode: Mode,
     deferred: Option<Deferred<'_>>,
+    check: Option<&CompatCheck>,
 ) -> Result<Report, Error> {
     let input = pipeline::read(opts)?;
     let base = &opts.output_base;
     // The output base stays locked from the stamp check to the last write, so that
     // no other run changes the outputs in between.
     let _lock = sink::lock(base).map_err(|d| Error::diagnostics(vec![d], &input.sources))?;
+    let against = match check {
+        Some(check) => Some(
+            compat_check::Against::read(check, opts)
+                .map_err(|d| Error::diagnostics(vec![d], &input.sources))?,
+        ),
+        None => None,
+    };
     let fingerprint = deferred.as_ref().map(|d| d.fingerprint);
     let key = stamp::key(&(opts, &input.header, &input.discovered, fingerprint));
     if let Some(files) = key.and_then(|key| stamp::current(base, &opts.owned_dirs(), key)) {
-        return Ok(Report {
-            outcome: Outcome::Current { files },
-            warnings: String::new(),
-        });
+        // The CRDs on disk are the ones the run would write: when they break nothing,
+        // no generation is needed to say where in the source they come from.
+        let compat = match &against {
+            Some(against) => against.on_disk(opts),
+            None => Ok(None),
+        }
+        .map_err(|d| Error::diagnostics(vec![d], &input.sources))?;
+        if against.is_none() || compat.is_some() {
+            return Ok(Report {
+                outcome: Outcome::Current { files },
+                warnings: String::new(),
+                compat,
+            });
+        }
     }
     let mut settled;
     let opts = match deferred {
@@ -94,6 +146,7 @@ pub(crate) fn generate_groups_deferred(
     };
     let generation = pipeline::on_big_stack(|| pipeline::from_input(opts, input))??;
     let warnings = generation.render_warnings();
+    let compat = against.map(|against| against.generated(&generation));
     let files = generation.into_files(opts)?;
     let plan = files.plan(base)?;
     let outcome = match mode {
@@ -114,5 +167,9 @@ pub(crate) fn generate_groups_deferred(
             Outcome::Written(written)
         }
     };
-    Ok(Report { outcome, warnings })
+    Ok(Report {
+        outcome,
+        warnings,
+        compat,
+    })
 }

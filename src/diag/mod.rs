@@ -66,6 +66,48 @@ pub enum Code {
     SchemaNotKept,
     /// `crdgen import --from-cluster` found no cluster, or the cluster no such CRD.
     Cluster,
+    /// A CRD of the old set is not in the new one.
+    CrdRemoved,
+    /// A CRD's scope changed.
+    ScopeChanged,
+    /// A CRD's kind or listKind changed.
+    KindChanged,
+    /// A served version removed, or no longer served.
+    VersionRemoved,
+    /// A version removed that objects are still stored in.
+    StoredVersionRemoved,
+    /// The storage version changed without a conversion webhook.
+    StorageVersionChanged,
+    /// A field removed from a version's schema.
+    FieldRemoved,
+    /// A schema node's type changed.
+    TypeChanged,
+    /// A field became required, or a required field was added.
+    FieldRequired,
+    /// A default added, removed or changed.
+    DefaultChanged,
+    /// A field that could be null no longer can.
+    NullableRemoved,
+    /// Enum values removed, or an enum where any value was allowed.
+    EnumNarrowed,
+    /// A minimum, maximum, length, count or multipleOf bound tightened.
+    BoundTightened,
+    /// A pattern added or changed.
+    PatternChanged,
+    /// A format added or changed.
+    FormatChanged,
+    /// A CEL rule added (a warning: the apiserver ratchets).
+    RuleAdded,
+    /// A CEL rule changed.
+    RuleChanged,
+    /// A list's or map's merge type or keys changed.
+    ListTypeChanged,
+    /// Unknown fields no longer preserved.
+    PreserveUnknownRemoved,
+    /// A schema change no other rule judges (a warning).
+    SchemaChanged,
+    /// An unusable crdgen-compat.yaml.
+    BadCompatConfig,
     /// A generator produced invalid Rust: a bug in crdgen, never the user's fault.
     Bug,
 }
@@ -100,6 +142,27 @@ impl Code {
             Code::NotACrd => "E0024",
             Code::SchemaNotKept => "E0025",
             Code::Cluster => "E0026",
+            Code::CrdRemoved => "E0027",
+            Code::ScopeChanged => "E0028",
+            Code::KindChanged => "E0029",
+            Code::VersionRemoved => "E0030",
+            Code::StoredVersionRemoved => "E0031",
+            Code::StorageVersionChanged => "E0032",
+            Code::FieldRemoved => "E0033",
+            Code::TypeChanged => "E0034",
+            Code::FieldRequired => "E0035",
+            Code::DefaultChanged => "E0036",
+            Code::NullableRemoved => "E0037",
+            Code::EnumNarrowed => "E0038",
+            Code::BoundTightened => "E0039",
+            Code::PatternChanged => "E0040",
+            Code::FormatChanged => "E0041",
+            Code::RuleAdded => "E0042",
+            Code::RuleChanged => "E0043",
+            Code::ListTypeChanged => "E0044",
+            Code::PreserveUnknownRemoved => "E0045",
+            Code::SchemaChanged => "E0046",
+            Code::BadCompatConfig => "E0047",
             Code::Bug => "E0999",
         }
     }
@@ -254,7 +317,7 @@ impl Diagnostic {
 }
 
 /// The text of every source file read, keyed by the path diagnostics show.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Sources {
     files: BTreeMap<String, String>,
 }

@@ -3,10 +3,10 @@
 //! generated back into CRDs in memory and compared with the input, schema path by
 //! schema path, and every path that does not come back is a warning (E0025).
 
-mod crd;
+pub(crate) mod crd;
 mod known;
 mod markers;
-mod read;
+pub(crate) mod read;
 mod render;
 mod roundtrip;
 mod schema;

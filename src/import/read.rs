@@ -35,6 +35,16 @@ pub struct Found {
     pub pos: Pos,
 }
 
+impl Found {
+    /// The CRD's name: its `metadata.name`, else PLURAL.GROUP as the apiserver requires.
+    pub fn crd_name(&self) -> String {
+        match self.raw.pointer("/metadata/name").and_then(Value::as_str) {
+            Some(name) => name.to_owned(),
+            None => format!("{}.{}", self.crd.spec.names.plural, self.crd.spec.group),
+        }
+    }
+}
+
 /// Every CRD of `inputs`, in the order read. Text read is kept in `sources`, so that
 /// diagnostics show the line.
 pub fn read(inputs: &[Input], sources: &mut Sources, diags: &mut Diagnostics) -> Vec<Found> {
@@ -95,7 +105,7 @@ pub fn read(inputs: &[Input], sources: &mut Sources, diags: &mut Diagnostics) ->
 }
 
 /// `path` itself, or the YAML and JSON files below it, sorted.
-fn files(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
+pub fn files(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
     if !path.is_dir() {
         if !path.exists() {
             diags.push(
@@ -158,7 +168,7 @@ fn document_lines(text: &str) -> Vec<usize> {
 }
 
 /// The CRDs of one file's documents.
-fn documents(file: &str, text: &str, found: &mut Vec<Found>, diags: &mut Diagnostics) {
+pub fn documents(file: &str, text: &str, found: &mut Vec<Found>, diags: &mut Diagnostics) {
     let lines = document_lines(text);
     for (i, document) in crate::yaml::parse_documents(text).into_iter().enumerate() {
         let line = lines.get(i).copied().unwrap_or(1);
