@@ -86,7 +86,11 @@ fn each_rule_finds_its_fixture_and_a_compatible_change_passes_without_a_word() {
         assert_eq!(findings[0]["code"], code.as_str());
         assert_eq!(findings[0]["crd"], "widgets.shop.example.com");
         // Where the new side is; a CRD removed has only the old.
-        let side = if rule == "crd-removed" { "old.yaml" } else { "new.yaml" };
+        let side = if rule == "crd-removed" {
+            "old.yaml"
+        } else {
+            "new.yaml"
+        };
         assert_eq!(findings[0]["file"], side);
         assert_eq!(
             json["errors"].as_u64().unwrap() as usize,

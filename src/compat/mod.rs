@@ -137,7 +137,10 @@ fn place(finding: &Finding, text: &str) -> Pos {
         (_, Code::KindChanged) => steps.push(Step::Key("names")),
         (Some(version), _) => {
             steps.push(Step::Key("versions"));
-            steps.push(Step::Item { key: "name", value: version });
+            steps.push(Step::Item {
+                key: "name",
+                value: version,
+            });
             steps.extend([Step::Key("schema"), Step::Key("openAPIV3Schema")]);
             for step in change.path.split('.').filter(|s| !s.is_empty()) {
                 let (name, items) = match step.strip_suffix("[*]") {

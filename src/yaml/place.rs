@@ -97,7 +97,14 @@ spec:
     #[test]
     fn keys_and_items_are_found_below_each_other() {
         let version = |v| {
-            [Step::Key("spec"), Step::Key("versions"), Step::Item { key: "name", value: v }]
+            [
+                Step::Key("spec"),
+                Step::Key("versions"),
+                Step::Item {
+                    key: "name",
+                    value: v,
+                },
+            ]
         };
         assert_eq!(at(&version("v1")), (11, 5));
         let mut path: Vec<Step<'_>> = version("v1").into();
@@ -113,7 +120,12 @@ spec:
         // Not in v1alpha1, whose block ends before v1's `spec`: its properties are
         // as deep as is found.
         let mut path: Vec<Step<'_>> = version("v1alpha1").into();
-        path.extend([Step::Key("schema"), Step::Key("openAPIV3Schema"), Step::Key("properties"), Step::Key("spec")]);
+        path.extend([
+            Step::Key("schema"),
+            Step::Key("openAPIV3Schema"),
+            Step::Key("properties"),
+            Step::Key("spec"),
+        ]);
         assert_eq!(at(&path), (9, 9));
         assert_eq!(at(&[Step::Key("kind")]), (3, 1));
     }
