@@ -49,6 +49,17 @@ fn write(dir: &Path, files: &[(&str, &str)]) {
     }
 }
 
+/// v1's Widget, the storage version, with `fields` in its spec.
+fn write_v1(dir: &Path, fields: &str) {
+    write(
+        dir,
+        &[(
+            "pkg/apis/shop/v1/widget.rs",
+            &widget("/// +kubebuilder:storageversion\n", fields),
+        )],
+    );
+}
+
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .current_dir(dir)
@@ -172,13 +183,7 @@ fn five_commits_of_a_crd_are_each_checked_against_the_one_before() {
     let v1 = format!(
         "{fields}    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub color: Option<String>,\n"
     );
-    write(
-        dir,
-        &[(
-            "pkg/apis/shop/v1/widget.rs",
-            &widget("/// +kubebuilder:storageversion\n", &v1),
-        )],
-    );
+    write_v1(dir, &v1);
     let out = regenerate_and_check(dir);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     assert!(
@@ -190,13 +195,7 @@ fn five_commits_of_a_crd_are_each_checked_against_the_one_before() {
 
     // 4. A bound tightened: the finding is at its marker, in the Rust source.
     let tighter = v1.replace("MaxLength=63", "MaxLength=30");
-    write(
-        dir,
-        &[(
-            "pkg/apis/shop/v1/widget.rs",
-            &widget("/// +kubebuilder:storageversion\n", &tighter),
-        )],
-    );
+    write_v1(dir, &tighter);
     let out = regenerate_and_check(dir);
     assert_eq!(out.status.code(), Some(1), "{}", said(&out));
     let text = said(&out);
@@ -220,29 +219,15 @@ fn five_commits_of_a_crd_are_each_checked_against_the_one_before() {
     assert_eq!(json["findings"][0]["new"], 30);
     // Loosened instead: compatible.
     let v1 = v1.replace("MaxLength=63", "MaxLength=100");
-    write(
-        dir,
-        &[(
-            "pkg/apis/shop/v1/widget.rs",
-            &widget("/// +kubebuilder:storageversion\n", &v1),
-        )],
-    );
+    write_v1(dir, &v1);
     let out = regenerate_and_check(dir);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     commit(dir, "names up to 100");
 
     // 5. A field removed and a CEL rule added to v1: the removal at the nearest field
     // the source still has, the rule (a warning) at its marker.
-    let v1 = format!(
-        "    /// +kubebuilder:validation:MaxLength=100\n    /// +kubebuilder:validation:XValidation:rule=\"!self.startsWith('kube-')\",message=\"reserved\"\n    pub name: String,\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub color: Option<String>,\n"
-    );
-    write(
-        dir,
-        &[(
-            "pkg/apis/shop/v1/widget.rs",
-            &widget("/// +kubebuilder:storageversion\n", &v1),
-        )],
-    );
+    let v1 = "    /// +kubebuilder:validation:MaxLength=100\n    /// +kubebuilder:validation:XValidation:rule=\"!self.startsWith('kube-')\",message=\"reserved\"\n    pub name: String,\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub color: Option<String>,\n".to_owned();
+    write_v1(dir, &v1);
     let out = regenerate_and_check(dir);
     assert_eq!(out.status.code(), Some(1), "{}", said(&out));
     let text = said(&out);

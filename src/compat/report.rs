@@ -146,7 +146,11 @@ fn diagnostic(f: &Finding, level: Level) -> Diagnostic {
             rules::CONFIG_FILE,
             f.crd,
             f.version.as_ref().map_or(String::new(), |v| format!(", version: {v}")),
-            (!f.change.path.is_empty()).then(|| format!(", path: \"{}\"", f.change.path)).unwrap_or_default(),
+            if f.change.path.is_empty() {
+                String::new()
+            } else {
+                format!(", path: \"{}\"", f.change.path)
+            },
         ),
     };
     let d = Diagnostic::error(f.change.code, format!("{place}: {}", f.change.message))
