@@ -1,6 +1,7 @@
 //! Generates a synthetic API tree (100 groups × 2 versions × 5 kinds, about 20 fields
 //! each, with nested types, enums and CEL rules) and prints wall time and peak memory for a
-//! first run, a no-op rerun and verifies. Run it with `hack/bench-generate.sh`.
+//! first run, a no-op rerun and verifies, and verifies with the compatibility check
+//! (`--compat HEAD`). Run it with `hack/bench-generate.sh`.
 //!
 //! Each run is a process of its own, as each `crdgen` command is: the bench runs itself
 //! with `--run MODE DIR`, which makes one run and prints its time and peak memory.
@@ -60,22 +61,39 @@ fn main() {
             let text = std::fs::read_to_string(&edited).expect("generated file");
             std::fs::write(&edited, text + "// edited\n").expect("edit");
         }
-        settle_disk();
-        let start = Instant::now();
-        let out = std::process::Command::new(std::env::current_exe().expect("bench binary"))
-            .args(["--run", mode])
-            .arg(dir.path())
-            .output()
-            .expect("run");
-        let elapsed = start.elapsed().as_secs_f64() * 1e3;
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let summary = String::from_utf8_lossy(&out.stdout);
-        println!("{run:<24} {elapsed:>8.1} ms  ({})", summary.trim());
+        timed(run, mode, dir.path());
     }
+    // The compatibility check beside the drift check (`--compat HEAD`), on the tree
+    // committed to git: with nothing changed, then with one kind's bound tightened and
+    // regenerated (its finding placed in the source, which takes the model).
+    timed("(regenerate)", "write", dir.path());
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=bench",
+        "-c",
+        "user.email=bench@example.com",
+        "commit",
+        "-qm",
+        "tree",
+    ]);
+    timed("verify-only, committed", "verify", dir.path());
+    timed("  with --compat HEAD", "verify-compat", dir.path());
+    let kind = dir.path().join("pkg/apis/group0/v1/kind0_types.rs");
+    let text = std::fs::read_to_string(&kind).expect("kind file");
+    std::fs::write(&kind, text.replacen("MaxLength=63", "MaxLength=30", 1)).expect("edit");
+    timed("(regenerate one kind)", "write", dir.path());
+    timed("verify-only, one changed", "verify", dir.path());
+    timed("  with --compat HEAD", "verify-compat", dir.path());
     println!(
         "{:<24} {:>8.1} ms  (the same files written by std::fs alone: the file system's floor)",
         "file system alone",
@@ -103,6 +121,25 @@ fn main() {
     );
 }
 
+/// Times one run of `mode` in a process of its own, and prints it as `what`.
+fn timed(what: &str, mode: &str, dir: &Path) {
+    settle_disk();
+    let start = Instant::now();
+    let out = std::process::Command::new(std::env::current_exe().expect("bench binary"))
+        .args(["--run", mode])
+        .arg(dir)
+        .output()
+        .expect("run");
+    let elapsed = start.elapsed().as_secs_f64() * 1e3;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    println!("{what:<24} {elapsed:>8.1} ms  ({})", summary.trim());
+}
+
 /// `generate-groups all pkg/client pkg/apis` of every synthetic group, under `dir`.
 fn options(dir: &Path) -> crdgen::Options {
     let groups: Vec<String> = (0..GROUPS)
@@ -115,17 +152,27 @@ fn options(dir: &Path) -> crdgen::Options {
 /// makes it: prints what it did and the process's peak memory.
 fn one_run(mode: &str, dir: &Path) {
     let opts = options(dir);
-    let mode = if mode == "verify" {
-        Mode::Verify
-    } else {
-        Mode::Write
-    };
-    let report = crdgen::generate_groups(&opts, mode).unwrap_or_else(|e| panic!("{e}"));
-    let summary = match report.outcome {
+    let report = match mode {
+        "verify" => crdgen::generate_groups(&opts, Mode::Verify),
+        "verify-compat" => {
+            let check = crdgen::CompatCheck {
+                against: "HEAD".to_owned(),
+                config: None,
+                json: false,
+            };
+            crdgen::generate_groups_checked(&opts, Mode::Verify, &check)
+        }
+        _ => crdgen::generate_groups(&opts, Mode::Write),
+    }
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut summary = match report.outcome {
         Outcome::Current { files } => format!("{files} files current"),
         Outcome::Written(w) => format!("{} written, {} unchanged", w.written, w.unchanged),
         Outcome::Drift { changed, total, .. } => format!("{changed} of {total} files differ"),
     };
+    if let Some(compat) = report.compat {
+        summary.push_str(&format!("; {} breaking", compat.errors));
+    }
     println!("{summary}; peak {:.1} MiB", memory("VmHWM"));
 }
 

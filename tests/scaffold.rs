@@ -317,11 +317,67 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     assert!(!tree.contains(r#"feature "testing""#), "{tree}");
 
     // Its drift check, with this crdgen.
-    let verify = Command::new(project.join("hack/verify-codegen.sh"))
+    let verify = |base: Option<&str>| {
+        let mut command = Command::new(project.join("hack/verify-codegen.sh"));
+        command.env("CRDGEN", env!("CARGO_BIN_EXE_crdgen"));
+        if let Some(base) = base {
+            command.env("COMPAT_BASE", base);
+        }
+        command.output().unwrap()
+    };
+    let out = verify(None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    // Its CI's compatibility check against the base branch: nothing breaks, then a
+    // tightened bound does, where its marker is.
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(&project)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "config", "src"]);
+    git(&[
+        "-c",
+        "user.name=CI",
+        "-c",
+        "user.email=ci@example.com",
+        "commit",
+        "-qm",
+        "scaffold",
+    ]);
+    let out = verify(Some("HEAD"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("crdgen compat: 0 breaking"),
+        "{}",
+        text(&out)
+    );
+    let types = project.join("src/apis/bcrds/v1alpha1/example_types.rs");
+    let source = std::fs::read_to_string(&types).unwrap();
+    let bounded = source.replacen(
+        "    pub foo: Option<String>,",
+        "    /// +kubebuilder:validation:MinLength=3\n    pub foo: Option<String>,",
+        1,
+    );
+    assert_ne!(bounded, source, "the scaffold's spec has its `foo`");
+    std::fs::write(&types, bounded).unwrap();
+    let update = Command::new(project.join("hack/update-codegen.sh"))
         .env("CRDGEN", env!("CARGO_BIN_EXE_crdgen"))
         .output()
         .unwrap();
-    assert_eq!(verify.status.code(), Some(0), "{}", text(&verify));
+    assert!(update.status.success(), "{}", text(&update));
+    let out = verify(Some("HEAD"));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("error[E0039]: examples.bcrds.example.com v1alpha1 `.spec.foo`: its minLength tightened from none to 3")
+            && text(&out).contains("--> src/apis/bcrds/v1alpha1/example_types.rs:"),
+        "{}",
+        text(&out)
+    );
 }
 
 /// Without `--runtime`, a crdgen built from a checkout points the project at that

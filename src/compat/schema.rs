@@ -424,3 +424,93 @@ fn shown(path: &str) -> String {
 pub fn compact(value: &Value) -> String {
     value.to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn changes(old: Value, new: Value) -> Vec<(Code, String, String)> {
+        let mut out = Vec::new();
+        node("", &old, &new, &mut out);
+        out.into_iter()
+            .map(|c| (c.code, c.path, c.message))
+            .collect()
+    }
+
+    #[test]
+    fn steps_of_a_multiple_of_and_exclusive_bounds() {
+        let n = |m: Value| json!({"type": "number", "multipleOf": m});
+        // Every multiple of 10 is one of 5: looser.
+        assert!(changes(n(json!(10)), n(json!(5))).is_empty());
+        assert_eq!(
+            changes(n(json!(5)), n(json!(10)))[0].0,
+            Code::BoundTightened
+        );
+        let x = |e: bool| json!({"type": "integer", "maximum": 5, "exclusiveMaximum": e});
+        assert_eq!(
+            changes(x(false), x(true))[0].2,
+            "its bound became exclusive (exclusiveMaximum)"
+        );
+        assert!(changes(x(true), x(false)).is_empty());
+    }
+
+    #[test]
+    fn nested_nodes_are_named_by_path_and_a_missing_merge_type_is_its_default() {
+        let list = |t: Option<&str>| {
+            let mut items = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+            if t.is_some() {
+                items["properties"]["name"]["maxLength"] = json!(3);
+            }
+            let mut l = json!({"type": "array", "items": items});
+            if let Some(t) = t {
+                l["x-kubernetes-list-type"] = json!(t);
+            }
+            json!({"type": "object", "properties": {"parts": l, "labels": {"type": "object", "additionalProperties": {"type": "string"}}}})
+        };
+        // An atomic list written out is the default: only the new bound counts.
+        assert_eq!(
+            changes(list(None), list(Some("atomic"))),
+            [(
+                Code::BoundTightened,
+                ".parts[*].name".to_owned(),
+                "its maxLength tightened from none to 3".to_owned()
+            )]
+        );
+        let mut map = list(None);
+        map["properties"]["labels"]["additionalProperties"] = json!({"type": "integer"});
+        assert_eq!(changes(list(None), map)[0].1, ".labels.*");
+    }
+
+    #[test]
+    fn rules_are_matched_by_text_and_a_message_is_not_a_change() {
+        let ruled = |rules: Value| json!({"type": "object", "x-kubernetes-validations": rules});
+        let a = json!({"rule": "self.a > 0", "message": "a"});
+        let b = json!({"rule": "self.b > 0"});
+        assert!(
+            changes(
+                ruled(json!([a])),
+                ruled(json!([{"rule": "self.a > 0", "message": "other"}]))
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            changes(ruled(json!([a])), ruled(json!([a, b])))[0].0,
+            Code::RuleAdded
+        );
+        assert_eq!(
+            changes(ruled(json!([a])), ruled(json!([b])))[0].0,
+            Code::RuleChanged
+        );
+        assert!(
+            changes(ruled(json!([a, b])), ruled(json!([b]))).is_empty(),
+            "a rule removed loosens"
+        );
+        let reasoned = json!({"rule": "self.a > 0", "reason": "FieldValueForbidden"});
+        assert_eq!(
+            changes(ruled(json!([a])), ruled(json!([reasoned])))[0].0,
+            Code::RuleChanged
+        );
+    }
+}
