@@ -146,7 +146,14 @@ pub(crate) fn generate_groups_deferred(
     };
     let generation = pipeline::on_big_stack(|| pipeline::from_input(opts, input))??;
     let warnings = generation.render_warnings();
-    let compat = against.map(|against| against.generated(&generation));
+    let compat = match &against {
+        Some(against) => Some(
+            against
+                .generated(&generation, opts)
+                .map_err(|d| Error::diagnostics(vec![d], &generation.sources))?,
+        ),
+        None => None,
+    };
     let files = generation.into_files(opts)?;
     let plan = files.plan(base)?;
     let outcome = match mode {

@@ -95,7 +95,7 @@ fn sides(args: &Compat) -> Result<(Side, Side), String> {
             let mut old = Vec::new();
             let mut new = Vec::new();
             for path in paths {
-                match compat::at_revision(Path::new("."), path, revision) {
+                match compat::at_revision(Path::new("."), path, revision, None) {
                     Ok(texts) => old.extend(texts),
                     Err(e) => return Ok((Err(e), Ok(Vec::new()))),
                 }

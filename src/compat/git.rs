@@ -2,6 +2,7 @@
 //! with `git ls-tree` and read through one `git cat-file --batch`, so that a thousand
 //! files cost two processes.
 
+use std::collections::BTreeSet;
 use std::io::{BufRead as _, Read as _, Write as _};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -9,35 +10,39 @@ use std::process::{Command, Stdio};
 use super::Texts;
 use crate::diag::{Code, Diagnostic};
 
-/// The `.yaml`, `.yml` and `.json` files under `dir` (relative to `base`, a directory
-/// of a git work tree) at `revision`, each named `dir/…` as the work tree's are. A
-/// revision without the directory has none.
-pub fn at_revision(base: &Path, dir: &Path, revision: &str) -> Result<Texts, Diagnostic> {
-    let failed = |what: String| {
-        Diagnostic::error(Code::Io, format!("cannot read `{}` at `{revision}`: {what}", dir.display()))
-            .at_path(dir.display().to_string())
-            .hint("--since and --compat take a git revision (a branch, a tag, a commit) of the repository the output is in, or a directory")
+/// What went wrong reading `dir` at `revision`.
+fn failed(dir: &Path, revision: &str, what: String) -> Diagnostic {
+    Diagnostic::error(Code::Io, format!("cannot read `{}` at `{revision}`: {what}", dir.display()))
+        .at_path(dir.display().to_string())
+        .hint("--since and --compat take a git revision (a branch, a tag, a commit) of the repository the output is in, or a directory")
+}
+
+/// `git ARGS -- dir` in `base`: the NUL-separated names it prints (YAML and JSON ones).
+fn names(
+    base: &Path,
+    dir: &Path,
+    revision: &str,
+    args: &[&str],
+) -> Result<Vec<String>, Diagnostic> {
+    // A directory's path with `/`, so that git takes it as one; a file's as it is.
+    let path = match base.join(dir).is_file() {
+        true => dir.display().to_string(),
+        false => format!("{}/", dir.display()),
     };
-    let dir_arg = format!("{}/", dir.display());
     let listed = Command::new("git")
         .current_dir(base)
-        .args([
-            "ls-tree",
-            "-r",
-            "-z",
-            "--name-only",
-            revision,
-            "--",
-            &dir_arg,
-        ])
+        .args(args)
+        .args(["--", &path])
         .output()
-        .map_err(|e| failed(format!("git: {e}")))?;
+        .map_err(|e| failed(dir, revision, format!("git: {e}")))?;
     if !listed.status.success() {
         return Err(failed(
+            dir,
+            revision,
             String::from_utf8_lossy(&listed.stderr).trim().to_owned(),
         ));
     }
-    let names: Vec<String> = listed
+    Ok(listed
         .stdout
         .split(|b| *b == 0)
         .filter_map(|name| std::str::from_utf8(name).ok())
@@ -47,7 +52,41 @@ pub fn at_revision(base: &Path, dir: &Path, revision: &str) -> Result<Texts, Dia
                 .any(|ext| name.ends_with(ext))
         })
         .map(str::to_owned)
-        .collect();
+        .collect())
+}
+
+/// The files under `dir` that differ between `revision` and the work tree, untracked
+/// ones included: from git's index and file times, without reading what is alike.
+pub fn changed(base: &Path, dir: &Path, revision: &str) -> Result<BTreeSet<String>, Diagnostic> {
+    let diff = ["diff", "--no-renames", "--name-only", "-z", revision];
+    let mut changed: BTreeSet<String> = names(base, dir, revision, &diff)?.into_iter().collect();
+    let untracked = ["ls-files", "-z", "--others", "--exclude-standard"];
+    changed.extend(names(base, dir, revision, &untracked)?);
+    Ok(changed)
+}
+
+/// The `.yaml`, `.yml` and `.json` files under `dir` (relative to `base`, a directory
+/// of a git work tree) at `revision` (those of `only`, when given), each named `dir/…`
+/// as the work tree's are. A revision without the directory has none.
+pub fn at_revision(
+    base: &Path,
+    dir: &Path,
+    revision: &str,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Texts, Diagnostic> {
+    let failed = |what: String| failed(dir, revision, what);
+    if only.is_some_and(BTreeSet::is_empty) {
+        return Ok(Vec::new());
+    }
+    let mut names = names(
+        base,
+        dir,
+        revision,
+        &["ls-tree", "-r", "-z", "--name-only", revision],
+    )?;
+    if let Some(only) = only {
+        names.retain(|name| only.contains(name));
+    }
     if names.is_empty() {
         return Ok(Vec::new());
     }

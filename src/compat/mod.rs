@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-pub use git::at_revision;
+pub use git::{at_revision, changed};
 pub use locate::locate;
 pub use report::{Format, Report};
 pub use rules::Config;

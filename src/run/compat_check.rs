@@ -5,23 +5,40 @@
 use std::path::{Path, PathBuf};
 
 use super::{CompatCheck, CompatReport};
-use crate::compat::{self, Config, Format, Report, Texts, rules::CONFIG_FILE};
-use crate::diag::{Diagnostic, Diagnostics, Sources};
+use std::collections::BTreeSet;
+
+use crate::compat::{self, Config, Finding, Format, Report, Texts, rules::CONFIG_FILE};
+use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
 use crate::options::{Generator, Options};
 use crate::pipeline::Generation;
 
 /// The CRDs checked against, and how the check is configured and written.
 pub(super) struct Against {
-    old: Texts,
+    old: Old,
     config: Config,
     format: Format,
     /// The run's CRD directory, relative to the output base.
     crd_dir: PathBuf,
 }
 
+/// Where the old CRDs are.
+enum Old {
+    /// A directory's, read.
+    Read(Texts),
+    /// A git revision's, read when the check runs, and then only the files git says
+    /// differ from the work tree.
+    Revision(String),
+}
+
+/// The new CRDs: the files on disk, or the ones a generation made (by name).
+enum New {
+    OnDisk,
+    Generated(Texts),
+}
+
 impl Against {
-    /// Reads the old CRDs and the configuration: the check's file, else the output
-    /// base's `crdgen-compat.yaml` when there is one.
+    /// Reads the configuration (the check's file, else the output base's
+    /// `crdgen-compat.yaml` when there is one), and the old CRDs of a directory.
     pub fn read(check: &CompatCheck, opts: &Options) -> Result<Against, Diagnostic> {
         let base = &opts.output_base;
         let crd_dir = opts
@@ -35,9 +52,9 @@ impl Against {
         let dir = base.join(&check.against);
         let old = if dir.is_dir() {
             // Named as the run names its own CRDs, so that files alike are passed over.
-            texts(&dir, &crd_dir)?
+            Old::Read(texts(&dir, &crd_dir, None)?)
         } else {
-            compat::at_revision(base, &crd_dir, &check.against)?
+            Old::Revision(check.against.clone())
         };
         Ok(Against {
             old,
@@ -55,9 +72,7 @@ impl Against {
     /// `None` when it finds anything, which then needs the generation's model to say
     /// where in the source each finding comes from.
     pub fn on_disk(&self, opts: &Options) -> Result<Option<CompatReport>, Diagnostic> {
-        let new = texts(&opts.output_base.join(&self.crd_dir), &self.crd_dir)?;
-        let mut diags = Diagnostics::default();
-        let findings = compat::compare(&self.old, &new, &mut diags);
+        let (findings, diags, _) = self.compare(&opts.output_base, New::OnDisk)?;
         if !findings.is_empty() || diags.has_errors() {
             return Ok(None);
         }
@@ -65,7 +80,11 @@ impl Against {
     }
 
     /// The check of the CRDs `generation` makes.
-    pub fn generated(&self, generation: &Generation) -> CompatReport {
+    pub fn generated(
+        &self,
+        generation: &Generation,
+        opts: &Options,
+    ) -> Result<CompatReport, Diagnostic> {
         let new: Texts = generation
             .manifests
             .get(&Generator::Crd)
@@ -78,16 +97,70 @@ impl Against {
                 )
             })
             .collect();
-        let mut diags = Diagnostics::default();
-        let mut findings = compat::compare(&self.old, &new, &mut diags);
+        let (mut findings, diags, texts) = self.compare(&opts.output_base, New::Generated(new))?;
         compat::locate(&generation.model, &mut findings);
         let mut sources = generation.sources.clone();
-        for (name, text) in self.old.iter().chain(&new) {
-            if sources.get(name).is_none() {
-                sources.insert(name.clone(), text.clone());
+        for (name, text) in texts {
+            if sources.get(&name).is_none() {
+                sources.insert(name, text);
             }
         }
-        self.report(findings, diags, &sources)
+        Ok(self.report(findings, diags, &sources))
+    }
+
+    /// The findings of the new CRDs against the old, and the texts read. Against a
+    /// revision, only the files that differ are read: those git says differ from the
+    /// work tree, and those a generation makes otherwise than the work tree has them.
+    fn compare(
+        &self,
+        base: &Path,
+        new: New,
+    ) -> Result<(Vec<Finding>, Diagnostics, Texts), Diagnostic> {
+        let disk = base.join(&self.crd_dir);
+        let revision = match &self.old {
+            Old::Read(old) => {
+                let new = match new {
+                    New::Generated(texts) => texts,
+                    New::OnDisk => texts(&disk, &self.crd_dir, None)?,
+                };
+                return Ok(self.compare_texts(old, new));
+            }
+            Old::Revision(revision) => revision,
+        };
+        let changed = compat::changed(base, &self.crd_dir, revision)?;
+        let (partial, all) = match new {
+            New::Generated(generated) => {
+                let differs = |(name, text): &(String, String)| {
+                    changed.contains(name)
+                        || std::fs::read_to_string(base.join(name)).ok().as_deref() != Some(text)
+                };
+                let partial: Texts = generated.iter().filter(|t| differs(t)).cloned().collect();
+                (partial, Some(generated))
+            }
+            New::OnDisk => (texts(&disk, &self.crd_dir, Some(&changed))?, None),
+        };
+        let mut wanted = changed;
+        wanted.extend(partial.iter().map(|(name, _)| name.clone()));
+        let old = compat::at_revision(base, &self.crd_dir, revision, Some(&wanted))?;
+        let (findings, diags, read) = self.compare_texts(&old, partial);
+        // A CRD gone from the files that differ may have moved to one that does not:
+        // only the whole of both sides tells.
+        if !findings.iter().any(|f| f.change.code == Code::CrdRemoved) {
+            return Ok((findings, diags, read));
+        }
+        let old = compat::at_revision(base, &self.crd_dir, revision, None)?;
+        let new = match all {
+            Some(generated) => generated,
+            None => texts(&disk, &self.crd_dir, None)?,
+        };
+        Ok(self.compare_texts(&old, new))
+    }
+
+    fn compare_texts(&self, old: &Texts, new: Texts) -> (Vec<Finding>, Diagnostics, Texts) {
+        let mut diags = Diagnostics::default();
+        let findings = compat::compare(old, &new, &mut diags);
+        let read = old.iter().cloned().chain(new).collect();
+        (findings, diags, read)
     }
 
     /// The findings at their levels; CRDs that did not read (`diags`) ahead of them.
@@ -112,8 +185,13 @@ impl Against {
     }
 }
 
-/// The CRD files under `dir` (on disk), each named `named_as/<its path below dir>`.
-fn texts(dir: &Path, named_as: &Path) -> Result<Texts, Diagnostic> {
+/// The CRD files under `dir` (on disk), each named `named_as/<its path below dir>`;
+/// with `only`, those of its names alone.
+fn texts(
+    dir: &Path,
+    named_as: &Path,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Texts, Diagnostic> {
     if !dir.is_dir() {
         return Ok(Vec::new());
     }
@@ -121,6 +199,9 @@ fn texts(dir: &Path, named_as: &Path) -> Result<Texts, Diagnostic> {
     let mut out = Vec::new();
     for file in crate::import::read::files(dir, &mut diags) {
         let name = shown(&named_as.join(file.strip_prefix(dir).unwrap_or(&file)));
+        if only.is_some_and(|only| !only.contains(&name)) {
+            continue;
+        }
         let text =
             crate::source::read_text(&file, crate::import::read::MAX_INPUT_BYTES).map_err(|e| {
                 Diagnostic::error(
