@@ -227,7 +227,7 @@ struct GenerateGroups {
 
     /// Write nothing; print a unified diff of every file that would change and exit 1
     /// if there is any.
-    #[arg(long)]
+    #[arg(long, visible_alias = "verify")]
     verify_only: bool,
 
     /// Also check the CRDs the run writes against those of a git revision (`main`) or

@@ -20,6 +20,32 @@ fn shown(name: &str) -> String {
 /// The CRDs called `names` (`certificates.cert-manager.io`), as the cluster serves
 /// them, in that order; or why they cannot be read, one diagnostic per name.
 pub fn read(names: &[String], context: Option<&str>) -> Result<Vec<Input>, Vec<Diagnostic>> {
+    let read = block_on(fetch(names, context, Missing::Error))?;
+    Ok(read
+        .into_iter()
+        .map(|(name, text)| Input::Text { name, text })
+        .collect())
+}
+
+/// Those of the CRDs called `names` that the cluster has, each as (the name
+/// diagnostics show, its JSON); a name it lacks is passed over.
+pub fn read_present(
+    names: &[String],
+    context: Option<&str>,
+) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+    block_on(fetch(names, context, Missing::Skip))
+}
+
+/// What a name the cluster has no CRD of is.
+#[derive(Clone, Copy, PartialEq)]
+enum Missing {
+    Error,
+    Skip,
+}
+
+fn block_on<T>(
+    work: impl std::future::Future<Output = Result<T, Vec<Diagnostic>>>,
+) -> Result<T, Vec<Diagnostic>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -29,31 +55,33 @@ pub fn read(names: &[String], context: Option<&str>) -> Result<Vec<Input>, Vec<D
                 format!("cannot start the cluster client: {e}"),
             )]
         })?;
-    runtime.block_on(fetch(names, context))
+    runtime.block_on(work)
 }
 
-async fn fetch(names: &[String], context: Option<&str>) -> Result<Vec<Input>, Vec<Diagnostic>> {
+async fn fetch(
+    names: &[String],
+    context: Option<&str>,
+    missing: Missing,
+) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
     let client = client(context).await.map_err(|d| vec![d])?;
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
     // Read as JSON values, not k8s-openapi's type, whose float bounds would turn a
     // served `maximum: 100` into `100.0`.
     let resource = Request::new(CustomResourceDefinition::url_path(&(), None));
-    let mut inputs = Vec::new();
+    let mut read = Vec::new();
     let mut errors = Vec::new();
     for name in names {
-        let read = match resource.get(name, &GetParams::default()) {
+        let answer = match resource.get(name, &GetParams::default()) {
             Ok(request) => client.request::<Value>(request).await,
             Err(e) => Err(kube::Error::BuildRequest(e)),
         };
-        match read {
+        match answer {
             Ok(crd) => match serde_json::to_string_pretty(&crd) {
                 // Pretty, so that a diagnostic's line points at one field.
-                Ok(text) => inputs.push(Input::Text {
-                    name: shown(name),
-                    text,
-                }),
+                Ok(text) => read.push((shown(name), text)),
                 Err(e) => errors.push(Diagnostic::bug(format!("cannot write `{name}` as JSON: {e}"))),
             },
+            Err(kube::Error::Api(status)) if status.code == 404 && missing == Missing::Skip => {}
             Err(kube::Error::Api(status)) if status.code == 404 => {
                 errors.push(not_found(&api, name).await);
             }
@@ -70,7 +98,7 @@ async fn fetch(names: &[String], context: Option<&str>) -> Result<Vec<Input>, Ve
         }
     }
     if errors.is_empty() {
-        Ok(inputs)
+        Ok(read)
     } else {
         Err(errors)
     }

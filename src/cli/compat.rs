@@ -29,6 +29,15 @@ pub struct Compat {
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
 
+    /// Compare the CRDs of PATHs with the ones of the same names on the cluster kubectl
+    /// would talk to (theirs are OLD, with their `status.storedVersions`).
+    #[arg(long, conflicts_with = "since")]
+    from_cluster: bool,
+
+    /// The kubeconfig context --from-cluster reads through [default: the current one].
+    #[arg(long, value_name = "CONTEXT", requires = "from_cluster")]
+    context: Option<String>,
+
     /// The rules' levels and the accepted findings [default: ./crdgen-compat.yaml, when
     /// there is one].
     #[arg(long, value_name = "FILE")]
@@ -44,17 +53,11 @@ pub fn run(args: &Compat) -> ExitCode {
     };
     let (old, new) = match sides(args) {
         Ok(sides) => sides,
-        Err(usage) => {
+        Err(Failure::Usage(usage)) => {
             eprintln!("error: {usage}");
             return ExitCode::from(super::USAGE_ERROR);
         }
-    };
-    let (old, new) = match (old, new) {
-        (Ok(old), Ok(new)) => (old, new),
-        (old, new) => {
-            let errors = [old.err(), new.err()].into_iter().flatten().collect();
-            return failed(errors, &Sources::default());
-        }
+        Err(Failure::Input(errors)) => return failed(errors, &Sources::default()),
     };
     let config_file = args
         .config
@@ -86,36 +89,64 @@ pub fn run(args: &Compat) -> ExitCode {
     }
 }
 
-type Side = Result<Texts, Diagnostic>;
+/// Why the two sides are not there to compare.
+enum Failure {
+    Usage(String),
+    Input(Vec<Diagnostic>),
+}
 
-/// OLD and NEW as texts, or a usage error.
-fn sides(args: &Compat) -> Result<(Side, Side), String> {
+impl From<Diagnostic> for Failure {
+    fn from(d: Diagnostic) -> Self {
+        Failure::Input(vec![d])
+    }
+}
+
+/// OLD and NEW as texts.
+fn sides(args: &Compat) -> Result<(Texts, Texts), Failure> {
+    let all = |paths: &[PathBuf]| -> Result<Texts, Failure> {
+        let mut texts = Vec::new();
+        for path in paths {
+            texts.extend(on_disk(path)?);
+        }
+        Ok(texts)
+    };
     match (&args.since, args.paths.as_slice()) {
         (Some(revision), paths) => {
             let mut old = Vec::new();
-            let mut new = Vec::new();
             for path in paths {
-                match compat::at_revision(Path::new("."), path, revision, None) {
-                    Ok(texts) => old.extend(texts),
-                    Err(e) => return Ok((Err(e), Ok(Vec::new()))),
-                }
-                match on_disk(path) {
-                    Ok(texts) => new.extend(texts),
-                    Err(e) => return Ok((Ok(old), Err(e))),
-                }
+                old.extend(compat::at_revision(Path::new("."), path, revision, None)?);
             }
-            Ok((Ok(old), Ok(new)))
+            Ok((old, all(paths)?))
         }
-        (None, [old, new]) => Ok((on_disk(old), on_disk(new))),
-        (None, _) => Err(
-            "give OLD and NEW (two CRD files or directories), or --since REVISION and the paths to compare".to_owned(),
-        ),
+        (None, paths) if args.from_cluster => {
+            let new = all(paths)?;
+            let old = super::import::from_cluster_present(&crd_names(&new), args.context.as_deref())
+                .map_err(Failure::Input)?;
+            Ok((old, new))
+        }
+        (None, [old, new]) => Ok((on_disk(old)?, on_disk(new)?)),
+        (None, _) => Err(Failure::Usage(
+            "give OLD and NEW (two CRD files or directories), --since REVISION and the paths to compare, or --from-cluster and the paths".to_owned(),
+        )),
     }
+}
+
+/// The names of the CRDs of `texts`, as the cluster names them.
+fn crd_names(texts: &Texts) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut ignored = Diagnostics::default();
+    for (name, text) in texts {
+        crate::import::read::documents(name, text, &mut found, &mut ignored);
+    }
+    found
+        .iter()
+        .map(crate::import::read::Found::crd_name)
+        .collect()
 }
 
 /// The CRD files of `path` (a file, or a directory's YAML and JSON files), each named
 /// by its path as given.
-fn on_disk(path: &Path) -> Side {
+fn on_disk(path: &Path) -> Result<Texts, Diagnostic> {
     let mut diags = Diagnostics::default();
     let files = crate::import::read::files(path, &mut diags);
     if let Some(e) = diags.into_sorted().into_iter().next() {

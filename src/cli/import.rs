@@ -116,14 +116,34 @@ fn from_cluster(names: &[String], context: Option<&str>) -> Result<Vec<Input>, V
     super::cluster::read(names, context)
 }
 
+/// Those of the CRDs `names` the cluster has, as (the name shown, their JSON): what
+/// `crdgen compat --from-cluster` compares with.
+#[cfg(feature = "cluster")]
+pub(super) fn from_cluster_present(
+    names: &[String],
+    context: Option<&str>,
+) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+    super::cluster::read_present(names, context)
+}
+
 #[cfg(not(feature = "cluster"))]
 fn from_cluster(_: &[String], _: Option<&str>) -> Result<Vec<Input>, Vec<Diagnostic>> {
-    use crate::diag::Code;
-    Err(vec![
-        Diagnostic::error(
-            Code::Cluster,
-            "this crdgen was built without its `cluster` feature, which --from-cluster needs",
-        )
-        .hint("install crdgen with its default features, or pipe `kubectl get crd NAME -o yaml` into `crdgen import -`"),
-    ])
+    Err(vec![without_cluster()])
+}
+
+#[cfg(not(feature = "cluster"))]
+pub(super) fn from_cluster_present(
+    _: &[String],
+    _: Option<&str>,
+) -> Result<Vec<(String, String)>, Vec<Diagnostic>> {
+    Err(vec![without_cluster()])
+}
+
+#[cfg(not(feature = "cluster"))]
+fn without_cluster() -> Diagnostic {
+    Diagnostic::error(
+        crate::diag::Code::Cluster,
+        "this crdgen was built without its `cluster` feature, which --from-cluster needs",
+    )
+    .hint("install crdgen with its default features, or save `kubectl get crd NAME -o yaml` to a file and give that")
 }

@@ -214,12 +214,18 @@ fn kind_values(api: &Api) -> Result<BTreeMap<&'static str, String>, String> {
 
 /// Fills `{{name}}` placeholders in one pass over the template, so that a value is
 /// never read as a template itself; a placeholder without a value is a bug in crdgen.
+/// `${{ … }}` is a GitHub Actions expression, left as it is.
 fn render(template: &str, values: &BTreeMap<&str, String>) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
+        if out.ends_with('$') {
+            out.push_str("{{");
+            rest = after;
+            continue;
+        }
         let value = after
             .find("}}")
             .and_then(|end| Some((values.get(&after[..end])?, end)));
@@ -807,10 +813,17 @@ mod tests {
             templates::WEBHOOK_SERVICE,
             templates::CERTIFICATE,
             templates::DEFAULT_WEBHOOKS,
+            templates::WORKFLOW,
         ];
         for template in all {
-            assert!(!render(template, &values).contains("{{"), "{template}");
+            let rendered = render(template, &values).replace("${{", "");
+            assert!(!rendered.contains("{{"), "{template}");
         }
+        // The workflow's expressions are GitHub's, not placeholders.
+        assert!(
+            render(templates::WORKFLOW, &values)
+                .contains("${{ github.event.pull_request.base.sha }}")
+        );
     }
 
     #[test]

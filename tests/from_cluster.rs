@@ -1,7 +1,7 @@
-//! `crdgen import --from-cluster`, run as a user runs it, against the cluster a
-//! kubeconfig names: the in-memory API server on a loopback port, and a real apiserver
-//! where one is at hand. Both must give what importing the same CRDs from their file
-//! gives, and both answer a wrong name the same way.
+//! `crdgen import --from-cluster` and `crdgen compat --from-cluster`, run as a user runs
+//! them, against the cluster a kubeconfig names: the in-memory API server on a loopback
+//! port, and a real apiserver where one is at hand. Both must give what the same CRDs
+//! from their file give, and both answer a wrong name the same way.
 
 mod common;
 
@@ -136,6 +136,80 @@ async fn check_against(kubeconfig: &Path) {
         said.contains("error[E0026]: no cluster to read CRDs from") && said.contains("elsewhere"),
         "{said}"
     );
+}
+
+/// What `crdgen compat --from-cluster` says of new CRDs against a cluster serving the
+/// field-removed fixture's old one: the removal, the old side named as the cluster's,
+/// and a CRD the cluster lacks passed over as new.
+async fn check_compat_against(kubeconfig: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        testdata("compat/field-removed/new.yaml"),
+        dir.path().join("widgets.yaml"),
+    )
+    .unwrap();
+    std::fs::copy(
+        testdata("crds/expected/config/crd/bases/versions.crdgen.dev_multis.yaml"),
+        dir.path().join("multis.yaml"),
+    )
+    .unwrap();
+    let out = crdgen_with(
+        dir.path(),
+        kubeconfig,
+        &["compat", "--from-cluster", ".", "--format", "json"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{json:#}");
+    assert_eq!(findings[0]["rule"], "field-removed");
+    assert_eq!(findings[0]["path"], ".spec.name");
+    assert_eq!(findings[0]["file"], "./widgets.yaml");
+}
+
+fn compat_old_crd() -> serde_json::Value {
+    let text = std::fs::read_to_string(testdata("compat/field-removed/old.yaml")).unwrap();
+    common::yaml_documents(&text).remove(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compat_from_the_in_memory_server_finds_what_the_files_would() {
+    let server = ApiServer::new();
+    server.register::<CustomResourceDefinition>();
+    let resource = ApiResource::erase::<CustomResourceDefinition>(&());
+    let api: Api<DynamicObject> = Api::all_with(server.client(), &resource);
+    let crd: DynamicObject = serde_json::from_value(compat_old_crd()).unwrap();
+    api.create(&PostParams::default(), &crd).await.unwrap();
+    let listening = server.listen().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    listening.write_kubeconfig(&kubeconfig).unwrap();
+    check_compat_against(&kubeconfig).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compat_from_a_real_apiserver_finds_what_the_files_would() {
+    let Some(cluster::Connection { client, kubeconfig }) =
+        cluster::connect("compat --from-cluster").await
+    else {
+        return;
+    };
+    let crd: CustomResourceDefinition = serde_json::from_value(compat_old_crd()).unwrap();
+    cluster::install_crds(&client, std::slice::from_ref(&crd), "crdgen-compat-test")
+        .await
+        .unwrap();
+    let outcome = tokio::spawn({
+        let kubeconfig = kubeconfig.clone();
+        async move { check_compat_against(&kubeconfig).await }
+    })
+    .await;
+    cluster::uninstall_crds(&client, [crd.metadata.name.as_deref().unwrap()])
+        .await
+        .unwrap();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic.into_panic());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
