@@ -295,6 +295,37 @@ fn stop(diags: Diagnostics, sources: &Sources) -> Error {
     Error::diagnostics(diags.into_sorted(), sources)
 }
 
+/// What crdgen understands of the input, without generating: the model, for what
+/// points a finding at the Rust source (`--compat` on a run that generates nothing).
+pub(crate) fn model_of(opts: &Options, input: Input) -> Result<(Model, Sources), Error> {
+    let mut diags = Diagnostics::default();
+    let (model, _) = understood(opts, &input.discovered, &input.sources, &mut diags)?;
+    Ok((model, input.sources))
+}
+
+/// The model of the input and the markers that belong to no type, of every generator
+/// that runs (each reads its own from them).
+fn understood(
+    opts: &Options,
+    discovered: &source::Discovered,
+    sources: &Sources,
+    diags: &mut Diagnostics,
+) -> Result<(Model, Vec<scan::Found>), Error> {
+    let parsed = parse::parse_all(discovered, diags);
+    let markers = scan::scan(&discovered.marker_sources(), &opts.marker_names(), diags);
+    for generator in &opts.generators {
+        (generator.definition().check_markers)(&markers, diags);
+    }
+    if diags.has_errors() {
+        return Err(stop(std::mem::take(diags), sources));
+    }
+    let model = model::build(parsed, opts, diags);
+    if diags.has_errors() {
+        return Err(stop(std::mem::take(diags), sources));
+    }
+    Ok((model, markers))
+}
+
 /// Everything after reading the input: parsing, the model and the generators.
 pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Error> {
     let Input {
@@ -303,24 +334,7 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
         sources,
     } = input;
     let mut diags = Diagnostics::default();
-    let parsed = parse::parse_all(&discovered, &mut diags);
-    // The markers that belong to no type, of every generator that runs: each reads its
-    // own from them.
-    let markers = scan::scan(
-        &discovered.marker_sources(),
-        &opts.marker_names(),
-        &mut diags,
-    );
-    for generator in &opts.generators {
-        (generator.definition().check_markers)(&markers, &mut diags);
-    }
-    if diags.has_errors() {
-        return Err(stop(diags, &sources));
-    }
-    let model = model::build(parsed, opts, &mut diags);
-    if diags.has_errors() {
-        return Err(stop(diags, &sources));
-    }
+    let (model, markers) = understood(opts, &discovered, &sources, &mut diags)?;
     let ctx = generators::Context {
         model: &model,
         markers: &markers,

@@ -120,20 +120,19 @@ pub(crate) fn generate_groups_deferred(
     let fingerprint = deferred.as_ref().map(|d| d.fingerprint);
     let key = stamp::key(&(opts, &input.header, &input.discovered, fingerprint));
     if let Some(files) = key.and_then(|key| stamp::current(base, &opts.owned_dirs(), key)) {
-        // The CRDs on disk are the ones the run would write: when they break nothing,
-        // no generation is needed to say where in the source they come from.
+        // The CRDs on disk are the ones the run would write: the model alone places
+        // what the check finds in the source.
         let compat = match &against {
-            Some(against) => against.on_disk(opts),
-            None => Ok(None),
-        }
-        .map_err(|d| Error::diagnostics(vec![d], &input.sources))?;
-        if against.is_none() || compat.is_some() {
-            return Ok(Report {
-                outcome: Outcome::Current { files },
-                warnings: String::new(),
-                compat,
-            });
-        }
+            Some(against) => Some(against.on_disk(opts, || {
+                pipeline::on_big_stack(|| pipeline::model_of(opts, input))?
+            })?),
+            None => None,
+        };
+        return Ok(Report {
+            outcome: Outcome::Current { files },
+            warnings: String::new(),
+            compat,
+        });
     }
     let mut settled;
     let opts = match deferred {

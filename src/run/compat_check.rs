@@ -9,8 +9,9 @@ use std::collections::BTreeSet;
 
 use crate::compat::{self, Config, Finding, Format, Report, Texts, rules::CONFIG_FILE};
 use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
+use crate::model::Model;
 use crate::options::{Generator, Options};
-use crate::pipeline::Generation;
+use crate::pipeline::{Error, Generation};
 
 /// The CRDs checked against, and how the check is configured and written.
 pub(super) struct Against {
@@ -68,15 +69,21 @@ impl Against {
         })
     }
 
-    /// The check of the CRDs on disk, which a current stamp says the run would write:
-    /// `None` when it finds anything, which then needs the generation's model to say
-    /// where in the source each finding comes from.
-    pub fn on_disk(&self, opts: &Options) -> Result<Option<CompatReport>, Diagnostic> {
-        let (findings, diags, _) = self.compare(&opts.output_base, New::OnDisk)?;
-        if !findings.is_empty() || diags.has_errors() {
-            return Ok(None);
+    /// The check of the CRDs on disk, which a current stamp says the run would write;
+    /// `model` is asked for (to place findings in the source) only when there are any.
+    pub fn on_disk(
+        &self,
+        opts: &Options,
+        model: impl FnOnce() -> Result<(Model, Sources), Error>,
+    ) -> Result<CompatReport, Error> {
+        let (findings, diags, texts) = self
+            .compare(&opts.output_base, New::OnDisk)
+            .map_err(|d| Error::diagnostics(vec![d], &Sources::default()))?;
+        if findings.is_empty() && !diags.has_errors() {
+            return Ok(self.report(findings, diags, &Sources::default()));
         }
-        Ok(Some(self.report(findings, diags, &Sources::default())))
+        let (model, sources) = model()?;
+        Ok(self.located(findings, diags, texts, &model, sources))
     }
 
     /// The check of the CRDs `generation` makes.
@@ -97,15 +104,32 @@ impl Against {
                 )
             })
             .collect();
-        let (mut findings, diags, texts) = self.compare(&opts.output_base, New::Generated(new))?;
-        compat::locate(&generation.model, &mut findings);
-        let mut sources = generation.sources.clone();
+        let (findings, diags, texts) = self.compare(&opts.output_base, New::Generated(new))?;
+        Ok(self.located(
+            findings,
+            diags,
+            texts,
+            &generation.model,
+            generation.sources.clone(),
+        ))
+    }
+
+    /// The report of `findings`, each placed in the source `model` was built from.
+    fn located(
+        &self,
+        mut findings: Vec<Finding>,
+        diags: Diagnostics,
+        texts: Texts,
+        model: &Model,
+        mut sources: Sources,
+    ) -> CompatReport {
+        compat::locate(model, &mut findings);
         for (name, text) in texts {
             if sources.get(&name).is_none() {
                 sources.insert(name, text);
             }
         }
-        Ok(self.report(findings, diags, &sources))
+        self.report(findings, diags, &sources)
     }
 
     /// The findings of the new CRDs against the old, and the texts read. Against a
