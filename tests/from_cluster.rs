@@ -9,21 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::{testdata, tree};
-use crdgen_runtime::testing::{ApiServer, cluster};
+use crdgen_runtime::testing::{ApiServer, Listening, cluster};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DynamicObject, PostParams};
 
 /// The features fixture: two kinds of one group, every form the import writes.
 fn fixture() -> PathBuf {
     testdata("import/features/widgets.yaml")
-}
-
-fn fixture_crds() -> Vec<CustomResourceDefinition> {
-    let text = std::fs::read_to_string(fixture()).unwrap();
-    common::yaml_documents(&text)
-        .into_iter()
-        .map(|doc| serde_json::from_value(doc).unwrap())
-        .collect()
 }
 
 /// Runs crdgen in `dir` finding its cluster through `kubeconfig` alone: no home
@@ -60,9 +52,9 @@ fn warnings(out: &Output) -> Vec<String> {
 /// a misspelt name refused with the served name suggested and nothing written, and
 /// `--context` honoured.
 async fn check_against(kubeconfig: &Path) {
-    let names: Vec<String> = fixture_crds()
-        .into_iter()
-        .map(|crd| crd.metadata.name.unwrap())
+    let names: Vec<String> = documents(&fixture())
+        .iter()
+        .map(|crd| crd["metadata"]["name"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(
         names,
@@ -168,87 +160,48 @@ async fn check_compat_against(kubeconfig: &Path) {
     assert_eq!(findings[0]["file"], "./widgets.yaml");
 }
 
-fn compat_old_crd() -> serde_json::Value {
-    let text = std::fs::read_to_string(testdata("compat/field-removed/old.yaml")).unwrap();
-    common::yaml_documents(&text).remove(0)
+/// The CRD documents of a YAML file.
+fn documents(path: &Path) -> Vec<serde_json::Value> {
+    common::yaml_documents(&std::fs::read_to_string(path).unwrap())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn compat_from_the_in_memory_server_finds_what_the_files_would() {
+/// The in-memory server serving `crds` on a loopback port, and a kubeconfig for it
+/// (in the returned directory). The CRDs are created as their files' JSON: the
+/// in-memory server keeps numbers as written, where an apiserver writes an integral
+/// `100.0` back as `100`, as the files have it.
+async fn serving(crds: Vec<serde_json::Value>) -> (Listening, tempfile::TempDir, PathBuf) {
     let server = ApiServer::new();
     server.register::<CustomResourceDefinition>();
     let resource = ApiResource::erase::<CustomResourceDefinition>(&());
     let api: Api<DynamicObject> = Api::all_with(server.client(), &resource);
-    let crd: DynamicObject = serde_json::from_value(compat_old_crd()).unwrap();
-    api.create(&PostParams::default(), &crd).await.unwrap();
-    let listening = server.listen().await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    listening.write_kubeconfig(&kubeconfig).unwrap();
-    check_compat_against(&kubeconfig).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn compat_from_a_real_apiserver_finds_what_the_files_would() {
-    let Some(cluster::Connection { client, kubeconfig }) =
-        cluster::connect("compat --from-cluster").await
-    else {
-        return;
-    };
-    let crd: CustomResourceDefinition = serde_json::from_value(compat_old_crd()).unwrap();
-    cluster::install_crds(&client, std::slice::from_ref(&crd), "crdgen-compat-test")
-        .await
-        .unwrap();
-    let outcome = tokio::spawn({
-        let kubeconfig = kubeconfig.clone();
-        async move { check_compat_against(&kubeconfig).await }
-    })
-    .await;
-    cluster::uninstall_crds(&client, [crd.metadata.name.as_deref().unwrap()])
-        .await
-        .unwrap();
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic.into_panic());
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_in_memory_server_gives_what_the_file_gives() {
-    let server = ApiServer::new();
-    server.register::<CustomResourceDefinition>();
-    // Created as the file's JSON: the in-memory server keeps numbers as written, where
-    // an apiserver writes an integral `100.0` back as `100`, as the file has it.
-    let resource = ApiResource::erase::<CustomResourceDefinition>(&());
-    let api: Api<DynamicObject> = Api::all_with(server.client(), &resource);
-    let text = std::fs::read_to_string(fixture()).unwrap();
-    for doc in common::yaml_documents(&text) {
-        let crd: DynamicObject = serde_json::from_value(doc).unwrap();
+    for crd in crds {
+        let crd: DynamicObject = serde_json::from_value(crd).unwrap();
         api.create(&PostParams::default(), &crd).await.unwrap();
     }
     let listening = server.listen().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("kubeconfig");
     listening.write_kubeconfig(&kubeconfig).unwrap();
-    check_against(&kubeconfig).await;
+    (listening, dir, kubeconfig)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_real_apiserver_gives_what_the_file_gives() {
-    let Some(cluster::Connection { client, kubeconfig }) =
-        cluster::connect("import --from-cluster").await
-    else {
+/// Runs `check` against a real apiserver with `crds` installed, when there is one;
+/// the CRDs are removed again before a failed check's panic goes on.
+async fn on_a_real_apiserver<F>(what: &str, crds: Vec<serde_json::Value>, check: fn(PathBuf) -> F)
+where
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    let Some(cluster::Connection { client, kubeconfig }) = cluster::connect(what).await else {
         return;
     };
-    let crds = fixture_crds();
-    cluster::install_crds(&client, &crds, "crdgen-import-test")
+    let crds: Vec<CustomResourceDefinition> = crds
+        .into_iter()
+        .map(|c| serde_json::from_value(c).unwrap())
+        .collect();
+    cluster::install_crds(&client, &crds, "crdgen-from-cluster-test")
         .await
         .unwrap();
-    // Collect the outcome first, so that a failure leaves no CRD behind.
-    let outcome = tokio::spawn({
-        let kubeconfig = kubeconfig.clone();
-        async move { check_against(&kubeconfig).await }
-    })
-    .await;
+    let outcome = tokio::spawn(check(kubeconfig)).await;
     let names: Vec<String> = crds.into_iter().map(|c| c.metadata.name.unwrap()).collect();
     cluster::uninstall_crds(&client, names.iter().map(String::as_str))
         .await
@@ -256,6 +209,42 @@ async fn a_real_apiserver_gives_what_the_file_gives() {
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic.into_panic());
     }
+}
+
+fn compat_old_crds() -> Vec<serde_json::Value> {
+    documents(&testdata("compat/field-removed/old.yaml"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compat_from_the_in_memory_server_finds_what_the_files_would() {
+    let (_listening, _dir, kubeconfig) = serving(compat_old_crds()).await;
+    check_compat_against(&kubeconfig).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compat_from_a_real_apiserver_finds_what_the_files_would() {
+    on_a_real_apiserver(
+        "compat --from-cluster",
+        compat_old_crds(),
+        |kubeconfig| async move { check_compat_against(&kubeconfig).await },
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_memory_server_gives_what_the_file_gives() {
+    let (_listening, _dir, kubeconfig) = serving(documents(&fixture())).await;
+    check_against(&kubeconfig).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_apiserver_gives_what_the_file_gives() {
+    on_a_real_apiserver(
+        "import --from-cluster",
+        documents(&fixture()),
+        |kubeconfig| async move { check_against(&kubeconfig).await },
+    )
+    .await;
 }
 
 #[tokio::test]

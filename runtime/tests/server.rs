@@ -303,6 +303,17 @@ async fn a_listening_server_answers_clients_of_its_kubeconfig_until_dropped() {
     listening.write_kubeconfig(&path).unwrap();
     // As a program finds it: read from the file, the current context.
     let kubeconfig = kube::config::Kubeconfig::read_from(&path).unwrap();
+    // The file holds the kubeconfig `kubeconfig()` gives.
+    let given = listening.kubeconfig();
+    assert_eq!(given.current_context, kubeconfig.current_context);
+    let server = |k: &kube::config::Kubeconfig| {
+        k.clusters[0]
+            .cluster
+            .as_ref()
+            .and_then(|c| c.server.clone())
+    };
+    assert_eq!(server(&given), Some(listening.url()));
+    assert_eq!(server(&kubeconfig), Some(listening.url()));
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
         .await
         .unwrap();

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::compat::{self, Config, Format, Report, Texts, rules::CONFIG_FILE};
-use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
+use crate::compat::{self, Config, Format, Report, Texts};
+use crate::diag::{Diagnostic, Diagnostics, Sources};
 
 /// Compare CRDs as released with CRDs as they are now, and report every change that
 /// would break a user (crdify's check, with crdgen's rules).
@@ -59,11 +59,7 @@ pub fn run(args: &Compat) -> ExitCode {
         }
         Err(Failure::Input(errors)) => return failed(errors, &Sources::default()),
     };
-    let config_file = args
-        .config
-        .clone()
-        .or_else(|| Some(PathBuf::from(CONFIG_FILE)).filter(|p| p.is_file()));
-    let config = match Config::load(config_file.as_deref()) {
+    let config = match Config::find(args.config.as_deref(), Path::new("")) {
         Ok(config) => config,
         Err(e) => return failed(vec![e], &Sources::default()),
     };
@@ -144,25 +140,7 @@ fn crd_names(texts: &Texts) -> Vec<String> {
         .collect()
 }
 
-/// The CRD files of `path` (a file, or a directory's YAML and JSON files), each named
-/// by its path as given.
+/// The CRD files of `path`, each named by its path as given.
 fn on_disk(path: &Path) -> Result<Texts, Diagnostic> {
-    let mut diags = Diagnostics::default();
-    let files = crate::import::read::files(path, &mut diags);
-    if let Some(e) = diags.into_sorted().into_iter().next() {
-        return Err(e);
-    }
-    files
-        .into_iter()
-        .map(|file| {
-            let name = file.to_string_lossy().replace('\\', "/");
-            crate::source::read_text(&file, crate::import::read::MAX_INPUT_BYTES)
-                .map(|text| (name.clone(), text))
-                .map_err(|e| {
-                    Diagnostic::error(e.code(Code::Io), format!("cannot read `{name}`: {e}"))
-                        .at_path(&name)
-                        .hint("crdgen compat reads UTF-8 YAML or JSON CRD files")
-                })
-        })
-        .collect()
+    compat::on_disk(path, path, None)
 }

@@ -55,14 +55,13 @@ fn names(
         .collect())
 }
 
-/// The files under `dir` that differ between `revision` and the work tree, untracked
-/// ones included: from git's index and file times, without reading what is alike.
+/// The files under `dir` that differ between `revision` and the work tree, from git's
+/// index and file times, without reading what is alike. Untracked files are not
+/// among them: a CRD in one is new (it breaks nothing), unless it moved there from a
+/// file git does list, which the caller finds as a CRD gone from the files that differ.
 pub fn changed(base: &Path, dir: &Path, revision: &str) -> Result<BTreeSet<String>, Diagnostic> {
     let diff = ["diff", "--no-renames", "--name-only", "-z", revision];
-    let mut changed: BTreeSet<String> = names(base, dir, revision, &diff)?.into_iter().collect();
-    let untracked = ["ls-files", "-z", "--others", "--exclude-standard"];
-    changed.extend(names(base, dir, revision, &untracked)?);
-    Ok(changed)
+    Ok(names(base, dir, revision, &diff)?.into_iter().collect())
 }
 
 /// The `.yaml`, `.yml` and `.json` files under `dir` (relative to `base`, a directory

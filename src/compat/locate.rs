@@ -26,10 +26,10 @@ fn source(model: &Model, f: &Finding) -> Option<(String, Pos)> {
         .get(f.version.as_deref()?)?;
     let kind = version.kinds.values().find(|k| k.plural == plural)?;
     let mut at = (kind.file.clone(), kind.pos);
-    let mut def = lookup(model, &kind.root);
+    let mut def = model.type_def(&kind.root);
     let mut markers = def.map(|d| (d.file.as_str(), d.markers.as_slice()));
     let mut ty: Option<&TypeRef> = None;
-    for step in steps(&f.change.path) {
+    for step in super::steps(&f.change.path) {
         match step {
             "[*]" | "*" => {
                 ty = ty.and_then(element);
@@ -67,17 +67,6 @@ fn source(model: &Model, f: &Finding) -> Option<(String, Pos)> {
         at = (file.to_owned(), marker.pos);
     }
     Some(at)
-}
-
-/// The steps of a schema path: `.spec.parts[*].name` is spec, parts, [*], name.
-fn steps(path: &str) -> impl Iterator<Item = &str> {
-    path.split('.')
-        .filter(|s| !s.is_empty())
-        .flat_map(|s| match s.strip_suffix("[*]") {
-            Some(name) => vec![name, "[*]"],
-            None => vec![s],
-        })
-        .filter(|s| !s.is_empty())
 }
 
 /// The words of the markers a rule is about (lowercased).
@@ -161,19 +150,9 @@ fn resolve<'a>(model: &'a Model, ty: &TypeRef) -> Option<&'a TypeDef> {
             target: Some(target),
             ..
         } => match target.as_ref() {
-            Target::Local(key) => lookup(model, key),
+            Target::Local(key) => model.type_def(key),
             Target::Absolute(_) => None,
         },
         _ => None,
     }
-}
-
-fn lookup<'a>(model: &'a Model, key: &crate::model::TypeKey) -> Option<&'a TypeDef> {
-    model
-        .groups
-        .get(&key.group)?
-        .versions
-        .get(&key.version)?
-        .types
-        .get(&key.id())
 }

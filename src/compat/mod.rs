@@ -10,7 +10,8 @@ mod report;
 pub mod rules;
 mod schema;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -19,7 +20,7 @@ pub use locate::locate;
 pub use report::{Format, Report};
 pub use rules::Config;
 
-use crate::diag::{Code, Diagnostics, Pos};
+use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::import::read;
 
 /// One change a rule judges, before it is placed in a CRD and version.
@@ -51,17 +52,12 @@ pub type Texts = Vec<(String, String)>;
 /// passed over unread; the others are read as `crdgen import` reads CRDs, and paired by
 /// CRD name. What does not read as CRDs is an error in `diags`.
 pub fn compare(old: &Texts, new: &Texts, diags: &mut Diagnostics) -> Vec<Finding> {
-    let same: std::collections::BTreeSet<(&str, &str)> = old
+    let same: BTreeSet<(&str, &str)> = old.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let (unchanged_new, changed_new): (Vec<&(String, String)>, Vec<_>) = new
         .iter()
-        .map(|(name, text)| (name.as_str(), text.as_str()))
-        .collect();
-    let changed_new: Vec<&(String, String)> = new
+        .partition(|(name, text)| same.contains(&(name.as_str(), text.as_str())));
+    let unchanged: BTreeSet<&str> = unchanged_new
         .iter()
-        .filter(|(name, text)| !same.contains(&(name.as_str(), text.as_str())))
-        .collect();
-    let unchanged: std::collections::BTreeSet<&str> = new
-        .iter()
-        .filter(|(name, text)| same.contains(&(name.as_str(), text.as_str())))
         .map(|(name, _)| name.as_str())
         .collect();
     let mut old_crds = Vec::new();
@@ -85,10 +81,7 @@ pub fn compare(old: &Texts, new: &Texts, diags: &mut Diagnostics) -> Vec<Finding
     };
     let (old_names, new_names) = (by_name(&old_crds), by_name(&new_crds));
     if old_names.keys().any(|n| !new_names.contains_key(n)) {
-        for (name, text) in new
-            .iter()
-            .filter(|(name, _)| unchanged.contains(name.as_str()))
-        {
+        for (name, text) in unchanged_new {
             read::documents(name, text, &mut new_crds, diags);
         }
     }
@@ -142,17 +135,11 @@ fn place(finding: &Finding, text: &str) -> Pos {
                 value: version,
             });
             steps.extend([Step::Key("schema"), Step::Key("openAPIV3Schema")]);
-            for step in change.path.split('.').filter(|s| !s.is_empty()) {
-                let (name, items) = match step.strip_suffix("[*]") {
-                    Some(name) => (name, true),
-                    None => (step, false),
-                };
-                match name {
+            for step in self::steps(&change.path) {
+                match step {
+                    "[*]" => steps.push(Step::Key("items")),
                     "*" => steps.push(Step::Key("additionalProperties")),
                     name => steps.extend([Step::Key("properties"), Step::Key(name)]),
-                }
-                if items {
-                    steps.push(Step::Key("items"));
                 }
             }
         }
@@ -318,4 +305,56 @@ fn crd(name: &str, old: &read::Found, new: &read::Found, out: &mut Vec<Finding>)
             None => {}
         }
     }
+}
+
+/// The steps of a schema path: `.spec.parts[*].name` is spec, parts, [*], name.
+fn steps(path: &str) -> impl Iterator<Item = &str> {
+    path.split('.')
+        .filter(|s| !s.is_empty())
+        .flat_map(|s| match s.strip_suffix("[*]") {
+            Some(name) => vec![name, "[*]"],
+            None => vec![s],
+        })
+        .filter(|s| !s.is_empty())
+}
+
+/// The CRD files of `path` on disk (a file, or a directory's YAML and JSON files), each
+/// named `named_as` joined with its path below `path`, with `/`; with `only`, those
+/// names alone. A directory without any holds no CRDs.
+pub fn on_disk(
+    path: &Path,
+    named_as: &Path,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Texts, Diagnostic> {
+    let mut diags = Diagnostics::default();
+    let files = read::files(path, &mut diags);
+    if files.is_empty() && path.is_dir() {
+        return Ok(Vec::new());
+    }
+    if let Some(e) = diags.into_sorted().into_iter().next() {
+        return Err(e);
+    }
+    let mut texts = Vec::new();
+    for file in files {
+        let below = file.strip_prefix(path).unwrap_or(&file);
+        let name = shown(&named_as.join(below));
+        if only.is_some_and(|only| !only.contains(&name)) {
+            continue;
+        }
+        let text = crate::source::read_text(&file, read::MAX_INPUT_BYTES).map_err(|e| {
+            Diagnostic::error(e.code(Code::Io), format!("cannot read `{name}`: {e}"))
+                .at_path(&name)
+                .hint("crdgen reads CRD files as UTF-8 YAML or JSON")
+        })?;
+        texts.push((name, text));
+    }
+    Ok(texts)
+}
+
+/// A path as git and diagnostics write it: with `/`, and no `/` after a file's name.
+pub fn shown(path: &Path) -> String {
+    path.to_string_lossy()
+        .replace('\\', "/")
+        .trim_end_matches('/')
+        .to_owned()
 }

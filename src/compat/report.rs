@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::Finding;
 use super::rules::{self, Config, Level};
-use crate::diag::{Diagnostic, Severity, Sources};
+use crate::diag::{Diagnostic, Sources};
 
 /// How the report is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -153,14 +153,10 @@ fn diagnostic(f: &Finding, level: Level) -> Diagnostic {
             },
         ),
     };
-    let d = Diagnostic::error(f.change.code, format!("{place}: {}", f.change.message))
-        .at(&f.at.0, f.at.1)
-        .hint(hint);
-    Diagnostic {
-        severity: match level {
-            Level::Error => Severity::Error,
-            _ => Severity::Warning,
-        },
-        ..d
-    }
+    let message = format!("{place}: {}", f.change.message);
+    let d = match level {
+        Level::Error => Diagnostic::error(f.change.code, message),
+        _ => Diagnostic::warning(f.change.code, message),
+    };
+    d.at(&f.at.0, f.at.1).hint(hint)
 }

@@ -116,6 +116,13 @@ struct ConfigFile {
 }
 
 impl Config {
+    /// The configuration in `explicit`, else in `dir`'s `crdgen-compat.yaml` when there
+    /// is one, else the defaults.
+    pub fn find(explicit: Option<&Path>, dir: &Path) -> Result<Config, Diagnostic> {
+        let default = dir.join(CONFIG_FILE);
+        Config::load(explicit.or_else(|| Some(default.as_path()).filter(|p| p.is_file())))
+    }
+
     /// The configuration in `path`, or the defaults when `path` is `None`.
     pub fn load(path: Option<&Path>) -> Result<Config, Diagnostic> {
         let Some(path) = path else {

@@ -107,19 +107,19 @@ pub fn node(path: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
         (a, b) if a == b => {}
         (None, Some(b)) => out.push(change(
             Code::DefaultChanged,
-            format!("a default is added, {}", compact(b)),
+            format!("a default is added, {}", b),
             None,
             Some(b),
         )),
         (Some(a), None) => out.push(change(
             Code::DefaultChanged,
-            format!("its default {} is removed", compact(a)),
+            format!("its default {} is removed", a),
             Some(a),
             None,
         )),
         (Some(a), Some(b)) => out.push(change(
             Code::DefaultChanged,
-            format!("its default changed from {} to {}", compact(a), compact(b)),
+            format!("its default changed from {} to {}", a, b),
             Some(a),
             Some(b),
         )),
@@ -143,13 +143,13 @@ pub fn node(path: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
             (a, b) if a == b => {}
             (None, Some(b)) => out.push(change(
                 code,
-                format!("a {key} is added, {}", compact(b)),
+                format!("a {key} is added, {}", b),
                 None,
                 Some(b),
             )),
             (Some(a), Some(b)) => out.push(change(
                 code,
-                format!("its {key} changed from {} to {}", compact(a), compact(b)),
+                format!("its {key} changed from {} to {}", a, b),
                 Some(a),
                 Some(b),
             )),
@@ -176,7 +176,7 @@ pub fn node(path: &str, old: &Value, new: &Value, out: &mut Vec<Change>) {
                 .iter()
                 .zip(m)
                 .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| format!("{k}: {}", compact(v)))
+                .map(|(k, v)| format!("{k}: {}", v))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -278,10 +278,7 @@ fn enums(change: &Make<'_>, old: Option<&Value>, new: Option<&Value>, out: &mut 
     match (values(old), values(new)) {
         (None, Some(_)) => out.push(change(
             Code::EnumNarrowed,
-            format!(
-                "its values are limited to {}",
-                compact(new.unwrap_or(&Value::Null))
-            ),
+            format!("its values are limited to {}", new.unwrap_or(&Value::Null)),
             old,
             new,
         )),
@@ -290,10 +287,7 @@ fn enums(change: &Make<'_>, old: Option<&Value>, new: Option<&Value>, out: &mut 
             if !removed.is_empty() {
                 out.push(change(
                     Code::EnumNarrowed,
-                    format!(
-                        "its values {} are no longer allowed",
-                        compact(&Value::Array(removed))
-                    ),
+                    format!("its values {} are no longer allowed", Value::Array(removed)),
                     old,
                     new,
                 ));
@@ -312,12 +306,12 @@ fn bounds(change: &Make<'_>, old: &Value, new: &Value, out: &mut Vec<Change>) {
             _ => false,
         };
         if tighter {
-            let was = a.map_or("none".to_owned(), compact);
+            let was = a.map_or("none".to_owned(), Value::to_string);
             out.push(change(
                 Code::BoundTightened,
                 format!(
                     "its {key} tightened from {was} to {}",
-                    compact(b.unwrap_or(&Value::Null))
+                    b.unwrap_or(&Value::Null)
                 ),
                 a,
                 b,
@@ -347,8 +341,8 @@ fn bounds(change: &Make<'_>, old: &Value, new: &Value, out: &mut Vec<Change>) {
             Code::BoundTightened,
             format!(
                 "its multipleOf tightened from {} to {}",
-                a.map_or("none".to_owned(), compact),
-                compact(b.unwrap_or(&Value::Null))
+                a.map_or("none".to_owned(), Value::to_string),
+                b.unwrap_or(&Value::Null)
             ),
             a,
             b,
@@ -418,11 +412,6 @@ fn shown(path: &str) -> String {
     } else {
         path.to_owned()
     }
-}
-
-/// A value as one line of JSON.
-pub fn compact(value: &Value) -> String {
-    value.to_string()
 }
 
 #[cfg(test)]

@@ -33,6 +33,18 @@ pub struct Model {
     pub groups: BTreeMap<String, Group>,
 }
 
+impl Model {
+    /// The version a type of `key` is declared in.
+    pub fn version_of(&self, key: &TypeKey) -> Option<&Version> {
+        self.groups.get(&key.group)?.versions.get(&key.version)
+    }
+
+    /// The struct or enum of `key`.
+    pub fn type_def(&self, key: &TypeKey) -> Option<&TypeDef> {
+        self.version_of(key)?.types.get(&key.id())
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct Group {
     /// Directory and Rust module name, e.g. `bcrds`.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{CompatCheck, CompatReport};
 use std::collections::BTreeSet;
 
-use crate::compat::{self, Config, Finding, Format, Report, Texts, rules::CONFIG_FILE};
+use crate::compat::{self, Config, Finding, Format, Report, Texts};
 use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
 use crate::model::Model;
 use crate::options::{Generator, Options};
@@ -45,11 +45,7 @@ impl Against {
         let crd_dir = opts
             .manifest_dir(Generator::Crd)
             .unwrap_or_else(|| Generator::Crd.default_dir().into());
-        let config_file = check
-            .config
-            .clone()
-            .or_else(|| Some(base.join(CONFIG_FILE)).filter(|p| p.is_file()));
-        let config = Config::load(config_file.as_deref())?;
+        let config = Config::find(check.config.as_deref(), base)?;
         let dir = base.join(&check.against);
         let old = if dir.is_dir() {
             // Named as the run names its own CRDs, so that files alike are passed over.
@@ -99,12 +95,15 @@ impl Against {
             .flatten()
             .map(|(name, body)| {
                 (
-                    shown(&self.crd_dir.join(name)),
+                    compat::shown(&self.crd_dir.join(name)),
                     generation.header.yaml_file(body),
                 )
             })
             .collect();
         let (findings, diags, texts) = self.compare(&opts.output_base, New::Generated(new))?;
+        if findings.is_empty() && !diags.has_errors() {
+            return Ok(self.report(findings, diags, &Sources::default()));
+        }
         Ok(self.located(
             findings,
             diags,
@@ -180,10 +179,14 @@ impl Against {
         Ok(self.compare_texts(&old, new))
     }
 
+    /// The findings, and the texts read when there is anything to show them in.
     fn compare_texts(&self, old: &Texts, new: Texts) -> (Vec<Finding>, Diagnostics, Texts) {
         let mut diags = Diagnostics::default();
         let findings = compat::compare(old, &new, &mut diags);
-        let read = old.iter().cloned().chain(new).collect();
+        let read = match findings.is_empty() && !diags.has_errors() {
+            true => Vec::new(),
+            false => old.iter().cloned().chain(new).collect(),
+        };
         (findings, diags, read)
     }
 
@@ -209,8 +212,7 @@ impl Against {
     }
 }
 
-/// The CRD files under `dir` (on disk), each named `named_as/<its path below dir>`;
-/// with `only`, those of its names alone.
+/// The CRD files under `dir` (on disk, if it is there), each named as below `named_as`.
 fn texts(
     dir: &Path,
     named_as: &Path,
@@ -219,27 +221,57 @@ fn texts(
     if !dir.is_dir() {
         return Ok(Vec::new());
     }
-    let mut diags = Diagnostics::default();
-    let mut out = Vec::new();
-    for file in crate::import::read::files(dir, &mut diags) {
-        let name = shown(&named_as.join(file.strip_prefix(dir).unwrap_or(&file)));
-        if only.is_some_and(|only| !only.contains(&name)) {
-            continue;
-        }
-        let text =
-            crate::source::read_text(&file, crate::import::read::MAX_INPUT_BYTES).map_err(|e| {
-                Diagnostic::error(
-                    e.code(crate::diag::Code::Io),
-                    format!("cannot read `{name}`: {e}"),
-                )
-                .at_path(&name)
-            })?;
-        out.push((name, text));
-    }
-    Ok(out)
+    compat::on_disk(dir, named_as, only)
 }
 
-/// A path as git and diagnostics write it, with `/`.
-fn shown(path: &Path) -> String {
-    path.to_string_lossy().replace('\\', "/")
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A CRD moved from a committed file to a new, untracked one is the same CRD: only
+    /// its change is found, not its removal.
+    #[test]
+    fn a_crd_moved_to_an_untracked_file_is_compared_not_removed() {
+        let repo = tempfile::tempdir().unwrap();
+        let base = repo.path();
+        let fixture = |side: &str| {
+            std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("testdata/compat/field-removed/{side}.yaml")),
+            )
+            .unwrap()
+        };
+        std::fs::create_dir_all(base.join("crds")).unwrap();
+        std::fs::write(base.join("crds/a.yaml"), fixture("old")).unwrap();
+        git(base, &["init", "-q"]);
+        git(base, &["add", "-A"]);
+        git(base, &["commit", "-qm", "a"]);
+        std::fs::remove_file(base.join("crds/a.yaml")).unwrap();
+        std::fs::write(base.join("crds/b.yaml"), fixture("new")).unwrap();
+        let against = Against {
+            old: Old::Revision("HEAD".to_owned()),
+            config: Config::default(),
+            format: Format::Text,
+            crd_dir: PathBuf::from("crds"),
+        };
+        let (findings, diags, _) = against.compare(base, New::OnDisk).unwrap();
+        assert!(!diags.has_errors());
+        let codes: Vec<Code> = findings.iter().map(|f| f.change.code).collect();
+        assert_eq!(codes, [Code::FieldRemoved]);
+        assert_eq!(findings[0].at.0, "crds/b.yaml");
+    }
 }

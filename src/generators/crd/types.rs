@@ -248,15 +248,11 @@ impl<'a> Builder<'a> {
     }
 
     fn lookup(&self, key: &TypeKey) -> Option<&'a TypeDef> {
-        self.version_of(key)?.types.get(&key.id())
+        self.model.type_def(key)
     }
 
     fn version_of(&self, key: &TypeKey) -> Option<&'a Version> {
-        self.model
-            .groups
-            .get(&key.group)?
-            .versions
-            .get(&key.version)
+        self.model.version_of(key)
     }
 
     /// std and primitive types, by path or bare name.
