@@ -1,7 +1,8 @@
 //! Generates a synthetic API tree (100 groups × 2 versions × 5 kinds, about 20 fields
 //! each, with nested types, enums and CEL rules) and prints wall time and peak memory for a
 //! first run, a no-op rerun and verifies, and verifies with the compatibility check
-//! (`--compat HEAD`). Run it with `hack/bench-generate.sh`.
+//! (`--compat HEAD`) beside the same verifies without it (medians of seven turns each).
+//! Run it with `hack/bench-generate.sh`.
 //!
 //! Each run is a process of its own, as each `crdgen` command is: the bench runs itself
 //! with `--run MODE DIR`, which makes one run and prints its time and peak memory.
@@ -86,21 +87,17 @@ fn main() {
         "-qm",
         "tree",
     ]);
-    timed("verify-only, committed", "verify", dir.path());
-    timed("  with --compat HEAD", "verify-compat", dir.path());
+    compared("verify-only, committed", dir.path());
     // As CI runs it, on a fresh clone: no stamp (it is not committed).
     std::fs::remove_file(&stamp).expect("the run leaves a stamp");
-    timed("verify-only, CI", "verify", dir.path());
-    timed("  with --compat HEAD", "verify-compat", dir.path());
+    compared("verify-only, CI", dir.path());
     let kind = dir.path().join("pkg/apis/group0/v1/kind0_types.rs");
     let text = std::fs::read_to_string(&kind).expect("kind file");
     std::fs::write(&kind, text.replacen("MaxLength=63", "MaxLength=30", 1)).expect("edit");
     timed("(regenerate one kind)", "write", dir.path());
-    timed("verify-only, one changed", "verify", dir.path());
-    timed("  with --compat HEAD", "verify-compat", dir.path());
+    compared("verify-only, one changed", dir.path());
     std::fs::remove_file(&stamp).expect("the run leaves a stamp");
-    timed("verify-only, CI", "verify", dir.path());
-    timed("  with --compat HEAD", "verify-compat", dir.path());
+    compared("verify-only, CI", dir.path());
     println!(
         "{:<24} {:>8.1} ms  (the same files written by std::fs alone: the file system's floor)",
         "file system alone",
@@ -130,6 +127,44 @@ fn main() {
 
 /// Times one run of `mode` in a process of its own, and prints it as `what`.
 fn timed(what: &str, mode: &str, dir: &Path) {
+    let (elapsed, summary) = run_once(mode, dir);
+    println!("{what:<24} {elapsed:>8.1} ms  ({summary})");
+}
+
+/// The drift check beside the drift check with `--compat HEAD`, run in turns
+/// ([`TURNS`] each, so that a noisy spell slows both alike): each one's median, and how
+/// much slower the check makes it.
+fn compared(what: &str, dir: &Path) {
+    let (mut plain, mut checked) = (Vec::new(), Vec::new());
+    let mut summaries = (String::new(), String::new());
+    for _ in 0..TURNS {
+        let (ms, summary) = run_once("verify", dir);
+        plain.push(ms);
+        summaries.0 = summary;
+        let (ms, summary) = run_once("verify-compat", dir);
+        checked.push(ms);
+        summaries.1 = summary;
+    }
+    let (plain, checked) = (median(plain), median(checked));
+    println!("{what:<24} {plain:>8.1} ms  ({})", summaries.0);
+    println!(
+        "{:<24} {checked:>8.1} ms  ({}; {:+.0}%)",
+        "  with --compat HEAD",
+        summaries.1,
+        (checked / plain - 1.0) * 100.0
+    );
+}
+
+/// Runs of each side of [`compared`].
+const TURNS: usize = 7;
+
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// One run of `mode` in a process of its own: its milliseconds and what it printed.
+fn run_once(mode: &str, dir: &Path) -> (f64, String) {
     settle_disk();
     let start = Instant::now();
     let out = std::process::Command::new(std::env::current_exe().expect("bench binary"))
@@ -143,8 +178,8 @@ fn timed(what: &str, mode: &str, dir: &Path) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let summary = String::from_utf8_lossy(&out.stdout);
-    println!("{what:<24} {elapsed:>8.1} ms  ({})", summary.trim());
+    let summary = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (elapsed, summary)
 }
 
 /// `generate-groups all pkg/client pkg/apis` of every synthetic group, under `dir`.

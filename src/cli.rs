@@ -98,10 +98,13 @@ struct Init {
     #[command(flatten)]
     api: ApiArgs,
     /// Where the project takes crdgen-runtime from: path:DIR, git:URL or version:X
-    /// [default: this crdgen's checkout's runtime/ when there is one, else the published
-    /// crate of this version].
-    #[arg(long, value_name = "SOURCE")]
+    /// [default: version:<this crdgen's version>, the published crate it generates for].
+    #[arg(long, value_name = "SOURCE", conflicts_with = "runtime_path")]
     runtime: Option<String>,
+    /// Take crdgen-runtime from this directory (a checkout's `runtime/`): for working on
+    /// crdgen itself; the same as `--runtime path:DIR`.
+    #[arg(long, value_name = "DIR", env = "CRDGEN_RUNTIME_PATH")]
+    runtime_path: Option<PathBuf>,
     /// Make the operator share the kind's objects among its replicas (a controller
     /// ring: each replica reconciles and caches its shard) rather than elect one
     /// leader, and deploy three replicas; the operator's `--sharding` flag switches it.
@@ -500,10 +503,11 @@ pub fn main() -> ExitCode {
         }
         Command::Explain { code } => explain(code.as_deref()),
         Command::Init(args) => {
-            let runtime = args
-                .runtime
-                .clone()
-                .unwrap_or_else(crate::scaffold::default_runtime);
+            let runtime = match (&args.runtime, &args.runtime_path) {
+                (Some(spec), _) => spec.clone(),
+                (None, Some(dir)) => format!("path:{}", dir.display()),
+                (None, None) => crate::scaffold::default_runtime(),
+            };
             eprintln!("crdgen-runtime from {runtime}");
             let made = crate::scaffold::init(&args.name, &args.api.api(), &runtime, args.sharding);
             let ok = made.is_ok();

@@ -105,25 +105,31 @@ pub(crate) fn generate_groups_deferred(
     deferred: Option<Deferred<'_>>,
     check: Option<&CompatCheck>,
 ) -> Result<Report, Error> {
+    // The check is set up first: the git it asks works while the sources are read.
+    let mut against = match check {
+        Some(check) => Some(
+            compat_check::Against::read(check, opts)
+                .map_err(|d| Error::diagnostics(vec![d], &Default::default()))?,
+        ),
+        None => None,
+    };
     let input = pipeline::read(opts)?;
     let base = &opts.output_base;
     // The output base stays locked from the stamp check to the last write, so that
     // no other run changes the outputs in between.
     let _lock = sink::lock(base).map_err(|d| Error::diagnostics(vec![d], &input.sources))?;
-    let against = match check {
-        Some(check) => Some(
-            compat_check::Against::read(check, opts)
-                .map_err(|d| Error::diagnostics(vec![d], &input.sources))?,
-        ),
-        None => None,
-    };
     let fingerprint = deferred.as_ref().map(|d| d.fingerprint);
     let key = stamp::key(&(opts, &input.header, &input.discovered, fingerprint));
     if let Some(files) = key.and_then(|key| stamp::current(base, &opts.owned_dirs(), key)) {
-        // The CRDs on disk are the ones the run would write: the model alone places
-        // what the check finds in the source.
-        let compat = match &against {
-            Some(against) => Some(against.on_disk(opts, || {
+        // The CRDs on disk are the ones the run would write: the model of the groups
+        // with findings alone places them in the source.
+        let compat = match &mut against {
+            Some(against) => Some(against.on_disk(opts, |groups| {
+                let discovered = input.discovered.narrowed_to(groups);
+                let input = pipeline::Input {
+                    discovered,
+                    ..input
+                };
                 pipeline::on_big_stack(|| pipeline::model_of(opts, input))?
             })?),
             None => None,
@@ -145,7 +151,7 @@ pub(crate) fn generate_groups_deferred(
     };
     let generation = pipeline::on_big_stack(|| pipeline::from_input(opts, input))??;
     let warnings = generation.render_warnings();
-    let compat = match &against {
+    let compat = match &mut against {
         Some(against) => Some(
             against
                 .generated(&generation, opts)

@@ -2,6 +2,7 @@
 //! paths shown relative to the output base so output never depends on where crdgen
 //! ran from.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
@@ -158,6 +159,49 @@ impl Discovered {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         files
     }
+
+    /// Only the groups that may make the API groups `names` (`bcrds.example.com`), and
+    /// those their types may name, transitively: a group's name is written out in its
+    /// files (`+groupName=…`, or `group = "…"` on a kube-derive kind), and a path into
+    /// another group names that group's directory, so what is dropped can play no part
+    /// in those groups' model. The marker files go too: they hold no types. For placing
+    /// a few findings without parsing every group.
+    pub fn narrowed_to(mut self, names: &BTreeSet<&str>) -> Discovered {
+        fn texts(g: &GroupSource) -> impl Iterator<Item = &str> {
+            g.module_file
+                .iter()
+                .chain(g.versions.iter().flat_map(|v| &v.files))
+                .map(|f| f.text.as_str())
+        }
+        let mut kept: BTreeSet<String> = self
+            .groups
+            .iter()
+            .filter(|g| texts(g).any(|t| names.iter().any(|n| t.contains(n))))
+            .map(|g| g.dir.clone())
+            .collect();
+        let mut todo: Vec<String> = kept.iter().cloned().collect();
+        while let Some(dir) = todo.pop() {
+            let Some(group) = self.groups.iter().find(|g| g.dir == dir) else {
+                continue;
+            };
+            let named: BTreeSet<&str> = texts(group).flat_map(identifiers).collect();
+            for other in &self.groups {
+                if named.contains(other.dir.as_str()) && kept.insert(other.dir.clone()) {
+                    todo.push(other.dir.clone());
+                }
+            }
+        }
+        self.groups.retain(|g| kept.contains(&g.dir));
+        self.marker_files.clear();
+        self
+    }
+}
+
+/// The words of Rust source that could be identifiers (a superset: words in comments
+/// and strings too).
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
 }
 
 /// Every `.rs` file of APIS_PKG and under the marker paths (`--paths`, default `src`)
@@ -375,6 +419,46 @@ fn existing_hint(dir: &Path, shown: &str, what: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn group(dir: &str, text: &str) -> GroupSource {
+        GroupSource {
+            dir: dir.into(),
+            module_file: None,
+            versions: vec![VersionSource {
+                version: "v1".into(),
+                files: vec![SourceFile {
+                    path: format!("pkg/apis/{dir}/v1/mod.rs"),
+                    module: None,
+                    text: text.into(),
+                }],
+            }],
+        }
+    }
+
+    #[test]
+    fn narrowing_keeps_the_groups_named_and_those_their_types_reach() {
+        let discovered = Discovered {
+            groups: vec![
+                group(
+                    "shop",
+                    "//! +groupName=shop.example.com\nuse crate::apis::parts::v1::Part;",
+                ),
+                // Reached from shop only through parts.
+                group(
+                    "parts",
+                    "pub struct Part { pub bolt: super::super::bolts::v1::Bolt }",
+                ),
+                group("bolts", "pub struct Bolt {}"),
+                // A longer name with shop's as its prefix, and a group named by none.
+                group("shop2", "//! +groupName=shop2.example.com"),
+                group("partsx", "pub struct Other {}"),
+            ],
+            ..Discovered::default()
+        };
+        let narrowed = discovered.narrowed_to(&BTreeSet::from(["shop.example.com"]));
+        let dirs: Vec<&str> = narrowed.groups.iter().map(|g| g.dir.as_str()).collect();
+        assert_eq!(dirs, ["shop", "parts", "bolts"]);
+    }
 
     #[test]
     fn reads_text_up_to_the_limit_and_no_further() {

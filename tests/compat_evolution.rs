@@ -106,17 +106,24 @@ fn commit(dir: &Path, message: &str) {
     git(dir, &["commit", "-qm", message]);
 }
 
+/// A new git repository, on branch `main`, with a committer.
+fn repository() -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    let dir = repo.path();
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.email", "ci@example.com"]);
+    git(dir, &["config", "user.name", "CI"]);
+    repo
+}
+
 fn said(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]
 fn five_commits_of_a_crd_are_each_checked_against_the_one_before() {
-    let repo = tempfile::tempdir().unwrap();
+    let repo = repository();
     let dir = repo.path();
-    git(dir, &["init", "-q", "-b", "main"]);
-    git(dir, &["config", "user.email", "ci@example.com"]);
-    git(dir, &["config", "user.name", "CI"]);
     let fields = format!("{NAME_63}{SIZE}");
 
     // 1. v1beta1 alone; the first CRDs, checked against a revision with none.
@@ -265,4 +272,63 @@ fn five_commits_of_a_crd_are_each_checked_against_the_one_before() {
         said(&out)
     );
     commit(dir, "size removed");
+}
+
+/// A kind whose spec holds a type of another group: a bound tightened there is placed at
+/// its marker in that group's file on a rerun the stamp shows current (where only the
+/// groups a finding needs are parsed), as on one that generates.
+#[test]
+fn a_finding_in_a_type_of_another_group_is_placed_at_its_marker() {
+    let repo = repository();
+    let dir = repo.path();
+    let part = |max: u32| {
+        format!(
+            "//! +groupName=parts.example.com\nuse serde::{{Deserialize, Serialize}};\n\n#[derive(Clone, Debug, Serialize, Deserialize)]\npub struct Part {{\n    /// +kubebuilder:validation:MaxLength={max}\n    pub serial: String,\n}}\n"
+        )
+    };
+    let holder = widget("", "    pub part: super::super::parts::v1::Part,\n");
+    write(
+        dir,
+        &[
+            (
+                "pkg/apis/shop/mod.rs",
+                "//! +groupName=shop.example.com\npub mod v1;\n",
+            ),
+            ("pkg/apis/shop/v1/mod.rs", &holder),
+            ("pkg/apis/parts/mod.rs", "pub mod v1;\n"),
+            ("pkg/apis/parts/v1/mod.rs", &part(63)),
+            (
+                "pkg/apis/other/mod.rs",
+                "//! +groupName=other.example.com\npub mod v1;\n",
+            ),
+            (
+                "pkg/apis/other/v1/mod.rs",
+                &widget("", "    pub name: String,\n"),
+            ),
+        ],
+    );
+    const GROUPS: &str = "shop:v1 parts:v1 other:v1";
+    let out = crdgen(dir, &generate(GROUPS));
+    assert!(out.status.success(), "{}", said(&out));
+    commit(dir, "parts");
+
+    write(dir, &[("pkg/apis/parts/v1/mod.rs", &part(30))]);
+    let out = crdgen(dir, &generate(GROUPS));
+    assert!(out.status.success(), "{}", said(&out));
+    let mut check = generate(GROUPS);
+    check.extend(["--verify-only", "--compat", "HEAD"]);
+    // First with the stamp the run left (beside the CRDs, its one output directory), then
+    // without it, as a fresh clone has none.
+    for stamped in [true, false] {
+        let out = crdgen(dir, &check);
+        assert_eq!(out.status.code(), Some(1), "{}", said(&out));
+        assert!(
+            said(&out).starts_with("error[E0039]: widgets.shop.example.com v1 `.spec.part.serial`: its maxLength tightened from 63 to 30\n --> pkg/apis/parts/v1/mod.rs:6:9\n"),
+            "{}",
+            said(&out)
+        );
+        if stamped {
+            std::fs::remove_file(dir.join("config/crd/bases").join(crdgen::STAMP_FILE)).unwrap();
+        }
+    }
 }

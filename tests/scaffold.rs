@@ -380,35 +380,65 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     );
 }
 
-/// Without `--runtime`, a crdgen built from a checkout points the project at that
-/// checkout's runtime, so that the project builds as it is, and says so.
+/// Without `--runtime`, the project takes the published crdgen-runtime of crdgen's own
+/// version, so that it builds anywhere (its image too); `--runtime-path`, or
+/// CRDGEN_RUNTIME_PATH, takes a checkout's instead, for working on crdgen itself.
 #[test]
-fn init_takes_the_runtime_of_crdgens_checkout_by_default() {
+fn init_takes_the_published_runtime_of_its_version_unless_told_a_path() {
     let dir = tempfile::tempdir().unwrap();
-    let out = crdgen(
-        dir.path(),
-        &[
-            "init",
-            "plain",
-            "--group",
-            "a.example.com",
-            "--version",
-            "v1",
-            "--kind",
-            "A",
-        ],
-    );
+    // `init NAME` with `extra` arguments and CRDGEN_RUNTIME_PATH set to `env`.
+    let init = |name: &str, extra: &[&str], env: Option<&str>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_crdgen"));
+        command
+            .current_dir(dir.path())
+            .env_remove("CRDGEN_RUNTIME_PATH");
+        if let Some(path) = env {
+            command.env("CRDGEN_RUNTIME_PATH", path);
+        }
+        let api = ["--group", "a.example.com", "--version", "v1", "--kind", "A"];
+        let out = command
+            .args(["init", name])
+            .args(api)
+            .args(extra)
+            .output()
+            .unwrap();
+        let manifest = std::fs::read_to_string(dir.path().join(name).join("Cargo.toml"));
+        (out, manifest.unwrap_or_default())
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    let (out, manifest) = init("plain", &[], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
-    assert!(text(&out).contains(&format!("crdgen-runtime from path:{}", runtime.display())));
-    let manifest = std::fs::read_to_string(dir.path().join("plain/Cargo.toml")).unwrap();
+    assert!(
+        text(&out).contains(&format!("crdgen-runtime from version:{version}")),
+        "{}",
+        text(&out)
+    );
     assert!(
         manifest.contains(&format!(
-            "crdgen-runtime = {{ path = {:?}, features = [\"manager\"] }}",
-            runtime.display().to_string()
+            "crdgen-runtime = {{ version = \"{version}\", features = [\"manager\"] }}"
         )),
         "{manifest}"
     );
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+    let shown = runtime.display().to_string();
+    let path_dependency =
+        format!("crdgen-runtime = {{ path = {shown:?}, features = [\"manager\"] }}");
+    let (out, manifest) = init("flag", &["--runtime-path", &shown], None);
+    assert!(
+        text(&out).contains(&format!("crdgen-runtime from path:{shown}")),
+        "{}",
+        text(&out)
+    );
+    assert!(manifest.contains(&path_dependency), "{manifest}");
+    let (_, manifest) = init("env", &[], Some(&shown));
+    assert!(manifest.contains(&path_dependency), "{manifest}");
+    // Both ways at once is a mistake, not a choice.
+    let (out, _) = init(
+        "both",
+        &["--runtime", "version:9", "--runtime-path", &shown],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
 #[test]

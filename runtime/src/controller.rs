@@ -545,11 +545,31 @@ pub fn owner_index<Owner: Resource<DynamicType = ()>>() -> String {
 /// `Watches` anything else through a map to primary keys, each on a shared informer (one
 /// watch per kind however many controllers ask: take them from the factory).
 ///
-/// ```ignore
-/// let controller = ControllerBuilder::new("cronjobs", sync)
-///     .for_kind(&*factory.batch().v1().cronjobs())
+/// A controller of CronJobs that owns Jobs, on the factory's informers (a generated
+/// factory hands out its kinds' the same way: `factory.batch().v1().cron_jobs()`):
+///
+/// ```no_run
+/// use crdgen_runtime::controller::{Action, ObjectKey, QueueController, SyncError, SyncHandler};
+/// use crdgen_runtime::informer::{FactoryOptions, InformerFactory};
+/// use k8s_openapi::api::batch::v1::{CronJob, Job};
+///
+/// struct CronJobSync;
+///
+/// impl SyncHandler for CronJobSync {
+///     async fn sync(&self, key: ObjectKey<'_>) -> Result<Action, SyncError> {
+///         // Find the CronJob's Jobs with the index `owns` adds:
+///         // `jobs.by_index(&owner_index::<CronJob>(), &key.to_string())`.
+///         Ok(Action::Done)
+///     }
+/// }
+///
+/// # async fn run(client: kube::Client) {
+/// let factory = InformerFactory::new(client, FactoryOptions::default());
+/// let controller = QueueController::builder::<CronJob>("cronjobs", CronJobSync)
+///     .for_kind(&factory.informer::<CronJob>())
 ///     .owns(&factory.informer::<Job>())
 ///     .build();
+/// # }
 /// ```
 pub struct ControllerBuilder<S, Primary> {
     controller: QueueController<S>,

@@ -110,7 +110,7 @@ fn sides(args: &Compat) -> Result<(Texts, Texts), Failure> {
         (Some(revision), paths) => {
             let mut old = Vec::new();
             for path in paths {
-                old.extend(compat::at_revision(Path::new("."), path, revision, None)?);
+                old.extend(compat::at_revision(Path::new("."), path, revision)?);
             }
             Ok((old, all(paths)?))
         }

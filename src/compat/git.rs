@@ -1,11 +1,11 @@
 //! The CRD files of a directory as a git revision holds them (`--since main`): listed
-//! with `git ls-tree` and read through one `git cat-file --batch`, so that a thousand
-//! files cost two processes.
+//! with `git ls-tree` (or named by the caller) and read through one `git cat-file
+//! --batch`, so that a thousand files cost two processes at most.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead as _, Read as _, Write as _};
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 use super::Texts;
 use crate::diag::{Code, Diagnostic};
@@ -17,23 +17,28 @@ fn failed(dir: &Path, revision: &str, what: String) -> Diagnostic {
         .hint("--since and --compat take a git revision (a branch, a tag, a commit) of the repository the output is in, or a directory")
 }
 
-/// `git ARGS -- dir` in `base`: the NUL-separated names it prints (YAML and JSON ones).
-fn names(
-    base: &Path,
-    dir: &Path,
-    revision: &str,
-    args: &[&str],
-) -> Result<Vec<String>, Diagnostic> {
+/// `git ARGS -- dir` in `base`, started: [`listed`] reads its answer.
+fn start(base: &Path, dir: &Path, revision: &str, args: &[&str]) -> Result<Child, Diagnostic> {
     // A directory's path with `/`, so that git takes it as one; a file's as it is.
     let path = match base.join(dir).is_file() {
         true => dir.display().to_string(),
         false => format!("{}/", dir.display()),
     };
-    let listed = Command::new("git")
+    Command::new("git")
         .current_dir(base)
         .args(args)
         .args(["--", &path])
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| failed(dir, revision, format!("git: {e}")))
+}
+
+/// The NUL-separated names a git command of [`start`] printed (YAML and JSON ones).
+fn listed(git: Child, dir: &Path, revision: &str) -> Result<Vec<String>, Diagnostic> {
+    let listed = git
+        .wait_with_output()
         .map_err(|e| failed(dir, revision, format!("git: {e}")))?;
     if !listed.status.success() {
         return Err(failed(
@@ -55,85 +60,132 @@ fn names(
         .collect())
 }
 
-/// The files under `dir` that differ between `revision` and the work tree, from git's
+/// The files under `dir` that differ between a revision and the work tree, from git's
 /// index and file times, without reading what is alike. Untracked files are not
 /// among them: a CRD in one is new (it breaks nothing), unless it moved there from a
 /// file git does list, which the caller finds as a CRD gone from the files that differ.
-pub fn changed(base: &Path, dir: &Path, revision: &str) -> Result<BTreeSet<String>, Diagnostic> {
-    let diff = ["diff", "--no-renames", "--name-only", "-z", revision];
-    Ok(names(base, dir, revision, &diff)?.into_iter().collect())
+///
+/// git is asked at once, and a reader of the revision's files started beside it: both
+/// work while the run checks its stamp or generates (a git process costs about as much
+/// as a drift check that finds its stamp current). [`Changed::files`] waits for the
+/// answer.
+pub struct Changed {
+    /// Started from a thread of its own: starting a process costs the run's thread
+    /// milliseconds too.
+    started: std::thread::JoinHandle<Result<(Child, Reader), Diagnostic>>,
+}
+
+impl Changed {
+    /// Asks git which files under `dir` differ from `revision`.
+    pub fn ask(base: &Path, dir: &Path, revision: &str) -> Changed {
+        let (base, dir, revision) = (base.to_owned(), dir.to_owned(), revision.to_owned());
+        Changed {
+            started: std::thread::spawn(move || {
+                let diff = ["diff", "--no-renames", "--name-only", "-z", &revision];
+                let diff = start(&base, &dir, &revision, &diff)?;
+                Ok((diff, Reader::start(&base, &dir, &revision)?))
+            }),
+        }
+    }
+
+    /// git's answer, and the reader of the revision's files.
+    pub fn files(self) -> Result<(BTreeSet<String>, Reader), Diagnostic> {
+        let (diff, reader) = self
+            .started
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let files = listed(diff, &reader.dir, &reader.revision)?;
+        Ok((files.into_iter().collect(), reader))
+    }
 }
 
 /// The `.yaml`, `.yml` and `.json` files under `dir` (relative to `base`, a directory
-/// of a git work tree) at `revision` (those of `only`, when given), each named `dir/…`
-/// as the work tree's are. A revision without the directory has none.
-pub fn at_revision(
-    base: &Path,
-    dir: &Path,
-    revision: &str,
-    only: Option<&BTreeSet<String>>,
-) -> Result<Texts, Diagnostic> {
-    let failed = |what: String| failed(dir, revision, what);
-    if only.is_some_and(BTreeSet::is_empty) {
-        return Ok(Vec::new());
+/// of a git work tree) at `revision`, each named `dir/…` as the work tree's are. A
+/// revision without the directory has none.
+pub fn at_revision(base: &Path, dir: &Path, revision: &str) -> Result<Texts, Diagnostic> {
+    let ls_tree = ["ls-tree", "-r", "-z", "--name-only", revision];
+    let names = listed(start(base, dir, revision, &ls_tree)?, dir, revision)?;
+    Reader::start(base, dir, revision)?.read(&names, false)
+}
+
+/// A `git cat-file --batch`, started, that reads files of a revision by name.
+pub struct Reader {
+    git: Child,
+    dir: PathBuf,
+    revision: String,
+}
+
+impl Reader {
+    fn start(base: &Path, dir: &Path, revision: &str) -> Result<Reader, Diagnostic> {
+        let git = Command::new("git")
+            .current_dir(base)
+            .args(["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| failed(dir, revision, format!("git: {e}")))?;
+        Ok(Reader {
+            git,
+            dir: dir.to_owned(),
+            revision: revision.to_owned(),
+        })
     }
-    let mut names = names(
-        base,
-        dir,
-        revision,
-        &["ls-tree", "-r", "-z", "--name-only", revision],
-    )?;
-    if let Some(only) = only {
-        names.retain(|name| only.contains(name));
-    }
-    if names.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut child = Command::new("git")
-        .current_dir(base)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| failed(format!("git: {e}")))?;
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| failed("no pipe to git".to_owned()))?;
-    let request: String = names
-        .iter()
-        .map(|n| format!("{revision}:./{n}\n"))
-        .collect();
-    // Written from a thread: git answers as it reads, and a full pipe would stop both.
-    let writer = std::thread::spawn(move || stdin.write_all(request.as_bytes()));
-    let mut stdout = std::io::BufReader::new(
-        child
-            .stdout
+
+    /// The files of `names` (paths in the work tree) at the revision, by name; with
+    /// `only_those_it_has`, a name the revision lacks is passed over, else refused.
+    pub fn read(mut self, names: &[String], only_those_it_has: bool) -> Result<Texts, Diagnostic> {
+        let failed = |what: String| failed(&self.dir, &self.revision, what);
+        let mut stdin = self
+            .git
+            .stdin
             .take()
-            .ok_or_else(|| failed("no pipe from git".to_owned()))?,
-    );
-    let mut texts = Vec::with_capacity(names.len());
-    for name in names {
-        let mut header = String::new();
-        stdout
-            .read_line(&mut header)
-            .map_err(|e| failed(e.to_string()))?;
-        // `<object> blob <size>`, or `<name> missing`.
-        let size = header
-            .split_whitespace()
-            .nth(2)
-            .and_then(|s| s.parse::<usize>().ok())
-            .ok_or_else(|| failed(format!("git cannot read `{name}`: {}", header.trim())))?;
-        let mut body = vec![0; size + 1];
-        stdout
-            .read_exact(&mut body)
-            .map_err(|e| failed(e.to_string()))?;
-        body.pop();
-        let text = String::from_utf8(body).map_err(|_| failed(format!("`{name}` is not UTF-8")))?;
-        texts.push((name, text));
+            .ok_or_else(|| failed("no pipe to git".to_owned()))?;
+        let request: String = names
+            .iter()
+            .map(|n| format!("{}:./{n}\n", self.revision))
+            .collect();
+        // Written from a thread: git answers as it reads, and a full pipe would stop both.
+        let writer = std::thread::spawn(move || stdin.write_all(request.as_bytes()));
+        let mut stdout = std::io::BufReader::new(
+            self.git
+                .stdout
+                .take()
+                .ok_or_else(|| failed("no pipe from git".to_owned()))?,
+        );
+        let mut texts = Vec::with_capacity(names.len());
+        for name in names {
+            let mut header = String::new();
+            stdout
+                .read_line(&mut header)
+                .map_err(|e| failed(e.to_string()))?;
+            // `<object> blob <size>`, or `<name> missing`.
+            if only_those_it_has && header.trim_end().ends_with(" missing") {
+                continue;
+            }
+            let size = header
+                .split_whitespace()
+                .nth(2)
+                .and_then(|s| s.parse::<usize>().ok())
+                .ok_or_else(|| failed(format!("git cannot read `{name}`: {}", header.trim())))?;
+            let mut body = vec![0; size + 1];
+            stdout
+                .read_exact(&mut body)
+                .map_err(|e| failed(e.to_string()))?;
+            body.pop();
+            let text =
+                String::from_utf8(body).map_err(|_| failed(format!("`{name}` is not UTF-8")))?;
+            texts.push((name.clone(), text));
+        }
+        let _ = writer.join();
+        Ok(texts)
     }
-    let _ = writer.join();
-    let _ = child.wait();
-    Ok(texts)
+}
+
+impl Drop for Reader {
+    /// Ends git's input (when nothing was read, it was never taken) and waits for it.
+    fn drop(&mut self) {
+        drop(self.git.stdin.take());
+        let _ = self.git.wait();
+    }
 }

@@ -138,7 +138,7 @@ fn yaml_comments(text: &str) -> String {
 pub fn is_generated(text: &str) -> bool {
     text.lines()
         .take(100)
-        .any(|line| matches!(line.trim_end(), GENERATED_MARKER | YAML_GENERATED_MARKER))
+        .any(|line| crate::naming::is_generated_marker(line.trim_end()))
 }
 
 #[cfg(test)]

@@ -21,11 +21,13 @@ use crate::naming::{self, client as names};
 /// The clientset, its group-version clients and the kinds' clients, all as text (see
 /// `kind_clients`): their shape is fixed.
 /// The `client` generator.
-pub(super) const GENERATOR: Definition = Definition::rust("client", generate).brings(&[
-    Generator::Register,
-    Generator::Clone,
-    Generator::ApplyConfiguration,
-]);
+pub(super) const GENERATOR: Definition = Definition::rust("client", generate)
+    .brings(&[
+        Generator::Register,
+        Generator::Clone,
+        Generator::ApplyConfiguration,
+    ])
+    .on_runtime();
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     let tree = &mut out.rust;

@@ -11,11 +11,9 @@ use crate::naming::{self, informer as names};
 /// The factory, its group and version accessors, and the kinds' informers, all as text
 /// (see `client::kind_clients`): their shape is fixed.
 /// The `informer` generator.
-pub(super) const GENERATOR: Definition = Definition::rust("informer", generate).brings(&[
-    Generator::Register,
-    Generator::Clone,
-    Generator::Lister,
-]);
+pub(super) const GENERATOR: Definition = Definition::rust("informer", generate)
+    .brings(&[Generator::Register, Generator::Clone, Generator::Lister])
+    .on_runtime();
 
 fn generate(ctx: &Context<'_>, out: &mut Output, _diags: &mut crate::diag::Diagnostics) {
     let tree = &mut out.rust;

@@ -7,8 +7,9 @@ use crate::model::Kind;
 use crate::naming::{self, informer as names};
 
 /// The `lister` generator.
-pub(super) const GENERATOR: Definition =
-    Definition::rust("lister", generate).brings(&[Generator::Register]);
+pub(super) const GENERATOR: Definition = Definition::rust("lister", generate)
+    .brings(&[Generator::Register])
+    .on_runtime();
 
 fn generate(ctx: &Context<'_>, out: &mut Output, _diags: &mut crate::diag::Diagnostics) {
     let tree = &mut out.rust;

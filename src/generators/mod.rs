@@ -58,6 +58,9 @@ pub(crate) struct Definition {
     pub check_markers: fn(&[Found], &mut Diagnostics),
     /// Where its files go.
     pub place: Place,
+    /// Its output uses crdgen-runtime, and so checks that it builds with the release it
+    /// was generated for.
+    pub uses_runtime: bool,
     /// Reads the model (and its markers) and adds to its output.
     pub run: fn(&Context<'_>, &mut Output, &mut Diagnostics),
 }
@@ -91,6 +94,7 @@ impl Definition {
             markers: &[],
             check_markers: no_markers,
             place: Place::Rust,
+            uses_runtime: false,
             run,
         }
     }
@@ -116,6 +120,14 @@ impl Definition {
     const fn brings(self, generators: &'static [Generator]) -> Self {
         Definition {
             brings: generators,
+            ..self
+        }
+    }
+
+    /// Its output uses crdgen-runtime.
+    const fn on_runtime(self) -> Self {
+        Definition {
+            uses_runtime: true,
             ..self
         }
     }
@@ -194,6 +206,13 @@ pub fn run(ctx: &Context<'_>, diags: &mut Diagnostics) -> Generated {
             generated.manifests.insert(name, output.manifests);
         }
         diags.extend(found.into_sorted());
+    }
+    if names.iter().any(|name| name.definition().uses_runtime) {
+        generated.rust.push_text(&format!(
+            "::{}::generated_for!({:?});\n",
+            naming::RUNTIME_CRATE,
+            naming::runtime_release()
+        ));
     }
     generated
 }

@@ -27,8 +27,12 @@ enum Old {
     /// A directory's, read.
     Read(Texts),
     /// A git revision's, read when the check runs, and then only the files git says
-    /// differ from the work tree.
-    Revision(String),
+    /// differ from the work tree: git is asked as the check is set up, and answers
+    /// while the run goes on.
+    Revision {
+        revision: String,
+        changed: Option<compat::Changed>,
+    },
 }
 
 /// The new CRDs: the files on disk, or the ones a generation made (by name).
@@ -51,7 +55,10 @@ impl Against {
             // Named as the run names its own CRDs, so that files alike are passed over.
             Old::Read(texts(&dir, &crd_dir, None)?)
         } else {
-            Old::Revision(check.against.clone())
+            Old::Revision {
+                revision: check.against.clone(),
+                changed: Some(compat::Changed::ask(base, &crd_dir, &check.against)),
+            }
         };
         Ok(Against {
             old,
@@ -66,11 +73,12 @@ impl Against {
     }
 
     /// The check of the CRDs on disk, which a current stamp says the run would write;
-    /// `model` is asked for (to place findings in the source) only when there are any.
+    /// `model` is asked for (to place findings in the source) only when there are any,
+    /// and then only of the API groups they are in.
     pub fn on_disk(
-        &self,
+        &mut self,
         opts: &Options,
-        model: impl FnOnce() -> Result<(Model, Sources), Error>,
+        model: impl FnOnce(&BTreeSet<&str>) -> Result<(Model, Sources), Error>,
     ) -> Result<CompatReport, Error> {
         let (findings, diags, texts) = self
             .compare(&opts.output_base, New::OnDisk)
@@ -78,13 +86,17 @@ impl Against {
         if findings.is_empty() && !diags.has_errors() {
             return Ok(self.report(findings, diags, &Sources::default()));
         }
-        let (model, sources) = model()?;
+        let groups = findings
+            .iter()
+            .filter_map(|f| f.crd.split_once('.').map(|(_, group)| group))
+            .collect();
+        let (model, sources) = model(&groups)?;
         Ok(self.located(findings, diags, texts, &model, sources))
     }
 
     /// The check of the CRDs `generation` makes.
     pub fn generated(
-        &self,
+        &mut self,
         generation: &Generation,
         opts: &Options,
     ) -> Result<CompatReport, Diagnostic> {
@@ -135,22 +147,27 @@ impl Against {
     /// revision, only the files that differ are read: those git says differ from the
     /// work tree, and those a generation makes otherwise than the work tree has them.
     fn compare(
-        &self,
+        &mut self,
         base: &Path,
         new: New,
     ) -> Result<(Vec<Finding>, Diagnostics, Texts), Diagnostic> {
         let disk = base.join(&self.crd_dir);
-        let revision = match &self.old {
+        let (revision, changed) = match &mut self.old {
             Old::Read(old) => {
                 let new = match new {
                     New::Generated(texts) => texts,
                     New::OnDisk => texts(&disk, &self.crd_dir, None)?,
                 };
-                return Ok(self.compare_texts(old, new));
+                return Ok(compare_texts(old, new));
             }
-            Old::Revision(revision) => revision,
+            Old::Revision { revision, changed } => (revision.clone(), changed.take()),
         };
-        let changed = compat::changed(base, &self.crd_dir, revision)?;
+        let revision = &revision;
+        let (changed, reader) = match changed {
+            Some(asked) => asked,
+            None => compat::Changed::ask(base, &self.crd_dir, revision),
+        }
+        .files()?;
         let (partial, all) = match new {
             New::Generated(generated) => {
                 let differs = |(name, text): &(String, String)| {
@@ -164,30 +181,20 @@ impl Against {
         };
         let mut wanted = changed;
         wanted.extend(partial.iter().map(|(name, _)| name.clone()));
-        let old = compat::at_revision(base, &self.crd_dir, revision, Some(&wanted))?;
-        let (findings, diags, read) = self.compare_texts(&old, partial);
+        let wanted: Vec<String> = wanted.into_iter().collect();
+        let old = reader.read(&wanted, true)?;
+        let (findings, diags, read) = compare_texts(&old, partial);
         // A CRD gone from the files that differ may have moved to one that does not:
         // only the whole of both sides tells.
         if !findings.iter().any(|f| f.change.code == Code::CrdRemoved) {
             return Ok((findings, diags, read));
         }
-        let old = compat::at_revision(base, &self.crd_dir, revision, None)?;
+        let old = compat::at_revision(base, &self.crd_dir, revision)?;
         let new = match all {
             Some(generated) => generated,
             None => texts(&disk, &self.crd_dir, None)?,
         };
-        Ok(self.compare_texts(&old, new))
-    }
-
-    /// The findings, and the texts read when there is anything to show them in.
-    fn compare_texts(&self, old: &Texts, new: Texts) -> (Vec<Finding>, Diagnostics, Texts) {
-        let mut diags = Diagnostics::default();
-        let findings = compat::compare(old, &new, &mut diags);
-        let read = match findings.is_empty() && !diags.has_errors() {
-            true => Vec::new(),
-            false => old.iter().cloned().chain(new).collect(),
-        };
-        (findings, diags, read)
+        Ok(compare_texts(&old, new))
     }
 
     /// The findings at their levels; CRDs that did not read (`diags`) ahead of them.
@@ -210,6 +217,17 @@ impl Against {
             errors: report.errors() + unread,
         }
     }
+}
+
+/// The findings, and the texts read when there is anything to show them in.
+fn compare_texts(old: &Texts, new: Texts) -> (Vec<Finding>, Diagnostics, Texts) {
+    let mut diags = Diagnostics::default();
+    let findings = compat::compare(old, &new, &mut diags);
+    let read = match findings.is_empty() && !diags.has_errors() {
+        true => Vec::new(),
+        false => old.iter().cloned().chain(new).collect(),
+    };
+    (findings, diags, read)
 }
 
 /// The CRD files under `dir` (on disk, if it is there), each named as below `named_as`.
@@ -262,8 +280,12 @@ mod tests {
         git(base, &["commit", "-qm", "a"]);
         std::fs::remove_file(base.join("crds/a.yaml")).unwrap();
         std::fs::write(base.join("crds/b.yaml"), fixture("new")).unwrap();
-        let against = Against {
-            old: Old::Revision("HEAD".to_owned()),
+        // Without git asked ahead, as when the check was set up for another run.
+        let mut against = Against {
+            old: Old::Revision {
+                revision: "HEAD".to_owned(),
+                changed: None,
+            },
             config: Config::default(),
             format: Format::Text,
             crd_dir: PathBuf::from("crds"),

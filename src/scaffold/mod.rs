@@ -76,17 +76,10 @@ mod templates {
 /// The line of `config/crd/kustomization.yaml` before which `create api` lists a CRD.
 const CRD_BASES_MARKER: &str = "# crdgen:crd-bases\n";
 
-/// Where a new project takes crdgen-runtime from.
 /// Where a new project takes crdgen-runtime from when `--runtime` does not say: the
-/// `runtime/` of the checkout this crdgen was built from while it is there (`cargo run`,
-/// `cargo install --path .`), else the published crate of crdgen's own version.
+/// published crate of crdgen's own version, which the code it generates is for.
 pub fn default_runtime() -> String {
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
-    if checkout.join("Cargo.toml").is_file() {
-        format!("path:{}", checkout.display())
-    } else {
-        format!("version:{}", env!("CARGO_PKG_VERSION"))
-    }
+    format!("version:{}", env!("CARGO_PKG_VERSION"))
 }
 
 /// What `init` and `create api` are told.
