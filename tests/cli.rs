@@ -434,7 +434,7 @@ fn input_mistakes_exit_1_and_name_the_place() {
     let out = crdgen(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("--> pkg/apis/bcrds/v1alpha1/example_types.rs:7:4"),
+        stderr(&out).contains("--> pkg/apis/bcrds/v1alpha1/example_types.rs:8:4"),
         "{}",
         stderr(&out)
     );

@@ -10,6 +10,7 @@
 //! controller-runtime: the pod restarts and competes again. So does an informer that
 //! dies (its cache would freeze): `/readyz` fails with why, and the operator exits.
 //!
+// ANCHOR: rbac
 //! The leader Lease, and the events controllers record:
 //! +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete,namespace=system
 //! +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -19,6 +20,7 @@
 //! +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 //! Whoever scrapes /metrics needs this role (bind Prometheus' service account to it):
 //! +kubebuilder:rbac:urls=/metrics,verbs=get,roleName=metrics-reader
+// ANCHOR_END: rbac
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -146,6 +148,7 @@ async fn main() -> ExitCode {
     readiness.set_ready();
     tracing::info!("caches synced");
 
+    // ANCHOR: serve
     // The webhook server, beside the controllers until shutdown.
     let mut webhooks = None;
     if !args.no_webhooks && std::env::var("ENABLE_WEBHOOKS").as_deref() != Ok("false") {
@@ -161,6 +164,7 @@ async fn main() -> ExitCode {
             }
         }
     }
+    // ANCHOR_END: serve
     // crdgen:start-webhooks
     // Run every controller for this replica's term as leader: until shutdown (then they
     // drain), or until the lease is lost (then they stop at once).

@@ -21,6 +21,8 @@ fn object(spec: Value) -> Value {
             "metadata": {"name": "sample", "namespace": "default"}, "spec": spec})
 }
 
+// ANCHOR: call
+/// The webhook's answer to an AdmissionReview of a CronJob with `spec`.
 async fn answer(path: &str, spec: Value) -> Value {
     let reply = cronjob_operator::webhook::webhooks()
         .call(path, &review(object(spec)))
@@ -28,6 +30,7 @@ async fn answer(path: &str, spec: Value) -> Value {
     assert_eq!(reply.status, 200);
     serde_json::from_slice::<Value>(&reply.body).unwrap()["response"].clone()
 }
+// ANCHOR_END: call
 
 fn every_second() -> Value {
     json!({"schedule": "@every 1s", "jobTemplate": {"spec": {"template": {"spec": {
@@ -70,6 +73,10 @@ async fn the_validator_denies_a_schedule_it_cannot_read() {
         denied["status"]["details"]["causes"][0]["field"],
         "spec.schedule"
     );
-    let message = denied["status"]["message"].as_str().unwrap();
-    assert!(message.contains("is not `@every <duration>`"), "{message}");
+    // ANCHOR: denied
+    assert_eq!(
+        denied["status"]["message"],
+        r#"CronJob.batch.tutorial.crdgen.dev "sample" is invalid: spec.schedule: Invalid value: "*/5 * * * *": `*/5 * * * *` is not `@every <duration>`"#
+    );
+    // ANCHOR_END: denied
 }

@@ -575,7 +575,7 @@ pub mod apis {
             pub mod clone {
                 impl ::core::clone::Clone for crate::apis::other::v1::Everyday {
                     fn clone(&self) -> Self {
-                        let Self { url: f0, created: f1, day: f2, stamped: f3, id: f4, ip: f5, ipv4: f6, ipv6: f7, listen: f8, replicas: f9, offset: f10, port: f11, tags: f12, hashed: f13, timeout: f14, payload: f15, boxed: f16, cow: f17, extra: f18, object: f19, ratio: f20, weight: f21, endpoint: f22 } = self;
+                        let Self { url: f0, created: f1, day: f2, stamped: f3, id: f4, ip: f5, ipv4: f6, ipv6: f7, listen: f8, replicas: f9, offset: f10, port: f11, tags: f12, hashed: f13, timeout: f14, payload: f15, boxed: f16, cow: f17, extra: f18, object: f19, ratio: f20, weight: f21, endpoint: f22, path: f23 } = self;
                         Self {
                             url: ::core::clone::Clone::clone(f0),
                             created: ::core::clone::Clone::clone(f1),
@@ -600,6 +600,7 @@ pub mod apis {
                             ratio: ::core::clone::Clone::clone(f20),
                             weight: ::core::clone::Clone::clone(f21),
                             endpoint: ::core::clone::Clone::clone(f22),
+                            path: ::core::clone::Clone::clone(f23),
                         }
                     }
                 }
@@ -1930,6 +1931,8 @@ pub mod applyconfigurations {
                 pub weight: ::std::option::Option<::ordered_float::NotNan<f64>>,
                 #[serde(rename = "endpoint", skip_serializing_if = "::std::option::Option::is_none")]
                 pub endpoint: ::std::option::Option<crate::apis::other::v1::Endpoint>,
+                #[serde(rename = "path", skip_serializing_if = "::std::option::Option::is_none")]
+                pub path: ::std::option::Option<::std::path::PathBuf>,
             }
 
             impl EverydayApplyConfiguration {
@@ -2046,6 +2049,11 @@ pub mod applyconfigurations {
                 /// Sets `endpoint`.
                 pub fn with_endpoint(mut self, value: impl ::std::convert::Into<crate::apis::other::v1::Endpoint>) -> Self {
                     self.endpoint = ::std::option::Option::Some(value.into());
+                    self
+                }
+                /// Sets `path`.
+                pub fn with_path(mut self, value: impl ::std::convert::Into<::std::path::PathBuf>) -> Self {
+                    self.path = ::std::option::Option::Some(value.into());
                     self
                 }
             }

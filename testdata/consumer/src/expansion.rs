@@ -6,6 +6,7 @@ use kube::api::{Patch, PatchParams};
 use crate::apis::bcrds::v1alpha1::Example;
 use crate::client::clientset::bcrds::v1alpha1::ExampleClient;
 
+// ANCHOR: expansion
 impl ExampleClient {
     /// Sets `spec.replicas` of `name` with a merge patch.
     pub async fn scale_to(&self, name: &str, replicas: i32) -> kube::Result<Example> {
@@ -13,3 +14,4 @@ impl ExampleClient {
         self.patch(name, &PatchParams::default(), &patch).await
     }
 }
+// ANCHOR_END: expansion

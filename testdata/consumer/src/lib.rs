@@ -34,10 +34,11 @@
 //! ```
 #![deny(warnings)]
 
+// ANCHOR: modules
 pub mod apis;
-mod expansion;
-
 /// Everything crdgen generated, included from `OUT_DIR`.
 pub mod client {
     include!(concat!(env!("OUT_DIR"), "/crdgen.rs"));
 }
+// ANCHOR_END: modules
+mod expansion;

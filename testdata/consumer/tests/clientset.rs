@@ -746,6 +746,7 @@ pub async fn everyday_types(env: &Env) {
         endpoint: Endpoint {
             url: "https://logs.example.com/".parse().unwrap(),
         },
+        path: "/var/log/gadget".into(),
     };
     let gadgets = env.cs.other_v1().gadgets(&env.ns);
     let spec = GadgetSpec {
@@ -784,6 +785,7 @@ pub async fn everyday_types(env: &Env) {
         ("port", json!(0)),
         ("tags", json!(["a", "a"])),
         ("endpoint", json!("http://logs.example.com/")),
+        ("path", json!("var/log")),
     ] {
         let mut object = serde_json::to_value(&created).unwrap();
         object["metadata"] = json!({"name": format!("bad-{}", field.to_lowercase())});

@@ -1,9 +1,11 @@
+// ANCHOR: markers
 //! Webhooks for `CronJob` (`batch.tutorial.crdgen.dev/v1`). The markers below make
 //! config/webhook/manifests.yaml (hack/update-codegen.sh); write the logic in the
 //! methods.
 //!
 //! +kubebuilder:webhook:path=/mutate-batch-tutorial-crdgen-dev-v1-cronjob,mutating=true,failurePolicy=fail,sideEffects=None,groups=batch.tutorial.crdgen.dev,resources=cronjobs,verbs=create;update,versions=v1,name=mcronjob-v1.batch.tutorial.crdgen.dev,admissionReviewVersions=v1
 //! +kubebuilder:webhook:path=/validate-batch-tutorial-crdgen-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.tutorial.crdgen.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.tutorial.crdgen.dev,admissionReviewVersions=v1
+// ANCHOR_END: markers
 
 use crdgen_runtime::webhook::{Defaulter, Denial, Validator, Warnings, Webhooks, field};
 
@@ -67,6 +69,7 @@ fn validate(object: &CronJob) -> Result<Warnings, Denial> {
 }
 // ANCHOR_END: validator
 
+// ANCHOR: register
 /// Adds this kind's webhooks.
 pub fn register(webhooks: Webhooks) -> Webhooks {
     webhooks
@@ -79,3 +82,4 @@ pub fn register(webhooks: Webhooks) -> Webhooks {
             CronJobValidator,
         )
 }
+// ANCHOR_END: register

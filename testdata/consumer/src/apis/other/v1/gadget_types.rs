@@ -22,9 +22,11 @@ pub struct GadgetSpec {
     pub size: Size,
     #[serde(default)]
     pub labels: Labels,
+    // ANCHOR: array
     /// A fixed-length list: exactly two ports.
     #[serde(default)]
     pub ports: [u16; PORTS],
+    // ANCHOR_END: array
     /// Everyday Rust types, each in its JSON form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub everyday: Option<Everyday>,
@@ -58,11 +60,22 @@ pub struct Everyday {
     pub ratio: ordered_float::OrderedFloat<f64>,
     pub weight: ordered_float::NotNan<f64>,
     pub endpoint: Endpoint,
+    // ANCHOR: unknown
+    /// A type crdgen does not know (E0018 without its markers): serde writes a path
+    /// as a string.
+    ///
+    /// +kubebuilder:validation:Type=string
+    /// +kubebuilder:validation:Pattern=`^/`
+    pub path: std::path::PathBuf,
+    // ANCHOR_END: unknown
 }
 
+// ANCHOR: array_len
 /// The length of `ports`, as a const: the CRD reads it.
 const PORTS: usize = 2;
+// ANCHOR_END: array_len
 
+// ANCHOR: into
 /// A type of its own that serde writes as a string (`into`): the CRD has a string with
 /// this type's pattern, not its fields.
 ///
@@ -72,6 +85,7 @@ const PORTS: usize = 2;
 pub struct Endpoint {
     pub url: url::Url,
 }
+// ANCHOR_END: into
 
 impl From<Endpoint> for String {
     fn from(endpoint: Endpoint) -> String {

@@ -2,6 +2,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
 use kube::core::TypeMeta;
 use serde::{Deserialize, Serialize};
 
+// ANCHOR: kind
 /// Example is a specification for an Example resource.
 ///
 /// +genclient
@@ -20,6 +21,7 @@ pub struct Example {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ExampleStatus>,
 }
+// ANCHOR_END: kind
 
 /// ExampleSpec is the desired state of an Example.
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]

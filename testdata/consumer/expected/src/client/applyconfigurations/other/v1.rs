@@ -134,6 +134,8 @@ pub struct EverydayApplyConfiguration {
     pub weight: ::std::option::Option<::ordered_float::NotNan<f64>>,
     #[serde(rename = "endpoint", skip_serializing_if = "::std::option::Option::is_none")]
     pub endpoint: ::std::option::Option<crate::apis::other::v1::Endpoint>,
+    #[serde(rename = "path", skip_serializing_if = "::std::option::Option::is_none")]
+    pub path: ::std::option::Option<::std::path::PathBuf>,
 }
 
 impl EverydayApplyConfiguration {
@@ -250,6 +252,11 @@ impl EverydayApplyConfiguration {
     /// Sets `endpoint`.
     pub fn with_endpoint(mut self, value: impl ::std::convert::Into<crate::apis::other::v1::Endpoint>) -> Self {
         self.endpoint = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `path`.
+    pub fn with_path(mut self, value: impl ::std::convert::Into<::std::path::PathBuf>) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
         self
     }
 }

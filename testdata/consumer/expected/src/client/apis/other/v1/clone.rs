@@ -5,7 +5,7 @@
 #![cfg_attr(rustfmt, rustfmt::skip)]
 impl ::core::clone::Clone for crate::apis::other::v1::Everyday {
     fn clone(&self) -> Self {
-        let Self { url: f0, created: f1, day: f2, stamped: f3, id: f4, ip: f5, ipv4: f6, ipv6: f7, listen: f8, replicas: f9, offset: f10, port: f11, tags: f12, hashed: f13, timeout: f14, payload: f15, boxed: f16, cow: f17, extra: f18, object: f19, ratio: f20, weight: f21, endpoint: f22 } = self;
+        let Self { url: f0, created: f1, day: f2, stamped: f3, id: f4, ip: f5, ipv4: f6, ipv6: f7, listen: f8, replicas: f9, offset: f10, port: f11, tags: f12, hashed: f13, timeout: f14, payload: f15, boxed: f16, cow: f17, extra: f18, object: f19, ratio: f20, weight: f21, endpoint: f22, path: f23 } = self;
         Self {
             url: ::core::clone::Clone::clone(f0),
             created: ::core::clone::Clone::clone(f1),
@@ -30,6 +30,7 @@ impl ::core::clone::Clone for crate::apis::other::v1::Everyday {
             ratio: ::core::clone::Clone::clone(f20),
             weight: ::core::clone::Clone::clone(f21),
             endpoint: ::core::clone::Clone::clone(f22),
+            path: ::core::clone::Clone::clone(f23),
         }
     }
 }
