@@ -623,8 +623,19 @@ fn generate_groups(args: &GenerateGroups) -> ExitCode {
             diff,
             changed,
             total,
+            generated_by,
         } => {
             print!("{diff}");
+            if let Some(release) = generated_by {
+                let before = match release.as_str() {
+                    "" => "an earlier crdgen".to_owned(),
+                    release => format!("crdgen {release}"),
+                };
+                eprintln!(
+                    "crdgen: the generated files are {before}'s, and this is crdgen {}: regenerate them with it (the CHANGELOG and the book's upgrading page say what else the upgrade changes)",
+                    env!("CARGO_PKG_VERSION")
+                );
+            }
             eprintln!(
                 "crdgen: {changed} of {total} generated files differ; run the same command without --verify-only to update them"
             );

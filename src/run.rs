@@ -36,6 +36,9 @@ pub enum Outcome {
         changed: usize,
         /// How many files the input generates.
         total: usize,
+        /// The crdgen the files that differ name in their header, when it is not this
+        /// one (`Some("")`: one from before headers named it): an upgrade to regenerate.
+        generated_by: Option<String>,
     },
 }
 
@@ -169,6 +172,7 @@ pub(crate) fn generate_groups_deferred(
             diff: sink::diff(&plan),
             changed: plan.changes.len(),
             total: plan.changes.len() + plan.unchanged,
+            generated_by: sink::generated_by(&plan),
         },
         Mode::Write => {
             let written = files.apply(&plan, base)?;

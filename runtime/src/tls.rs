@@ -30,6 +30,14 @@ pub(crate) const RELOAD_PERIOD: Duration = Duration::from_secs(5);
 /// How long a client gets for its TLS handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// rustls on ring, as kube's client here is: rustls 0.23.48 deprecates ring's provider
+/// for its lack of post-quantum key exchange, which only aws-lc-rs (a C build) brings,
+/// and offers no other way to make one on ring.
+pub(crate) fn ring_provider() -> Arc<rustls::crypto::CryptoProvider> {
+    #[allow(deprecated)]
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
 /// The current certificate, swapped when the files change.
 #[derive(Debug)]
 pub(crate) struct Reloading {
@@ -88,7 +96,7 @@ impl Reloading {
 
     /// A rustls configuration that serves the current certificate (HTTP/1.1 only).
     fn server_config(self: &Arc<Self>) -> Arc<ServerConfig> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = ring_provider();
         let mut config = ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .expect("ring supports rustls' default protocol versions")

@@ -155,7 +155,7 @@ pub fn trusting(ca_pem: &str) -> Result<tokio_rustls::TlsConnector, EnvtestError
     for cert in CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
         roots.add(cert.map_err(|e| pki(&e))?).map_err(|e| pki(&e))?;
     }
-    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let provider = crate::tls::ring_provider();
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| pki(&e))?
