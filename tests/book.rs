@@ -257,3 +257,18 @@ fn rustdoc_ignores_no_example() {
     }
     assert!(wrong.is_empty(), "ignored examples:\n{}", wrong.join("\n"));
 }
+
+#[test]
+fn the_tutorial_installs_the_crdgen_of_this_release() {
+    let install = format!(
+        "cargo install crdgen --version {}",
+        env!("CARGO_PKG_VERSION")
+    );
+    for file in [".github/workflows/ci.yml", "hack/update-codegen.sh"] {
+        let text = std::fs::read_to_string(repository().join("docs/tutorial").join(file)).unwrap();
+        assert!(
+            text.contains(&install),
+            "docs/tutorial/{file} lacks `{install}`"
+        );
+    }
+}

@@ -298,6 +298,8 @@ pub fn init(dir: &Path, api: &Api, runtime: &str, sharding: bool) -> Result<Vec<
     values.insert("namespace", naming::scaffold::namespace(name));
     values.insert("name_prefix", naming::scaffold::name_prefix(name));
     values.insert("crate", crate_name);
+    // The crdgen its CI installs: the one whose generated code it holds.
+    values.insert("crdgen_version", env!("CARGO_PKG_VERSION").to_owned());
     // The operator's `--sharding` default, and replicas enough to share the objects.
     values.insert("sharding", sharding.to_string());
     values.insert("replicas", if sharding { "3" } else { "1" }.to_owned());
@@ -775,6 +777,7 @@ mod tests {
             "namespace",
             "name_prefix",
             "crate",
+            "crdgen_version",
             "runtime",
             "runtime_envtest",
             "sharding",

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 crdgen=${CRDGEN:-crdgen}
 if ! command -v "$crdgen" >/dev/null 2>&1; then
-  echo "hack/update-codegen.sh: \`$crdgen\` not found: put crdgen on PATH (cargo install crdgen) or set CRDGEN to its binary" >&2
+  echo "hack/update-codegen.sh: \`$crdgen\` not found: put crdgen on PATH (cargo install crdgen --version 0.1.0) or set CRDGEN to its binary" >&2
   exit 1
 fi
 groups=""
