@@ -324,7 +324,7 @@ fn case_7_linked_and_directory_type_files_are_read_not_skipped() {
 fn case_10_create_api_never_overwrites_and_an_error_changes_nothing() {
     let s = Sandbox::new();
     let project = s.root.path().join("op");
-    let runtime = format!("path:{}", common::testdata("../runtime").display());
+    let runtime = common::testdata("../runtime").display().to_string();
     let init = crdgen(
         s.root.path(),
         &[
@@ -336,7 +336,7 @@ fn case_10_create_api_never_overwrites_and_an_error_changes_nothing() {
             "v1alpha1",
             "--kind",
             "Example",
-            "--runtime",
+            "--runtime-path",
             &runtime,
         ],
     );

@@ -23,13 +23,13 @@ fn documents(path: &Path) -> Vec<serde_json::Value> {
 
 use common::crdgen;
 
+/// This checkout's runtime, which scaffolded projects take (`--runtime-path`) to build
+/// against the code under test.
 fn runtime_path() -> String {
-    format!(
-        "path:{}",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("runtime")
-            .display()
-    )
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("runtime")
+        .display()
+        .to_string()
 }
 
 /// Builds and tests a scaffolded project with this workspace's lock file (so it uses the
@@ -90,7 +90,7 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
             "v1alpha1",
             "--kind",
             "Example",
-            "--runtime",
+            "--runtime-path",
             &runtime_path(),
         ],
     );
@@ -518,7 +518,7 @@ fn init_probe_project(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
         "v1alpha1",
         "--kind",
         "Probe",
-        "--runtime",
+        "--runtime-path",
         &runtime,
     ];
     let out = crdgen(dir, &[&args[..], flags].concat());
