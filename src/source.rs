@@ -173,25 +173,24 @@ impl Discovered {
                 .chain(g.versions.iter().flat_map(|v| &v.files))
                 .map(|f| f.text.as_str())
         }
-        let mut kept: BTreeSet<String> = self
+        // By index into `self.groups`: whether each is kept, and those to look into.
+        let mut kept: Vec<bool> = self
             .groups
             .iter()
-            .filter(|g| texts(g).any(|t| names.iter().any(|n| t.contains(n))))
-            .map(|g| g.dir.clone())
+            .map(|g| texts(g).any(|t| names.iter().any(|n| t.contains(n))))
             .collect();
-        let mut todo: Vec<String> = kept.iter().cloned().collect();
-        while let Some(dir) = todo.pop() {
-            let Some(group) = self.groups.iter().find(|g| g.dir == dir) else {
-                continue;
-            };
-            let named: BTreeSet<&str> = texts(group).flat_map(identifiers).collect();
-            for other in &self.groups {
-                if named.contains(other.dir.as_str()) && kept.insert(other.dir.clone()) {
-                    todo.push(other.dir.clone());
+        let mut todo: Vec<usize> = (0..kept.len()).filter(|&i| kept[i]).collect();
+        while let Some(i) = todo.pop() {
+            let named: BTreeSet<&str> = texts(&self.groups[i]).flat_map(identifiers).collect();
+            for (j, other) in self.groups.iter().enumerate() {
+                if !kept[j] && named.contains(other.dir.as_str()) {
+                    kept[j] = true;
+                    todo.push(j);
                 }
             }
         }
-        self.groups.retain(|g| kept.contains(&g.dir));
+        let mut kept = kept.into_iter();
+        self.groups.retain(|_| kept.next().unwrap_or(false));
         self.marker_files.clear();
         self
     }

@@ -138,7 +138,7 @@ fn yaml_comments(text: &str) -> String {
 pub fn is_generated(text: &str) -> bool {
     text.lines()
         .take(100)
-        .any(|line| crate::naming::is_generated_marker(line.trim_end()))
+        .any(crate::naming::is_generated_marker)
 }
 
 #[cfg(test)]

@@ -6,8 +6,10 @@ use crdgen_consumer::apis::bcrds::v1alpha1::widget_types::{Widget, WidgetSpec};
 use crdgen_consumer::apis::bcrds::v1alpha1::{Example, ExampleSpec};
 use crdgen_consumer::client::clientset::Clientset;
 use crdgen_runtime::testing::ApiServer;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DynamicObject, ListParams};
+use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams};
 
 /// A CRD this crate's build wrote.
 fn crd(file: &str) -> CustomResourceDefinition {
@@ -61,18 +63,31 @@ async fn kubernetes_kinds_are_registered_beside_the_crates_own() {
     server.register_with_status::<k8s_openapi::api::apps::v1::Deployment>(); // a /status subresource
     let clientset = Clientset::in_memory(&server);
     // ANCHOR_END: built_in
+    // A Job's status is written with it; a Deployment's only through `/status`.
     let client = clientset.client().clone();
-    let jobs: Api<k8s_openapi::api::batch::v1::Job> = Api::namespaced(client.clone(), "default");
-    assert!(
-        jobs.list(&ListParams::default())
-            .await
-            .unwrap()
-            .items
-            .is_empty()
-    );
-    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
-        Api::namespaced(client, "default");
-    assert!(deployments.list(&ListParams::default()).await.is_ok());
+    let jobs: Api<Job> = Api::namespaced(client.clone(), "default");
+    let job: Job = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "j"}, "status": {"active": 1},
+    }))
+    .unwrap();
+    let created = jobs.create(&Default::default(), &job).await.unwrap();
+    assert_eq!(created.status.and_then(|s| s.active), Some(1));
+    let deployments: Api<Deployment> = Api::namespaced(client, "default");
+    let deployment: Deployment = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "d"}, "status": {"replicas": 2},
+    }))
+    .unwrap();
+    let created = deployments
+        .create(&Default::default(), &deployment)
+        .await
+        .unwrap();
+    assert_eq!(created.status.and_then(|s| s.replicas), None);
+    let status = Patch::Merge(serde_json::json!({"status": {"replicas": 2}}));
+    let patched = deployments
+        .patch_status("d", &PatchParams::default(), &status)
+        .await
+        .unwrap();
+    assert_eq!(patched.status.and_then(|s| s.replicas), Some(2));
 }
 
 #[test]
