@@ -45,6 +45,15 @@ impl Validator {
         }
     }
 
+    /// The validator of a schema that is not a resource's root (a type embedded in one):
+    /// its rules see no `apiVersion`, `kind` or `metadata` of their own.
+    pub fn for_node(schema: &Value) -> Validator {
+        Validator {
+            rules: cel::Rules::for_node(schema),
+            schema: schema.clone(),
+        }
+    }
+
     /// The schema, as JSON.
     pub(crate) fn schema(&self) -> &Value {
         &self.schema
@@ -99,6 +108,21 @@ impl Validator {
         } else {
             self.rules.check(object, old, &mut errors);
         }
+        match errors.is_empty() {
+            true => Ok(()),
+            false => Err(errors),
+        }
+    }
+
+    /// The CEL rules alone, on `object` as it is (no defaults, pruning or schema checks):
+    /// what kube-apiserver's CEL validator answers, as its own tests call it.
+    ///
+    /// # Errors
+    ///
+    /// Every rule that fails or cannot be evaluated.
+    pub fn check_rules(&self, object: &Value, old: Option<&Value>) -> Result<(), Vec<Error>> {
+        let mut errors = Vec::new();
+        self.rules.check(object, old, &mut errors);
         match errors.is_empty() {
             true => Ok(()),
             false => Err(errors),

@@ -47,6 +47,13 @@ impl Rules {
         }
     }
 
+    /// The rules of a schema below a resource's root.
+    pub fn for_node(schema: &Value) -> Rules {
+        Rules {
+            root: Node::new(schema, false),
+        }
+    }
+
     /// Whether the schema has any rule.
     pub fn is_empty(&self) -> bool {
         !self.root.has_rules

@@ -1,0 +1,485 @@
+#!/usr/bin/env python3
+"""Ports kube-apiserver's own CEL test tables into testdata/cel/apiserver as JSON facts.
+
+    hack/port-apiserver-cel-tests.py APIEXTENSIONS_GIT APISERVER_GIT TAG [TAG...]
+
+APIEXTENSIONS_GIT and APISERVER_GIT are git directories of kubernetes/apiextensions-apiserver
+and kubernetes/apiserver (the `fetch` tool's mirrors); each TAG (v0.36.3: Kubernetes 1.36.3)
+is read with `git show`, nothing is built or run. The first tag is written whole; a later
+(older) tag is written only where its cases differ from the first's. Each file names the
+repository, path, function and tag its cases came from. A case whose Go this reader cannot
+evaluate is kept, with `unported` saying why; tests/cel_apiserver.rs lists those.
+
+What each table's harness does with its fields is written down here, beside the port, and
+mirrored by the runner: TestValidationExpressions adds each `valid` rule (and each `errors`
+rule) as the only rule of the root schema; TestValidationExpressionsAtSchemaLevels checks
+the schema as given; the library tables evaluate `expr` with no variables.
+"""
+
+import copy
+import json
+import math
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from golit import Node, Parser, Unported, table, tokenize  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "testdata", "cel", "apiserver")
+
+
+def git_show(git_dir, tag, path):
+    return subprocess.run(["git", "--git-dir", git_dir, "show", f"{tag}:{path}"],
+                          check=True, capture_output=True, text=True).stdout
+
+
+# --- Go values as JSON ---------------------------------------------------------------
+
+class Struct(dict):
+    """A Go struct literal: its type's name and its fields by Go name."""
+
+    def __init__(self, type_name, fields):
+        super().__init__(fields)
+        self.type_name = type_name
+
+
+def go_sprintf(fmt, *args):
+    out = []
+    args = list(args)
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c != "%":
+            out.append(c)
+            i += 1
+            continue
+        j = i + 1
+        while fmt[j] in "+-# 0123456789.":
+            j += 1
+        verb = fmt[j]
+        flags = fmt[i + 1:j]
+        if verb == "%":
+            out.append("%")
+        else:
+            arg = args.pop(0)
+            if verb in "dv" and isinstance(arg, bool):
+                out.append("true" if arg else "false")
+            elif verb in "sv":
+                out.append(arg if isinstance(arg, str) else json.dumps(arg))
+            elif verb == "d":
+                out.append(("%" + flags + "d") % arg)
+            elif verb == "f":
+                out.append(("%" + (flags or ".6") + "f") % arg)
+            elif verb == "q":
+                out.append(json.dumps(arg, ensure_ascii=False))
+            else:
+                raise Unported(f"fmt verb %{verb}")
+        i = j + 1
+    return "".join(out)
+
+
+def int_type(bits):
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+    def convert(v):
+        v = int(v)
+        if not lo <= v <= hi:
+            raise Unported(f"int{bits} overflow")
+        return v
+    return convert
+
+
+def float32(v):
+    import struct
+    return struct.unpack("f", struct.pack("f", float(v)))[0]
+
+
+def string_repeat(s, n):
+    return s * n
+
+
+BASE_ENV = {
+    "true": True, "false": False, "nil": None,
+    "int": int, "int64": int_type(64), "int32": int_type(32), "uint64": int, "uint32": int,
+    "float64": float, "float32": float32, "string": str,
+    "math.MaxInt64": (1 << 63) - 1, "math.MinInt64": -(1 << 63), "math.MaxInt32": (1 << 31) - 1,
+    "math.MinInt32": -(1 << 31), "math.MaxInt": (1 << 63) - 1, "math.MaxUint32": (1 << 32) - 1,
+    "math.MaxFloat64": sys.float_info.max, "math.MaxFloat32": float32(3.40282346638528859811704183484516925440e+38),
+    "math.SmallestNonzeroFloat64": 5e-324,
+    "fmt.Sprintf": go_sprintf, "strings.Repeat": string_repeat,
+    "ptr.To": lambda v: v, "pointer.Int64": lambda v: v, "pointer.String": lambda v: v,
+    "pointer.Bool": lambda v: v, "utilpointer.Int64": lambda v: v,
+    "apiextensions.FieldValueRequired": "FieldValueRequired",
+    "apiextensions.FieldValueForbidden": "FieldValueForbidden",
+    "apiextensions.FieldValueInvalid": "FieldValueInvalid",
+    "apiextensions.FieldValueDuplicate": "FieldValueDuplicate",
+}
+
+
+# Go struct fields of the schema types, as the OpenAPI keys of a CRD's schema.
+GENERIC = {"Type": "type", "Nullable": "nullable", "Default": "default",
+           "Description": "description", "Title": "title"}
+EXTENSIONS = {"XPreserveUnknownFields": "x-kubernetes-preserve-unknown-fields",
+              "XEmbeddedResource": "x-kubernetes-embedded-resource",
+              "XIntOrString": "x-kubernetes-int-or-string",
+              "XListMapKeys": "x-kubernetes-list-map-keys",
+              "XListType": "x-kubernetes-list-type", "XMapType": "x-kubernetes-map-type",
+              "XValidations": "x-kubernetes-validations"}
+VALUE_VALIDATION = {"Format": "format", "Maximum": "maximum", "ExclusiveMaximum": "exclusiveMaximum",
+                    "Minimum": "minimum", "ExclusiveMinimum": "exclusiveMinimum",
+                    "MaxLength": "maxLength", "MinLength": "minLength", "Pattern": "pattern",
+                    "MaxItems": "maxItems", "MinItems": "minItems", "UniqueItems": "uniqueItems",
+                    "MultipleOf": "multipleOf", "Enum": "enum", "MaxProperties": "maxProperties",
+                    "MinProperties": "minProperties", "Required": "required", "AllOf": "allOf",
+                    "OneOf": "oneOf", "AnyOf": "anyOf", "Not": "not"}
+RULE = {"Rule": "rule", "Message": "message", "MessageExpression": "messageExpression",
+        "Reason": "reason", "FieldPath": "fieldPath", "OptionalOldSelf": "optionalOldSelf"}
+
+# The type each schema struct's elided element literals have.
+ELEMENT_TYPES = {
+    "map[string]schema.Structural": "schema.Structural",
+    "map[string]schema.NestedValueValidation": "schema.NestedValueValidation",
+    "apiextensions.ValidationRules": "apiextensions.ValidationRule",
+    "[]apiextensions.ValidationRule": "apiextensions.ValidationRule",
+    "[]schema.NestedValueValidation": "schema.NestedValueValidation",
+    "[]schema.JSON": "schema.JSON",
+}
+FIELD_TYPES = {
+    "Generic": "schema.Generic", "Extensions": "schema.Extensions",
+    "ValueValidation": "schema.ValueValidation", "Properties": "map[string]schema.Structural",
+    "Items": "schema.Structural", "AdditionalProperties": "schema.StructuralOrBool",
+    "Structural": "schema.Structural", "XValidations": "apiextensions.ValidationRules",
+    "ValidationExtensions": "schema.ValidationExtensions", "Enum": "[]schema.JSON",
+    "AllOf": "[]schema.NestedValueValidation", "OneOf": "[]schema.NestedValueValidation",
+    "AnyOf": "[]schema.NestedValueValidation", "Not": "schema.NestedValueValidation",
+    "Default": "schema.JSON",
+}
+
+
+def to_openapi(type_name, fields):
+    """A schema struct literal as the JSON a CRD's schema holds."""
+    if type_name == "schema.JSON":
+        return fields.get("Object")
+    if type_name == "apiextensions.ValidationRule":
+        out = {}
+        for go, key in RULE.items():
+            if fields.get(go) not in (None, "", False):
+                out[key] = fields[go]
+        return out
+    if type_name == "schema.StructuralOrBool":
+        return fields.get("Structural") if fields.get("Structural") is not None else fields.get("Bool", False)
+    out = {}
+    for go, value in fields.items():
+        if go in ("Generic", "Extensions", "ValueValidation", "ValidationExtensions"):
+            out.update(value or {})
+        elif go in ("Properties",):
+            out["properties"] = value
+        elif go == "Items":
+            out["items"] = value
+        elif go == "AdditionalProperties":
+            out["additionalProperties"] = value
+        elif go in GENERIC or go in EXTENSIONS or go in VALUE_VALIDATION:
+            key = GENERIC.get(go) or EXTENSIONS.get(go) or VALUE_VALIDATION[go]
+            if value in (None, False, "", []) and key not in ("default",):
+                continue
+            out[key] = value
+        elif go in ("ForbiddenGenerics", "ForbiddenExtensions"):
+            continue
+        else:
+            raise Unported(f"{type_name} field {go}")
+    return out
+
+
+SCHEMA_TYPES = {"schema.Structural", "schema.Generic", "schema.Extensions", "schema.ValueValidation",
+                "schema.NestedValueValidation", "schema.ValidationExtensions", "schema.JSON",
+                "schema.StructuralOrBool", "apiextensions.ValidationRule"}
+
+
+class Evaluator:
+    def __init__(self, env):
+        self.env = env
+
+    def eval(self, node, expected=None):
+        k = node.kind
+        if k == "lit":
+            return node.parts[0]
+        if k == "name":
+            name = node.parts[0]
+            if name not in self.env:
+                raise Unported(f"the name {name}")
+            return copy.deepcopy(self.env[name]) if not callable(self.env[name]) else self.env[name]
+        if k == "select":
+            name = Parser.dotted(node) if node.parts[0].kind in ("name", "select") else None
+            if name in self.env:
+                return self.env[name]
+            raise Unported(f"the selector {name or node}")
+        if k == "unary":
+            op, inner = node.parts
+            v = self.eval(inner, expected)
+            if op in ("&", "*", "+"):
+                return v
+            if op == "-":
+                return -v
+            if op == "!":
+                return not v
+            raise Unported(f"unary {op}")
+        if k == "binary":
+            op, a, b = node.parts
+            a, b = self.eval(a), self.eval(b)
+            ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                   "==": lambda: a == b, "!=": lambda: a != b, "&&": lambda: a and b,
+                   "||": lambda: a or b, "<<": lambda: a << b}
+            if op == "/" and isinstance(a, int) and isinstance(b, int):
+                return int(a / b)
+            if op == "/":
+                return a / b
+            if op not in ops:
+                raise Unported(f"binary {op}")
+            return ops[op]()
+        if k == "call":
+            fn_node, args, spread = node.parts
+            if fn_node.kind == "index":
+                fn_node = fn_node.parts[0]  # a generic instantiation: ptr.To[int64](…)
+            if fn_node.kind == "type":
+                raise Unported("a conversion to a composite type")
+            fn = self.eval(fn_node)
+            values = [self.eval(a) for a in args]
+            if spread:
+                values = values[:-1] + list(values[-1])
+            if not callable(fn):
+                raise Unported(f"a call of {fn_node}")
+            return fn(*values)
+        if k == "index":
+            base, index = node.parts
+            return self.eval(base)[self.eval(index)]
+        if k == "composite":
+            return self.composite(node, expected)
+        raise Unported(f"expression {k}")
+
+    def type_text(self, t):
+        if t is None:
+            return None
+        kind = t.parts[0]
+        if kind == "named":
+            return t.parts[1]
+        if kind == "slice":
+            return "[]" + (self.type_text(t.parts[1]) or "")
+        if kind == "map":
+            return f"map[{self.type_text(t.parts[1])}]{self.type_text(t.parts[2])}"
+        if kind == "pointer":
+            return self.type_text(t.parts[1])
+        if kind == "any":
+            return "interface{}"
+        return kind
+
+    def composite(self, node, expected):
+        type_node, elements = node.parts
+        type_name = self.type_text(type_node) or expected
+        element_type = ELEMENT_TYPES.get(type_name)
+        if type_name and type_name.startswith("[]") and not element_type:
+            element_type = type_name[2:]
+        if type_name and type_name.startswith("map[") and not element_type:
+            element_type = type_name.split("]", 1)[1]
+        keyed = elements and elements[0][0] is not None
+        is_struct = type_name in SCHEMA_TYPES or (
+            type_name and not type_name.startswith(("[]", "map[")) and keyed
+            and all(key.kind == "name" for key, _ in elements) and type_name not in ELEMENT_TYPES)
+        if is_struct:
+            fields = {}
+            for key, value in elements:
+                field = key.parts[0]
+                fields[field] = self.eval(value, FIELD_TYPES.get(field))
+            if type_name in SCHEMA_TYPES:
+                return to_openapi(type_name, fields)
+            return Struct(type_name, fields)
+        if type_name and type_name.startswith("map[") or (keyed and type_name is None):
+            return {self.eval(key): self.eval(value, element_type) for key, value in elements}
+        if type_name is None and not elements:
+            return {}
+        return [self.eval(value, element_type) for _, value in elements]
+
+
+# --- the schema helpers of validation_test.go, on JSON schemas -----------------------
+
+def schema_helpers():
+    def primitive(typ, fmt):
+        s = {"type": typ}
+        if fmt:
+            s["format"] = fmt
+        return s
+
+    def array(list_type, keys, items):
+        s = {"type": "array", "x-kubernetes-list-type": list_type, "items": copy.deepcopy(items)}
+        if keys and list_type == "map":
+            s["x-kubernetes-list-map-keys"] = keys
+        return s
+
+    def with_rules(s, **rule):
+        s = copy.deepcopy(s)
+        s["x-kubernetes-validations"] = [{k: v for k, v in rule.items() if v not in (None, "")}]
+        return s
+
+    def set_key(key):
+        def f(s, value):
+            s = copy.deepcopy(s)
+            if value is not None:
+                s[key] = value
+            return s
+        return f
+
+    def objs(*values):
+        return {f"val{i + 1}": v for i, v in enumerate(values)}
+
+    def schemas(*values):
+        return {"type": "object", "properties": {f"val{i + 1}": copy.deepcopy(v) for i, v in enumerate(values)}}
+
+    env = {
+        "primitiveType": primitive,
+        "integerType": primitive("integer", ""), "int32Type": primitive("integer", "int32"),
+        "int64Type": primitive("integer", "int64"), "numberType": primitive("number", ""),
+        "floatType": primitive("number", "float"), "doubleType": primitive("number", "double"),
+        "stringType": primitive("string", ""), "byteType": primitive("string", "byte"),
+        "booleanType": primitive("boolean", ""), "durationFormat": primitive("string", "duration"),
+        "dateFormat": primitive("string", "date"), "dateTimeFormat": primitive("string", "date-time"),
+        "listType": lambda items: array("atomic", None, items),
+        "listTypePtr": lambda items: array("atomic", None, items),
+        "listSetType": lambda items: array("set", None, items),
+        "listMapType": lambda keys, items: array("map", keys, items),
+        "listMapTypePtr": lambda keys, items: array("map", keys, items),
+        "arrayType": array,
+        "ValsEqualThemselvesAndDataLiteral": lambda a, b, lit: go_sprintf(
+            "%s == %s && %s == %s && %s == %s", a, lit, lit, a, a, b),
+        "objs": objs, "schemas": schemas,
+        "objectType": lambda props: {"type": "object", "properties": copy.deepcopy(props)},
+        "objectTypePtr": lambda props: {"type": "object", "properties": copy.deepcopy(props)},
+        "mapType": lambda v: {"type": "object", "additionalProperties": copy.deepcopy(v)},
+        "mapTypePtr": lambda v: {"type": "object", "additionalProperties": copy.deepcopy(v)},
+        "intOrStringType": lambda: {"x-kubernetes-int-or-string": True},
+        "withRule": lambda s, rule: with_rules(s, rule=rule),
+        "withRulePtr": lambda s, rule: with_rules(s, rule=rule),
+        "cloneWithRule": lambda s, rule: with_rules(s, rule=rule),
+        "withRuleMessageAndMessageExpression": lambda s, rule, m, me: with_rules(
+            s, rule=rule, message=m, messageExpression=me),
+        "withReasonAndFldPath": lambda s, rule, path, reason: with_rules(
+            s, rule=rule, fieldPath=path, reason=reason),
+        "withRuleAndMessageExpression": lambda s, rule, me: with_rules(s, rule=rule, messageExpression=me),
+        "withMaxLength": set_key("maxLength"), "withMaxItems": set_key("maxItems"),
+        "withMaxProperties": set_key("maxProperties"),
+        "withDefault": lambda d, s: dict(copy.deepcopy(s), default=d),
+        "withNullable": lambda n, s: dict(copy.deepcopy(s), nullable=True) if n else copy.deepcopy(s),
+        "withNullablePtr": lambda n, s: dict(copy.deepcopy(s), nullable=True) if n else copy.deepcopy(s),
+        "nilInterfaceOfStringSlice": lambda: None,
+        "genString": lambda n, c: chr(c) * n,
+        "celconfig.RuntimeCELCostBudget": 10_000_000,
+        "celconfig.PerCallLimit": 1_000_000,
+    }
+    env.update(BASE_ENV)
+    return env
+
+
+# --- reading one table ---------------------------------------------------------------
+
+def read_cases(source, func, env, var="tests"):
+    evaluator = Evaluator(env)
+    cases = []
+    for tokens in table(source, func, var):
+        parser = Parser(tokens)
+        case = {}
+        try:
+            node = parser.composite(None)
+            for key, value in node.parts[1]:
+                case[key.parts[0]] = evaluator.eval(value)
+        except (Unported, KeyError, IndexError, TypeError, ValueError) as e:
+            name = next((v.parts[0] for k, v in Parser(tokens).composite(None).parts[1]
+                         if k.parts[0] == "name" and v.kind == "lit"), "?")
+            cases.append({"name": name, "unported": str(e) or type(e).__name__})
+            continue
+        cases.append(case)
+    return cases
+
+
+def validation_expressions(source):
+    """TestValidationExpressions: each of `valid` and `errors` is a rule of its own, put on
+    the root schema in place of any other (withRule)."""
+    out = []
+    for case in read_cases(source, "TestValidationExpressions", schema_helpers()):
+        if "unported" in case:
+            out.append(case)
+            continue
+        entry = {"name": case["name"], "schema": case.get("schema"), "object": case.get("obj")}
+        if case.get("oldObj") is not None:
+            entry["old"] = case["oldObj"]
+        entry["root"] = bool(case.get("isRoot"))
+        if case.get("costBudget"):
+            entry["costBudget"] = case["costBudget"]
+        entry["valid"] = case.get("valid") or []
+        entry["errors"] = [{"rule": r, "contains": m} for r, m in (case.get("errors") or {}).items()]
+        out.append(entry)
+    return out
+
+
+def schema_levels(source):
+    """TestValidationExpressionsAtSchemaLevels: the schema as given; every error is Invalid
+    and each expected text is in one of them."""
+    out = []
+    for case in read_cases(source, "TestValidationExpressionsAtSchemaLevels", schema_helpers()):
+        if "unported" in case:
+            out.append(case)
+            continue
+        entry = {"name": case["name"], "schema": case["schema"], "object": case.get("obj")}
+        if case.get("oldObj") is not None:
+            entry["old"] = case["oldObj"]
+        entry["errors"] = case.get("errors") or []
+        out.append(entry)
+    return out
+
+
+APIEXTENSIONS_TABLES = [
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressions", validation_expressions),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressionsAtSchemaLevels", schema_levels),
+]
+
+
+def write(name, document):
+    os.makedirs(OUT, exist_ok=True)
+    path = os.path.join(OUT, name)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=1, ensure_ascii=False, sort_keys=False, allow_nan=False)
+        f.write("\n")
+    return path
+
+
+def port(repo, git_dir, tables, tags):
+    newest = tags[0]
+    for path, func, reader in tables:
+        first = None
+        for tag in tags:
+            cases = reader(git_show(git_dir, tag, path))
+            if first is None:
+                first = cases
+                document = {"repository": repo, "path": path, "function": func, "tag": tag, "cases": cases}
+                written = write(f"{func}.json", document)
+            else:
+                known = {json.dumps(c, sort_keys=True) for c in first}
+                differ = [c for c in cases if json.dumps(c, sort_keys=True) not in known]
+                if not differ:
+                    continue
+                document = {"repository": repo, "path": path, "function": func, "tag": tag,
+                            "differs_from": newest, "cases": differ}
+                written = write(f"{func}.{tag}.json", document)
+            n = len(cases)
+            unported = sum("unported" in c for c in cases)
+            print(f"{written}: {n} cases of {repo} {tag} {path} {func}, {unported} unported")
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    apiextensions, apiserver, tags = sys.argv[1], sys.argv[2], sys.argv[3:]
+    port("kubernetes/apiextensions-apiserver", apiextensions, APIEXTENSIONS_TABLES, tags)
+    del apiserver
+
+
+if __name__ == "__main__":
+    main()

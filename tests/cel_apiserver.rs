@@ -1,0 +1,182 @@
+//! kube-apiserver's own CEL tests as the oracle: the cases of its test tables, ported as
+//! data by hack/port-apiserver-cel-tests.py into testdata/cel/apiserver (each file names
+//! the repository, path, function and tag it came from), run through crdgen-runtime's
+//! validator, the one the in-memory API server admits writes with. Each table is run as
+//! its own Go harness runs it.
+//!
+//! Every case must agree with the apiserver, except those listed in
+//! testdata/cel/apiserver/disagreements.json with the reason; a listed case that has come
+//! to agree must be taken off the list, so the list is always what is left to do.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crdgen_runtime::crd::Validator;
+use crdgen_runtime::field::{Error, ErrorType};
+use serde_json::{Value, json};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cel/apiserver")
+}
+
+/// A case's verdict: `Ok` when it agrees, else what the validator answered instead.
+type Verdict = Result<(), String>;
+
+/// One table's cases, each by its id (`<function>/<case>[/<rule>]`).
+fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
+    let function = document["function"].as_str().unwrap();
+    let tag = document["tag"].as_str().unwrap();
+    let suffix = match document.get("differs_from") {
+        Some(_) => format!("@{tag}"),
+        None => String::new(),
+    };
+    for case in document["cases"].as_array().unwrap() {
+        let name = format!("{function}{suffix}/{}", case["name"].as_str().unwrap());
+        if let Some(why) = case.get("unported") {
+            verdicts.insert(name, Err(format!("not ported: {why}")));
+            continue;
+        }
+        match function {
+            "TestValidationExpressions" => validation_expressions(&name, case, verdicts),
+            "TestValidationExpressionsAtSchemaLevels" => {
+                verdicts.insert(name, schema_levels(case));
+            }
+            other => panic!("no harness for {other}"),
+        }
+    }
+}
+
+/// The apiserver's text of an error, its paths under `root` as the Go tests make them.
+fn go_text(error: &Error) -> String {
+    let text = error.to_string();
+    match text.strip_prefix("<nil>") {
+        Some(rest) => format!("root{rest}"),
+        None if text.starts_with('[') => format!("root{text}"),
+        None => format!("root.{text}"),
+    }
+}
+
+fn validator(schema: &Value, root: bool) -> Validator {
+    match root {
+        true => Validator::new(schema),
+        false => Validator::for_node(schema),
+    }
+}
+
+fn with_rule(schema: &Value, rule: &str) -> Value {
+    let mut schema = schema.clone();
+    schema["x-kubernetes-validations"] = json!([{ "rule": rule }]);
+    schema
+}
+
+/// TestValidationExpressions: each rule is the root schema's only rule; a `valid` one
+/// gives no error, an `errors` one gives at least one, each `Invalid` and containing the
+/// text.
+fn validation_expressions(name: &str, case: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
+    let root = case["root"] == true;
+    let old = case.get("old");
+    for rule in case["valid"].as_array().unwrap() {
+        let rule = rule.as_str().unwrap();
+        let checked = validator(&with_rule(&case["schema"], rule), root)
+            .check_rules(&case["object"], old);
+        let verdict = checked.map_err(|errors| {
+            let texts: Vec<String> = errors.iter().map(go_text).collect();
+            format!("denied: {}", texts.join("; "))
+        });
+        verdicts.insert(format!("{name}/{rule}"), verdict);
+    }
+    for expected in case["errors"].as_array().unwrap() {
+        let rule = expected["rule"].as_str().unwrap();
+        let contains = expected["contains"].as_str().unwrap();
+        let checked = validator(&with_rule(&case["schema"], rule), true)
+            .check_rules(&case["object"], old);
+        let verdict = match checked {
+            Ok(()) => Err(format!("allowed; the apiserver says {contains:?}")),
+            Err(errors) => {
+                let wrong: Vec<String> = errors
+                    .iter()
+                    .filter(|e| e.kind != ErrorType::Invalid || !go_text(e).contains(contains))
+                    .map(go_text)
+                    .collect();
+                match wrong.is_empty() {
+                    true => Ok(()),
+                    false => Err(format!("{}, not {contains:?}", wrong.join("; "))),
+                }
+            }
+        };
+        verdicts.insert(format!("{name}/{rule}"), verdict);
+    }
+}
+
+/// TestValidationExpressionsAtSchemaLevels: the schema as given, at a resource's root;
+/// every error is `Invalid` and contains one of the texts, each text in one error.
+fn schema_levels(case: &Value) -> Verdict {
+    let errors = Validator::new(&case["schema"])
+        .check_rules(&case["object"], case.get("old"))
+        .err()
+        .unwrap_or_default();
+    let mut unmatched: Vec<&str> = case["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    let mut wrong = Vec::new();
+    for error in &errors {
+        let text = go_text(error);
+        match unmatched.iter().position(|e| text.contains(e)) {
+            Some(i) if error.kind == ErrorType::Invalid => {
+                unmatched.remove(i);
+            }
+            _ => wrong.push(text),
+        }
+    }
+    match (wrong.is_empty(), unmatched.is_empty()) {
+        (true, true) => Ok(()),
+        _ => Err(format!("errors {wrong:?}; expected and missing {unmatched:?}")),
+    }
+}
+
+#[test]
+fn every_case_of_kube_apiservers_cel_tests_agrees_or_is_listed_with_its_reason() {
+    let mut verdicts = BTreeMap::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap() != "disagreements.json")
+        .collect();
+    files.sort();
+    for file in &files {
+        let document: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        run_table(&document, &mut verdicts);
+    }
+    let listed: BTreeMap<String, String> = serde_json::from_str(
+        &std::fs::read_to_string(dir().join("disagreements.json")).unwrap(),
+    )
+    .unwrap();
+
+    let agree = verdicts.values().filter(|v| v.is_ok()).count();
+    println!(
+        "kube-apiserver's CEL test cases: {agree} of {} agree, {} listed as not yet",
+        verdicts.len(),
+        listed.len()
+    );
+    let mut unexpected = Vec::new();
+    for (id, verdict) in &verdicts {
+        match (verdict, listed.contains_key(id)) {
+            (Err(why), false) => unexpected.push(format!("disagrees: {id}\n    {why}")),
+            (Ok(()), true) => unexpected.push(format!("agrees now, take it off the list: {id}")),
+            _ => {}
+        }
+    }
+    for id in listed.keys().filter(|id| !verdicts.contains_key(*id)) {
+        unexpected.push(format!("listed but no such case: {id}"));
+    }
+    assert!(
+        unexpected.is_empty(),
+        "{} cases:\n{}",
+        unexpected.len(),
+        unexpected.join("\n")
+    );
+}
