@@ -92,10 +92,12 @@ impl Rule {
 
 /// Parses `source` as the apiserver's CEL environment does (optional syntax on).
 pub(super) fn parse(source: &str) -> Result<Expression, String> {
-    Parser::new()
+    let mut expression = Parser::new()
         .enable_optional_syntax(true)
         .parse(source)
-        .map_err(|e: ParseErrors| e.to_string())
+        .map_err(|e: ParseErrors| e.to_string())?;
+    super::rewrite::rewrite(&mut expression);
+    Ok(expression)
 }
 
 impl Node {

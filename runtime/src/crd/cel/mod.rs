@@ -15,6 +15,8 @@
 //! comprehensions, which fail here as evaluation errors.
 
 mod compile;
+mod library;
+mod rewrite;
 mod value;
 mod walk;
 
@@ -67,7 +69,11 @@ impl Rules {
         }
         BASE.with(|base| {
             let mut base = base.borrow_mut();
-            let ctx = base.get_or_insert_with(|| Context::default().with_all());
+            let ctx = base.get_or_insert_with(|| {
+                let mut ctx = Context::default().with_all();
+                library::register(&mut ctx);
+                ctx
+            });
             let root = Path::root();
             let at = walk::At {
                 path: &root,
