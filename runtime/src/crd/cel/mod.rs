@@ -15,6 +15,7 @@
 //! comprehensions, which fail here as evaluation errors.
 
 mod compile;
+mod errors;
 mod library;
 mod rewrite;
 mod value;

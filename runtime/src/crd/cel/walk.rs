@@ -9,6 +9,7 @@ use kube_cel::cel::{Context, Value as Cel};
 use serde_json::Value;
 
 use super::compile::{Node, Rule, Shape};
+use super::errors;
 use super::value::to_cel;
 use crate::field::{Error, ErrorType, Path};
 
@@ -179,7 +180,8 @@ fn check(
             rule.name()
         ))),
         Err(e) => Some(invalid_type(format!(
-            "{e} evaluating rule: {}",
+            "{} evaluating rule: {}",
+            errors::text(&e),
             rule.name()
         ))),
     }
