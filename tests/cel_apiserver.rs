@@ -77,8 +77,8 @@ fn validation_expressions(name: &str, case: &Value, verdicts: &mut BTreeMap<Stri
     let old = case.get("old");
     for rule in case["valid"].as_array().unwrap() {
         let rule = rule.as_str().unwrap();
-        let checked = validator(&with_rule(&case["schema"], rule), root)
-            .check_rules(&case["object"], old);
+        let checked =
+            validator(&with_rule(&case["schema"], rule), root).check_rules(&case["object"], old);
         let verdict = checked.map_err(|errors| {
             let texts: Vec<String> = errors.iter().map(go_text).collect();
             format!("denied: {}", texts.join("; "))
@@ -88,8 +88,8 @@ fn validation_expressions(name: &str, case: &Value, verdicts: &mut BTreeMap<Stri
     for expected in case["errors"].as_array().unwrap() {
         let rule = expected["rule"].as_str().unwrap();
         let contains = expected["contains"].as_str().unwrap();
-        let checked = validator(&with_rule(&case["schema"], rule), true)
-            .check_rules(&case["object"], old);
+        let checked =
+            validator(&with_rule(&case["schema"], rule), true).check_rules(&case["object"], old);
         let verdict = match checked {
             Ok(()) => Err(format!("allowed; the apiserver says {contains:?}")),
             Err(errors) => {
@@ -133,7 +133,9 @@ fn schema_levels(case: &Value) -> Verdict {
     }
     match (wrong.is_empty(), unmatched.is_empty()) {
         (true, true) => Ok(()),
-        _ => Err(format!("errors {wrong:?}; expected and missing {unmatched:?}")),
+        _ => Err(format!(
+            "errors {wrong:?}; expected and missing {unmatched:?}"
+        )),
     }
 }
 
@@ -151,10 +153,9 @@ fn every_case_of_kube_apiservers_cel_tests_agrees_or_is_listed_with_its_reason()
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         run_table(&document, &mut verdicts);
     }
-    let listed: BTreeMap<String, String> = serde_json::from_str(
-        &std::fs::read_to_string(dir().join("disagreements.json")).unwrap(),
-    )
-    .unwrap();
+    let listed: BTreeMap<String, String> =
+        serde_json::from_str(&std::fs::read_to_string(dir().join("disagreements.json")).unwrap())
+            .unwrap();
 
     let agree = verdicts.values().filter(|v| v.is_ok()).count();
     println!(

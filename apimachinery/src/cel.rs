@@ -53,6 +53,11 @@ const RESERVED: &[&str] = &[
     "while",
 ];
 
+/// Whether `name` is a CEL reserved word (`if`, `namespace`), escaped as `__name__`.
+pub fn is_reserved(name: &str) -> bool {
+    RESERVED.contains(&name)
+}
+
 /// A property's name as a rule spells it (the apiserver's `Escape`): reserved words as
 /// `__word__`, and `__`, `.`, `-`, `/` as `__underscores__`, `__dot__`, `__dash__`,
 /// `__slash__`. `None` for a name no rule can reach (empty, a leading digit, any other
@@ -61,7 +66,7 @@ pub fn escape(name: &str) -> Option<Cow<'_, str>> {
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
-    if RESERVED.contains(&name) {
+    if is_reserved(name) {
         return Some(Cow::Owned(format!("__{name}__")));
     }
     let plain = |c: char| c.is_ascii_alphanumeric() || c == '_';

@@ -146,7 +146,15 @@ impl Node {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|branch| Node::new(branch, false))
+            .map(|branch| match branch.get("type") {
+                Some(_) => Node::new(branch, false),
+                // A branch constrains the value of its node: it is read as that type.
+                None => {
+                    let mut typed = branch.clone();
+                    typed["type"] = Value::String(type_name.clone());
+                    Node::new(&typed, false)
+                }
+            })
             .filter(|n| n.has_rules)
             .collect();
         has_rules |= !rules.is_empty() || !all_of.is_empty();

@@ -13,9 +13,9 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use kube_cel::cel::common::ast::{CallExpr, Expr};
 use kube_cel::cel::extractors::{Identifier, This};
 use kube_cel::cel::objects::{Key, Map, Opaque, OptionalValue};
-use kube_cel::cel::common::ast::Expr;
 use kube_cel::cel::parser::Expression;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
@@ -69,6 +69,10 @@ const EQ: &str = "@eq";
 const NE: &str = "@ne";
 const AND: &str = "@and";
 const OR: &str = "@or";
+const STRING: &str = "@string";
+/// The one-variable `all` and `exists` macros, rewritten to calls.
+pub(super) const ALL: &str = "@all";
+pub(super) const EXISTS: &str = "@exists";
 
 /// The function an operator is evaluated by instead of the interpreter's own.
 pub(super) fn operator(name: &str) -> Option<&'static str> {
@@ -77,6 +81,7 @@ pub(super) fn operator(name: &str) -> Option<&'static str> {
         "_!=_" => Some(NE),
         "_&&_" => Some(AND),
         "_||_" => Some(OR),
+        "string" => Some(STRING),
         _ => None,
     }
 }
@@ -87,15 +92,23 @@ pub(super) fn register(ctx: &mut Context<'_>) {
         ctx.add_variable_from_value(*name, Value::Opaque(Arc::new(Type(name))));
     }
     ctx.add_function("type", type_of);
+    ctx.add_function("size", size);
+    ctx.add_function(STRING, string);
     ctx.add_function("dyn", dyn_value);
     ctx.add_function(EQ, |a: Value, b: Value| equal(&a, &b));
     ctx.add_function(NE, |a: Value, b: Value| !equal(&a, &b));
     ctx.add_function(AND, |ftx: &FunctionContext| logic(ftx, false));
     ctx.add_function(OR, |ftx: &FunctionContext| logic(ftx, true));
-    ctx.add_function("all", |ftx: &FunctionContext| quantifier(ftx, Quantifier::All));
-    ctx.add_function("exists", |ftx: &FunctionContext| {
-        quantifier(ftx, Quantifier::Exists)
-    });
+    for name in ["all", ALL] {
+        ctx.add_function(name, |ftx: &FunctionContext| {
+            quantifier(ftx, Quantifier::All)
+        });
+    }
+    for name in ["exists", EXISTS] {
+        ctx.add_function(name, |ftx: &FunctionContext| {
+            quantifier(ftx, Quantifier::Exists)
+        });
+    }
     ctx.add_function("existsOne", |ftx: &FunctionContext| {
         quantifier(ftx, Quantifier::ExistsOne)
     });
@@ -118,6 +131,74 @@ pub(super) fn register(ctx: &mut Context<'_>) {
 /// `dyn(x)`: `x`, its static type forgotten (which evaluation never knew).
 fn dyn_value(This(value): This<Value>) -> ResolveResult {
     Ok(value)
+}
+
+/// `size(x)`, `x.size()`: a string's length in code points, as CEL counts it.
+fn size(ftx: &FunctionContext, This(this): This<Value>) -> ResolveResult {
+    let n = match &this {
+        Value::String(s) => s.chars().count(),
+        Value::List(l) => l.len(),
+        Value::Map(m) => m.map.len(),
+        Value::Bytes(b) => b.len(),
+        _ => return Err(ftx.error("no such overload")),
+    };
+    Ok(Value::Int(n as i64))
+}
+
+/// `string(x)` as cel-go converts: booleans, Go's durations in seconds (`3723.004s`),
+/// timestamps in RFC 3339 with as many fraction digits as they need, bytes that are
+/// UTF-8; IPs, CIDRs and the rest by their own `string` (kube-cel's).
+fn string(ftx: &FunctionContext, This(this): This<Value>) -> ResolveResult {
+    let text = match &this {
+        Value::String(_) => return Ok(this),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Bytes(b) => String::from_utf8(b.to_vec())
+            .map_err(|_| ftx.error("invalid UTF-8 in bytes, cannot convert to string"))?,
+        Value::Duration(d) => seconds(d),
+        Value::Timestamp(t) => t
+            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+            .replace(".000000000", "")
+            .replacen(".000Z", "Z", 1),
+        _ => return kube_cel_string(ftx, this),
+    };
+    Ok(Value::String(Arc::new(text)))
+}
+
+/// kube-cel's `string(value)`, for the types it knows (IPs, CIDRs).
+fn kube_cel_string(ftx: &FunctionContext, value: Value) -> ResolveResult {
+    const ARG: &str = "@value";
+    let call = Expression {
+        id: 0,
+        expr: Expr::Call(CallExpr {
+            func_name: "string".to_owned(),
+            target: None,
+            args: vec![Expression {
+                id: 0,
+                expr: Expr::Ident(ARG.to_owned()),
+            }],
+        }),
+    };
+    let mut scope = ftx.ptx.new_inner_scope();
+    scope.add_variable_from_value(ARG, value);
+    scope.resolve(&call)
+}
+
+/// A duration as cel-go writes it: seconds, with the fraction it has.
+fn seconds(d: &chrono::Duration) -> String {
+    let nanos = d.num_nanoseconds().unwrap_or(i64::MAX);
+    let whole = nanos / 1_000_000_000;
+    let fraction = (nanos % 1_000_000_000).unsigned_abs();
+    let sign = if nanos < 0 && whole == 0 { "-" } else { "" };
+    match fraction {
+        0 => format!("{sign}{whole}s"),
+        f => {
+            let digits = format!("{f:09}");
+            format!("{sign}{whole}.{}s", digits.trim_end_matches('0'))
+        }
+    }
 }
 
 /// `type(x)`.
@@ -222,31 +303,62 @@ fn pairs(target: Option<&Value>) -> Result<Vec<(Value, Value)>, ExecutionError> 
     }
 }
 
-/// The two variables' names, and the expressions after them.
-fn two_vars<'a>(
-    ftx: &'a FunctionContext,
-) -> Result<(String, String, &'a [Expression]), ExecutionError> {
-    let name = |i: usize| match ftx.args.get(i).map(|a| &a.expr) {
-        Some(Expr::Ident(n)) => Ok(n.clone()),
-        _ => Err(ftx.error(format!("{}() variable name must be a simple identifier", ftx.name))),
-    };
-    if ftx.args.len() < 3 {
-        return Err(ExecutionError::invalid_argument_count(3, ftx.args.len()));
-    }
-    Ok((name(0)?, name(1)?, &ftx.args[2..]))
+/// The variables a comprehension binds: one (a list's items, a map's keys) or two (an
+/// index or key, and the value), named by its first arguments.
+struct Vars<'a> {
+    names: Vec<&'a str>,
+    rest: &'a [Expression],
 }
 
-/// Evaluates `expr` with the two variables bound.
-fn with_pair(
-    ftx: &FunctionContext,
-    names: (&str, &str),
-    pair: &(Value, Value),
-    expr: &Expression,
-) -> ResolveResult {
-    let mut scope = ftx.ptx.new_inner_scope();
-    scope.add_variable_from_value(names.0, pair.0.clone());
-    scope.add_variable_from_value(names.1, pair.1.clone());
-    scope.resolve(expr)
+impl<'a> Vars<'a> {
+    /// `count` names first, then the expressions.
+    fn of(ftx: &'a FunctionContext, count: usize) -> Result<Vars<'a>, ExecutionError> {
+        if ftx.args.len() <= count {
+            return Err(ExecutionError::invalid_argument_count(
+                count + 1,
+                ftx.args.len(),
+            ));
+        }
+        let names = ftx.args[..count]
+            .iter()
+            .map(|a| match &a.expr {
+                Expr::Ident(n) => Ok(n.as_str()),
+                _ => Err(ftx.error(format!(
+                    "{}() variable name must be a simple identifier",
+                    ftx.name
+                ))),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Vars {
+            names,
+            rest: &ftx.args[count..],
+        })
+    }
+
+    /// Evaluates `expr` with the variables bound to `pair`.
+    fn eval(
+        &self,
+        ftx: &FunctionContext,
+        pair: &(Value, Value),
+        expr: &Expression,
+    ) -> ResolveResult {
+        let mut scope = ftx.ptx.new_inner_scope();
+        match self.names[..] {
+            [one] => {
+                let value = match ftx.this {
+                    Some(Value::Map(_)) => &pair.0,
+                    _ => &pair.1,
+                };
+                scope.add_variable_from_value(one, value.clone());
+            }
+            [first, second, ..] => {
+                scope.add_variable_from_value(first, pair.0.clone());
+                scope.add_variable_from_value(second, pair.1.clone());
+            }
+            [] => {}
+        }
+        scope.resolve(expr)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -256,17 +368,18 @@ enum Quantifier {
     ExistsOne,
 }
 
-/// `all`, `exists` and `existsOne` of two variables; `all` and `exists` decide over an
-/// error in another element as cel-go's macros do.
+/// `all`, `exists` and `existsOne`, of one variable (the macros, as [`super::rewrite`]
+/// points them here) or two; `all` and `exists` decide over an error in another element,
+/// as cel-go's do.
 fn quantifier(ftx: &FunctionContext, q: Quantifier) -> ResolveResult {
-    let (i, v, rest) = two_vars(ftx)?;
-    let [predicate] = rest else {
+    let vars = Vars::of(ftx, ftx.args.len().saturating_sub(1))?;
+    let [predicate] = vars.rest else {
         return Err(ExecutionError::invalid_argument_count(3, ftx.args.len()));
     };
     let mut error = None;
     let mut count = 0;
     for pair in pairs(ftx.this.as_ref())? {
-        match (with_pair(ftx, (&i, &v), &pair, predicate), q) {
+        match (vars.eval(ftx, &pair, predicate), q) {
             (Ok(Value::Bool(false)), Quantifier::All) => return Ok(Value::Bool(false)),
             (Ok(Value::Bool(true)), Quantifier::Exists) => return Ok(Value::Bool(true)),
             (Ok(Value::Bool(true)), Quantifier::ExistsOne) => count += 1,
@@ -290,13 +403,7 @@ fn quantifier(ftx: &FunctionContext, q: Quantifier) -> ResolveResult {
 fn filter_and_transform<'a>(
     ftx: &FunctionContext,
     rest: &'a [Expression],
-) -> Result<
-    (
-        Option<&'a Expression>,
-        &'a Expression,
-    ),
-    ExecutionError,
-> {
+) -> Result<(Option<&'a Expression>, &'a Expression), ExecutionError> {
     match rest {
         [transform] => Ok((None, transform)),
         [filter, transform] => Ok((Some(filter), transform)),
@@ -306,11 +413,11 @@ fn filter_and_transform<'a>(
 
 fn kept(
     ftx: &FunctionContext,
-    names: (&str, &str),
+    vars: &Vars<'_>,
     pair: &(Value, Value),
     filter: Option<&Expression>,
 ) -> Result<bool, ExecutionError> {
-    match filter.map(|f| with_pair(ftx, names, pair, f)).transpose()? {
+    match filter.map(|f| vars.eval(ftx, pair, f)).transpose()? {
         None | Some(Value::Bool(true)) => Ok(true),
         Some(Value::Bool(false)) => Ok(false),
         Some(_) => Err(ExecutionError::NoSuchOverload),
@@ -319,12 +426,12 @@ fn kept(
 
 /// `transformList(i, v, [filter,] expr)`.
 fn transform_list(ftx: &FunctionContext) -> ResolveResult {
-    let (i, v, rest) = two_vars(ftx)?;
-    let (filter, transform) = filter_and_transform(ftx, rest)?;
+    let vars = Vars::of(ftx, 2)?;
+    let (filter, transform) = filter_and_transform(ftx, vars.rest)?;
     let mut out = Vec::new();
     for pair in pairs(ftx.this.as_ref())? {
-        if kept(ftx, (&i, &v), &pair, filter)? {
-            out.push(with_pair(ftx, (&i, &v), &pair, transform)?);
+        if kept(ftx, &vars, &pair, filter)? {
+            out.push(vars.eval(ftx, &pair, transform)?);
         }
     }
     Ok(Value::List(Arc::new(out)))
@@ -333,14 +440,14 @@ fn transform_list(ftx: &FunctionContext) -> ResolveResult {
 /// `transformMap(k, v, [filter,] expr)`, and `transformMapEntry` (`entries`), whose
 /// expression gives a map of entries to add.
 fn transform_map(ftx: &FunctionContext, entries: bool) -> ResolveResult {
-    let (k, v, rest) = two_vars(ftx)?;
-    let (filter, transform) = filter_and_transform(ftx, rest)?;
+    let vars = Vars::of(ftx, 2)?;
+    let (filter, transform) = filter_and_transform(ftx, vars.rest)?;
     let mut out: HashMap<Key, Value> = HashMap::new();
     for pair in pairs(ftx.this.as_ref())? {
-        if !kept(ftx, (&k, &v), &pair, filter)? {
+        if !kept(ftx, &vars, &pair, filter)? {
             continue;
         }
-        let value = with_pair(ftx, (&k, &v), &pair, transform)?;
+        let value = vars.eval(ftx, &pair, transform)?;
         if !entries {
             out.insert(key(&pair.0)?, value);
             continue;
@@ -386,7 +493,11 @@ fn compare(a: &Value, b: &Value) -> Option<Ordering> {
 }
 
 /// `list.sortBy(e, key)`: the items in the order of their keys, stable.
-fn sort_by(ftx: &FunctionContext, This(list): This<Arc<Vec<Value>>>, e: Identifier) -> ResolveResult {
+fn sort_by(
+    ftx: &FunctionContext,
+    This(list): This<Arc<Vec<Value>>>,
+    e: Identifier,
+) -> ResolveResult {
     let [_, key_expr] = ftx.args else {
         return Err(ExecutionError::invalid_argument_count(2, ftx.args.len()));
     };
@@ -407,7 +518,9 @@ fn sort_by(ftx: &FunctionContext, This(list): This<Arc<Vec<Value>>>, e: Identifi
         )));
     }
     keyed.sort_by(|(a, _), (b, _)| compare(a, b).unwrap_or(Ordering::Equal));
-    Ok(Value::List(Arc::new(keyed.into_iter().map(|(_, v)| v).collect())))
+    Ok(Value::List(Arc::new(
+        keyed.into_iter().map(|(_, v)| v).collect(),
+    )))
 }
 
 /// `cel.bind(name, init, expr)`.
@@ -433,7 +546,10 @@ fn opt_map(ftx: &FunctionContext, flat: bool) -> ResolveResult {
         return Ok(this.clone());
     };
     let Expr::Ident(name) = &name.expr else {
-        return Err(ftx.error(format!("{}() variable name must be a simple identifier", ftx.name)));
+        return Err(ftx.error(format!(
+            "{}() variable name must be a simple identifier",
+            ftx.name
+        )));
     };
     let mut scope = ftx.ptx.new_inner_scope();
     scope.add_variable_from_value(name.as_str(), value.clone());

@@ -1,14 +1,16 @@
 //! A rule's syntax tree adjusted, once at parse, so that the `cel` interpreter evaluates
 //! it as cel-go does where the two differ in their cores rather than in a function:
 //!
-//! - `==`, `!=`, `&&` and `||` call [`super::library`]'s versions: CEL's equality
-//!   (optionals, numbers of different types, lists and maps element by element) and its
-//!   commutative logic, where `false && error` is `false` in either order, as in the
-//!   `all` and `exists` macros' loops;
+//! - `==`, `!=`, `&&`, `||` and `string()` call [`super::library`]'s versions: CEL's
+//!   equality (optionals, numbers of different types, lists and maps element by
+//!   element), its commutative logic, where `false && error` is `false` in either order,
+//!   and its conversions to string;
+//! - the `all` and `exists` macros' loops are calls of one function each, in which an
+//!   element that decides wins over an error in another, as in cel-go;
 //! - a qualified type name (`google.protobuf.Timestamp`, `net.IP`) is one identifier,
 //!   bound to the type [`super::library`] gives `type()`'s results.
 
-use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr};
+use kube_cel::cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr};
 
 use super::library;
 
@@ -27,6 +29,25 @@ pub(super) fn rewrite(expr: &mut IdedExpr) {
                 rewrite(target);
             }
             call.args.iter_mut().for_each(rewrite);
+        }
+        Expr::Comprehension(c) if quantifier(c).is_some() => {
+            let name = quantifier(c).unwrap_or_default();
+            let Expr::Call(step) = std::mem::take(&mut c.loop_step.expr) else {
+                return;
+            };
+            let mut predicate = step.args.into_iter().nth(1).unwrap_or_default();
+            rewrite(&mut predicate);
+            let mut range = std::mem::take(&mut c.iter_range);
+            rewrite(&mut range);
+            let var = IdedExpr {
+                id: expr.id,
+                expr: Expr::Ident(std::mem::take(&mut c.iter_var)),
+            };
+            expr.expr = Expr::Call(CallExpr {
+                func_name: name.to_owned(),
+                target: Some(Box::new(range)),
+                args: vec![var, predicate],
+            });
         }
         Expr::Comprehension(c) => {
             for part in [
@@ -57,6 +78,25 @@ pub(super) fn rewrite(expr: &mut IdedExpr) {
             }
         }
         Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+}
+
+/// The function an `all` or `exists` macro's expansion is evaluated by: its loop
+/// `@result && p` (`||`) stops at the first error in the interpreter, where cel-go lets
+/// an element that decides win over it.
+fn quantifier(c: &ComprehensionExpr) -> Option<&'static str> {
+    let Expr::Call(step) = &c.loop_step.expr else {
+        return None;
+    };
+    let accumulates =
+        matches!(&step.args.first().map(|a| &a.expr), Some(Expr::Ident(a)) if *a == c.accu_var);
+    if c.iter_var2.is_some() || step.args.len() != 2 || !accumulates || c.accu_var != "@result" {
+        return None;
+    }
+    match step.func_name.as_str() {
+        "_&&_" => Some(library::ALL),
+        "_||_" => Some(library::EXISTS),
+        _ => None,
     }
 }
 

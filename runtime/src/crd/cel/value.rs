@@ -25,8 +25,17 @@ pub(super) fn to_cel(node: &Node, value: &Value) -> Cel {
         ) => {
             let mut map = HashMap::with_capacity(properties.len());
             for (name, property) in properties {
-                if let (Some(escaped), Some(field)) = (&property.escaped, fields.get(name)) {
-                    map.insert(key(escaped), to_cel(&property.node, field));
+                let Some(field) = fields.get(name).filter(|f| !f.is_null()) else {
+                    continue;
+                };
+                if let Some(escaped) = &property.escaped {
+                    let value = to_cel(&property.node, field);
+                    // Since Kubernetes 1.31 a reserved word (`if`, `namespace`) is also
+                    // reachable as written.
+                    if escaped != name && crdgen_apimachinery::cel::is_reserved(name) {
+                        map.insert(key(name), value.clone());
+                    }
+                    map.insert(key(escaped), value);
                 }
             }
             if *resource {
