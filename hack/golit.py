@@ -296,15 +296,18 @@ def find_block(source, start_pattern):
 
 
 def table(source, func, var="tests"):
-    """The cases of `<var> := []struct{...}{ ... }` in func `func`, each as the tokens of
-    one element, with the element's first line."""
+    """The cases of `<var> := []struct{...}{ ... }` (or `[]T{ ... }`) in func `func`, each
+    as the tokens of one element."""
     m = re.search(r"func " + re.escape(func) + r"\(", source)
     if not m:
         raise Unported(f"no func {func}")
-    start = source.index(var + " := []struct", m.end())
-    body_start = source.index("{", start)  # the struct's fields
-    p = Parser(tokenize(source[body_start:]))
-    p.skip_braces()
+    start = source.index(var + " := []", m.end()) + len(var + " := []")
+    p = Parser(tokenize(source[start:]))
+    if p.at("struct"):
+        p.take()
+        p.skip_braces()  # the struct's fields
+    else:
+        p.take()  # a named element type
     p.take("{")
     cases = []
     while not p.at("}"):

@@ -20,6 +20,7 @@ import copy
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -435,6 +436,104 @@ def schema_levels(source):
     return out
 
 
+# --- the library tables of kubernetes/apiserver's pkg/cel/library ------------------
+
+class Cel(str):
+    """A value the Go tests expect, as CEL that evaluates to it."""
+
+
+def cel_string(text):
+    return Cel(json.dumps(text, ensure_ascii=False))
+
+
+def library_env(source, func):
+    """The environment a library test's table is read in: the Go values it expects, as
+    CEL, and the variables its function sets before the table."""
+    env = dict(BASE_ENV)
+    env.update({
+        "types.True": Cel("true"), "types.False": Cel("false"),
+        "types.OptionalNone": Cel("optional.none()"),
+        "types.Bool": lambda b: Cel("true" if b else "false"),
+        "types.Int": lambda n: Cel(str(int(n))), "types.Uint": lambda n: Cel(f"{int(n)}u"),
+        "types.Double": lambda d: Cel(repr(float(d))),
+        "types.String": cel_string,
+        "types.OptionalOf": lambda v: Cel(f"optional.of({v})"),
+        "types.NewStringList": lambda _adapter, items: Cel("[" + ", ".join(cel_string(i) for i in items) + "]"),
+        "types.DefaultTypeAdapter": None,
+        "netip.PrefixFrom": lambda addr, bits: Cel(f'{addr}/{bits}'),
+        "semver.MustParse": lambda v: Cel(v),
+        "resource.MustParse": lambda v: Cel(v),
+    })
+    body = source[source.index(f"func {func}("):]
+    body = body[:body.index("cases := ")] if "cases := " in body else body
+    for name, text in re.findall(r'(\w+), _ := netip\.Parse(?:Addr|Prefix)\("([^"]+)"\)', body):
+        env[name] = Cel(text)
+    for name, text in re.findall(r'(\w+) := resource\.MustParse\("([^"]+)"\)', body):
+        env[name] = Cel(text)
+    for name, value in re.findall(r'(\w+) := types\.(?:Bool|Int)\(([^)]+)\)', body):
+        env[name] = Cel(value)
+    return env
+
+
+# How a library struct the tests expect is written in CEL.
+LIBRARY_VALUES = {
+    "apiservercel.IP": lambda f: f'ip("{f["Addr"]}")',
+    "apiservercel.CIDR": lambda f: f'cidr("{f["Prefix"]}")',
+    "apiservercel.Quantity": lambda f: f'quantity("{f["Quantity"]}")',
+    "apiservercel.Semver": lambda f: f'semver("{f["Version"]}")',
+}
+
+
+def expected_cel(value):
+    if isinstance(value, Struct):
+        if value.type_name not in LIBRARY_VALUES:
+            raise Unported(f"an expected {value.type_name}")
+        return LIBRARY_VALUES[value.type_name](value)
+    if isinstance(value, Cel):
+        return str(value)
+    raise Unported(f"an expected {value!r}")
+
+
+def library_table(func, runtime_match):
+    """A table of `expr` and what it evaluates to (`expectResult`/`expectValue`), fails with
+    at run time (`expectRuntimeErr`: `runtime_match` is how the harness compares), or
+    fails to compile with (`expectCompileErrs`: regular expressions)."""
+    def reader(source):
+        out = []
+        for case in read_cases(source, func, library_env(source, func), var="cases"):
+            if "unported" in case:
+                out.append(case)
+                continue
+            entry = {"name": case.get("name") or case["expr"], "expr": case["expr"]}
+            if case.get("version") is not None:
+                entry["libraryVersion"] = case["version"]
+            compile_errors = case.get("expectCompileErrs") or case.get("expectedCompileErr")
+            runtime_error = case.get("expectRuntimeErr") or case.get("expectedRuntimeErr")
+            expected = case.get("expectResult", case.get("expectValue"))
+            try:
+                if compile_errors:
+                    entry["compileErrors"] = compile_errors
+                elif runtime_error:
+                    entry["runtimeError"] = {runtime_match: runtime_error}
+                else:
+                    entry["value"] = expected_cel(expected)
+            except Unported as e:
+                out.append({"name": entry["name"], "unported": str(e)})
+                continue
+            out.append(entry)
+        return out
+    return reader
+
+
+APISERVER_TABLES = [
+    ("pkg/cel/library/ip_test.go", "TestIP", library_table("TestIP", "exact")),
+    ("pkg/cel/library/cidr_test.go", "TestCIDR", library_table("TestCIDR", "exact")),
+    ("pkg/cel/library/quantity_test.go", "TestQuantity", library_table("TestQuantity", "pattern")),
+    ("pkg/cel/library/semver_test.go", "TestSemver", library_table("TestSemver", "pattern")),
+    ("pkg/cel/library/format_test.go", "TestFormat", library_table("TestFormat", "pattern")),
+]
+
+
 APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressions", validation_expressions),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressionsAtSchemaLevels", schema_levels),
@@ -478,7 +577,7 @@ def main():
         sys.exit(__doc__)
     apiextensions, apiserver, tags = sys.argv[1], sys.argv[2], sys.argv[3:]
     port("kubernetes/apiextensions-apiserver", apiextensions, APIEXTENSIONS_TABLES, tags)
-    del apiserver
+    port("kubernetes/apiserver", apiserver, APISERVER_TABLES, tags)
 
 
 if __name__ == "__main__":

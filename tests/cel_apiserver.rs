@@ -41,6 +41,14 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             "TestValidationExpressionsAtSchemaLevels" => {
                 verdicts.insert(name, schema_levels(case));
             }
+            "TestIP" | "TestCIDR" | "TestQuantity" | "TestSemver" | "TestFormat" => {
+                let expr = case["expr"].as_str().unwrap();
+                let id = match case["name"].as_str() == Some(expr) {
+                    true => name,
+                    false => format!("{name}: {expr}"),
+                };
+                verdicts.insert(id, library(case));
+            }
             other => panic!("no harness for {other}"),
         }
     }
@@ -136,6 +144,56 @@ fn schema_levels(case: &Value) -> Verdict {
         _ => Err(format!(
             "errors {wrong:?}; expected and missing {unmatched:?}"
         )),
+    }
+}
+
+/// The error a rule fails with, as the CEL evaluation gave it (the text between the
+/// validator's `Invalid value: "object": ` and ` evaluating rule: …`).
+fn evaluation_error(rule: &str) -> Result<Value, String> {
+    let schema = json!({"type": "object", "x-kubernetes-validations": [{"rule": rule}]});
+    let errors = match Validator::for_node(&schema).check_rules(&json!({}), None) {
+        Ok(()) => return Ok(Value::Bool(true)),
+        Err(errors) => errors,
+    };
+    let text = errors[0].detail.clone();
+    let text = text.strip_prefix("rule compile error: ").unwrap_or(&text);
+    let cut = text.rfind(" evaluating rule: ").unwrap_or(text.len());
+    Err(text[..cut].to_owned())
+}
+
+/// The library tables (apiserver's pkg/cel/library): `expr` evaluates to `value`, or
+/// fails at run time with the text (`exact`) or a text matching (`pattern`), or fails to
+/// compile with texts matching each of `compileErrors`.
+fn library(case: &Value) -> Verdict {
+    let expr = case["expr"].as_str().unwrap();
+    if let Some(value) = case["value"].as_str() {
+        return match evaluation_error(&format!("({expr}) == ({value})")) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("{e}; the apiserver gives {value}")),
+        };
+    }
+    let got = match evaluation_error(expr) {
+        Ok(_) => return Err("no error".into()),
+        Err(e) => e,
+    };
+    let wanted: Vec<(&str, bool)> = match (&case["runtimeError"], &case["compileErrors"]) {
+        (Value::Object(m), _) if m.contains_key("exact") => {
+            vec![(m["exact"].as_str().unwrap(), false)]
+        }
+        (Value::Object(m), _) => vec![(m["pattern"].as_str().unwrap(), true)],
+        (_, Value::Array(patterns)) => patterns
+            .iter()
+            .map(|p| (p.as_str().unwrap(), true))
+            .collect(),
+        _ => panic!("a library case with no expectation: {case}"),
+    };
+    let matches = |(want, pattern): &(&str, bool)| match pattern {
+        true => regex::Regex::new(want).unwrap().is_match(&got),
+        false => got == *want,
+    };
+    match wanted.iter().all(matches) {
+        true => Ok(()),
+        false => Err(format!("error {got:?}, not {wanted:?}")),
     }
 }
 
