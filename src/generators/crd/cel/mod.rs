@@ -6,10 +6,6 @@
 //! or sets `optionalOldSelf` without it; and the cost limits, per rule and per CRD
 //! version, estimated from the schema's bounds as the apiserver estimates them.
 
-mod check;
-mod cost;
-mod decl;
-
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -23,7 +19,8 @@ use serde_json::Value;
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::markers::schema::RULE_ORIGIN;
 use crate::model::Kind;
-use decl::{Decl, Names};
+use crdgen_apimachinery::cel::check;
+use crdgen_apimachinery::cel::decl::{Decl, Names};
 
 /// Checks every rule of `schema` (the `version` of `kind`), reporting what the apiserver
 /// would refuse, and takes the rules' origins off.
@@ -34,7 +31,7 @@ pub(super) fn check(
     kube: crate::known::KubeVersion,
     diags: &mut Diagnostics,
 ) {
-    let names = Names::of(kube);
+    let names = Names::of(kube.minor());
     // The CEL types of the whole schema, once: each rule's is found in it by its path.
     let root = has_rules(schema)
         .then(|| Decl::new(schema, true, names))

@@ -1,6 +1,15 @@
 //! What kube-apiserver fixes about CRD validation rules (`x-kubernetes-validations`),
 //! shared by crdgen, which checks rules when it writes a CRD, and crdgen-runtime, which
-//! evaluates them: how a property's name is spelled in CEL, and the cost limits.
+//! evaluates them: how a property's name is spelled in CEL, the cost limits, and (the
+//! `check` feature) the compiler's reading of a rule against its schema: its types and
+//! estimated cost.
+
+#[cfg(feature = "check")]
+pub mod check;
+#[cfg(feature = "check")]
+mod cost;
+#[cfg(feature = "check")]
+pub mod decl;
 
 use std::borrow::Cow;
 

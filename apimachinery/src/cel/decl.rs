@@ -5,28 +5,39 @@
 
 use std::collections::BTreeMap;
 
-use crdgen_apimachinery::cel::{
+use super::{
     MAX_REQUEST_SIZE_BYTES, NAME_MAX_LENGTH, NAMES_BOUNDED_SINCE_MINOR, escape,
 };
 use serde_json::Value;
 
 /// What a value is in CEL.
 #[derive(Debug)]
-pub(super) enum Kind {
+pub enum Kind {
     /// Declared properties, by their CEL names; `open` when unknown fields are kept
     /// (a field the schema does not declare may still be there).
     Object {
+        /// The declared properties, by their escaped names.
         fields: BTreeMap<String, Decl>,
+        /// Whether unknown fields are kept.
         open: bool,
     },
+    /// `additionalProperties`: string keys to values of one type.
     Map(Box<Decl>),
+    /// `items`.
     List(Box<Decl>),
+    /// A string of no CEL format.
     String,
+    /// `format: byte`.
     Bytes,
+    /// `format: duration`.
     Duration,
+    /// `format: date` and `date-time`.
     Timestamp,
+    /// `integer`.
     Int,
+    /// `number`.
     Double,
+    /// `boolean`.
     Bool,
     /// int-or-string.
     Dyn,
@@ -34,7 +45,8 @@ pub(super) enum Kind {
 
 /// A node's CEL type with the apiserver's size facts.
 #[derive(Debug)]
-pub(super) struct Decl {
+pub struct Decl {
+    /// What the value is.
     pub kind: Kind,
     /// The most characters, items or properties; 0 for other scalars.
     pub max_elements: u64,
@@ -46,7 +58,7 @@ pub(super) struct Decl {
 }
 
 /// The map key type: a string of no estimated length (as the apiserver's).
-pub(super) static KEY: Decl = Decl {
+pub static KEY: Decl = Decl {
     kind: Kind::String,
     max_elements: 0,
     min_size: 2,
@@ -59,14 +71,15 @@ const MAX_STRING: u64 = MAX_REQUEST_SIZE_BYTES - 2;
 /// `metadata.name` and `generateName` (`WithTypeAndObjectMeta`): as a whole request,
 /// or from 1.37 as a name, or shorter where the schema bounds them.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Names {
+pub struct Names {
     bounded: bool,
 }
 
 impl Names {
-    pub fn of(kube: crate::known::KubeVersion) -> Names {
+    /// The sizes of Kubernetes 1.`minor`.
+    pub fn of(minor: u16) -> Names {
         Names {
-            bounded: kube.minor() >= NAMES_BOUNDED_SINCE_MINOR,
+            bounded: minor >= NAMES_BOUNDED_SINCE_MINOR,
         }
     }
 

@@ -4,19 +4,19 @@
 
 /// A range of costs or sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(super) struct Range {
+pub struct Range {
     pub min: u64,
     pub max: u64,
 }
 
 /// Per character of a string walked.
-pub(super) const TRAVERSAL: f64 = 0.1;
+pub const TRAVERSAL: f64 = 0.1;
 /// Per character of a regular expression.
-pub(super) const REGEX: f64 = 0.25;
+pub const REGEX: f64 = 0.25;
 /// Creating a list, a map, a message.
-pub(super) const LIST: u64 = 10;
-pub(super) const MAP: u64 = 30;
-pub(super) const STRUCT: u64 = 40;
+pub const LIST: u64 = 10;
+pub const MAP: u64 = 30;
+pub const STRUCT: u64 = 40;
 
 impl Range {
     pub const UNKNOWN: Range = Range {
