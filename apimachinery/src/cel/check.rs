@@ -10,6 +10,7 @@ use kube_cel::cel::parser::Expression;
 
 use super::cost::{self, Range};
 use super::decl::{Decl, Kind};
+use super::{QUALIFIED_TYPES, is_reserved};
 
 /// A CEL type, as far as the checks need one.
 #[derive(Clone, Debug)]
@@ -167,6 +168,8 @@ const BINDING: &[&str] = &[
     "transformMapEntry",
     "sortBy",
     "cel.bind",
+    "optMap",
+    "optFlatMap",
 ];
 
 /// Type names a rule may write as values (`type(x) == int`).
@@ -323,6 +326,9 @@ impl<'d> Checker<'d> {
                 entries: None,
             },
             Expr::Ident(name) => self.ident(name),
+            Expr::Select(_) if self.qualified_type(e) => {
+                self.node(Ty::Other, Range::fixed(1), None)
+            }
             Expr::Select(select) => {
                 let operand = self.expr(&select.operand);
                 let ty = self.field(&operand.ty, &select.field);
@@ -415,6 +421,28 @@ impl<'d> Checker<'d> {
         }
     }
 
+    /// Whether `e` spells a qualified type name (`net.IP`) whose first part is no
+    /// variable.
+    fn qualified_type(&self, e: &Expression) -> bool {
+        let mut parts = Vec::new();
+        let mut at = e;
+        loop {
+            match &at.expr {
+                Expr::Select(s) if !s.test => {
+                    parts.push(s.field.as_str());
+                    at = &s.operand;
+                }
+                Expr::Ident(first) if self.local(first).is_none() => {
+                    parts.push(first);
+                    break;
+                }
+                _ => return false,
+            }
+        }
+        parts.reverse();
+        QUALIFIED_TYPES.contains(&parts.join(".").as_str())
+    }
+
     fn ident(&mut self, name: &str) -> Node<'d> {
         let cost = Range::fixed(1);
         if let Some(local) = self.local(name) {
@@ -457,7 +485,12 @@ impl<'d> Checker<'d> {
     fn field(&mut self, ty: &Ty<'d>, field: &str) -> Ty<'d> {
         match ty {
             Ty::Object(decl) => match &decl.kind {
-                Kind::Object { fields, open } => match fields.get(field) {
+                // Since Kubernetes 1.31 a reserved word is also reachable as written.
+                Kind::Object { fields, open } => match fields.get(field).or_else(|| {
+                    is_reserved(field)
+                        .then(|| fields.get(&format!("__{field}__")))
+                        .flatten()
+                }) {
                     Some(f) => Ty::of(f),
                     None if *open => Ty::Dyn,
                     None => {

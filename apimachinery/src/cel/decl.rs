@@ -5,9 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{
-    MAX_REQUEST_SIZE_BYTES, NAME_MAX_LENGTH, NAMES_BOUNDED_SINCE_MINOR, escape,
-};
+use super::{MAX_REQUEST_SIZE_BYTES, NAME_MAX_LENGTH, NAMES_BOUNDED_SINCE_MINOR, escape};
 use serde_json::Value;
 
 /// What a value is in CEL.

@@ -37,6 +37,18 @@ pub const PER_CALL_LIMIT: u64 = 1_000_000;
 /// The most the rules of one object's write may cost together, counted while running.
 pub const RUNTIME_COST_BUDGET: u64 = 10_000_000;
 
+/// The types a rule names with a dot (`type(x) == net.IP`).
+pub const QUALIFIED_TYPES: &[&str] = &[
+    "google.protobuf.Duration",
+    "google.protobuf.Timestamp",
+    "net.IP",
+    "net.CIDR",
+    "kubernetes.Quantity",
+    "kubernetes.URL",
+    "kubernetes.Semver",
+    "kubernetes.Format",
+];
+
 /// Names CEL reserves: a property so named is `__name__` in a rule.
 const RESERVED: &[&str] = &[
     "true",

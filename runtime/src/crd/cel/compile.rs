@@ -3,9 +3,15 @@
 
 use std::collections::BTreeMap;
 
+use crdgen_apimachinery::cel::check;
+use crdgen_apimachinery::cel::decl::{Decl, Names};
 use kube_cel::cel::ParseErrors;
 use kube_cel::cel::parser::{Expression, Parser};
 use serde_json::Value;
+
+/// The Kubernetes minor version whose sizes type `metadata.name` (the cost checks'
+/// concern, which the validator does not enforce).
+const NAMES_MINOR: u16 = 37;
 
 /// How a node's value is seen by a rule.
 #[derive(Debug)]
@@ -90,12 +96,39 @@ impl Rule {
     }
 }
 
-/// Parses `source` as the apiserver's CEL environment does (optional syntax on).
+/// Parses `source` as the apiserver's CEL environment does (optional syntax on), ready
+/// to evaluate.
 pub(super) fn parse(source: &str) -> Result<Expression, String> {
-    let mut expression = Parser::new()
+    let mut expression = parse_only(source)?;
+    super::rewrite::rewrite(&mut expression);
+    Ok(expression)
+}
+
+fn parse_only(source: &str) -> Result<Expression, String> {
+    Parser::new()
         .enable_optional_syntax(true)
         .parse(source)
-        .map_err(|e: ParseErrors| e.to_string())?;
+        .map_err(|e: ParseErrors| format!("compilation failed: {e}"))
+}
+
+/// Compiles a rule as the apiserver does on its node's type `decl`: parsed, typed (a
+/// field the schema does not declare, a variable that does not exist, a result that is
+/// not a bool are compile errors), then made ready to evaluate.
+fn compile(
+    source: &str,
+    decl: Option<&Decl>,
+    optional_old_self: bool,
+) -> Result<Expression, String> {
+    let mut expression = parse_only(source)?;
+    if let Some(decl) = decl {
+        let analysis = check::analyze(&expression, decl, optional_old_self);
+        if let Some(error) = analysis.errors.first() {
+            return Err(format!("compilation failed: ERROR: <input>: {error}"));
+        }
+        if !matches!(analysis.result, "bool" | "dyn") {
+            return Err("cel expression must evaluate to a bool".to_owned());
+        }
+    }
     super::rewrite::rewrite(&mut expression);
     Ok(expression)
 }
@@ -103,6 +136,13 @@ pub(super) fn parse(source: &str) -> Result<Expression, String> {
 impl Node {
     /// The tree of `schema`, the root of a resource when `resource`.
     pub fn new(schema: &Value, resource: bool) -> Node {
+        Node::typed(schema, resource, schema)
+    }
+
+    /// The tree of `schema`, whose own rules are compiled against the type of
+    /// `typed_as`: the node's schema itself, or for an `allOf` branch the node's it
+    /// constrains.
+    fn typed(schema: &Value, resource: bool, typed_as: &Value) -> Node {
         let text = |key: &str| schema.get(key).and_then(Value::as_str);
         let type_name = text("type").unwrap_or_default().to_owned();
         let mut has_rules = false;
@@ -136,23 +176,27 @@ impl Node {
             Shape::List { items, .. } => items.has_rules,
             _ => false,
         };
-        let rules: Vec<Rule> = schema["x-kubernetes-validations"]
-            .as_array()
+        let entries = schema["x-kubernetes-validations"].as_array();
+        // The node's CEL type, which every rule here is compiled against.
+        let decl = entries
+            .filter(|e| !e.is_empty())
+            .and_then(|_| Decl::new(typed_as, resource, Names::of(NAMES_MINOR)));
+        let rules: Vec<Rule> = entries
             .into_iter()
             .flatten()
-            .map(rule)
+            .map(|entry| rule(entry, decl.as_ref()))
             .collect();
         let all_of: Vec<Node> = schema["allOf"]
             .as_array()
             .into_iter()
             .flatten()
             .map(|branch| match branch.get("type") {
-                Some(_) => Node::new(branch, false),
+                Some(_) => Node::typed(branch, resource, typed_as),
                 // A branch constrains the value of its node: it is read as that type.
                 None => {
                     let mut typed = branch.clone();
                     typed["type"] = Value::String(type_name.clone());
-                    Node::new(&typed, false)
+                    Node::typed(&typed, resource, typed_as)
                 }
             })
             .filter(|n| n.has_rules)
@@ -210,10 +254,11 @@ fn object(schema: &Value, resource: bool) -> Shape {
     }
 }
 
-fn rule(entry: &Value) -> Rule {
+fn rule(entry: &Value, decl: Option<&Decl>) -> Rule {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
     let source = text("rule").unwrap_or_default();
-    let program = parse(&source);
+    let optional_old_self = entry["optionalOldSelf"] == true;
+    let program = compile(&source, decl, optional_old_self);
     let uses_old_self = program.as_ref().is_ok_and(mentions_old_self);
     Rule {
         program,
@@ -223,7 +268,7 @@ fn rule(entry: &Value) -> Rule {
             .map(|m| parse(&m)),
         reason: text("reason"),
         field_path: text("fieldPath").map(|p| p.trim_start_matches('.').to_owned()),
-        optional_old_self: entry["optionalOldSelf"] == true,
+        optional_old_self,
         uses_old_self,
         text: source,
     }

@@ -53,18 +53,6 @@ const TYPES: &[&str] = &[
     "kubernetes.Format",
 ];
 
-/// The qualified names among [`TYPES`].
-pub(super) const QUALIFIED_TYPES: &[&str] = &[
-    "google.protobuf.Duration",
-    "google.protobuf.Timestamp",
-    "net.IP",
-    "net.CIDR",
-    "kubernetes.Quantity",
-    "kubernetes.URL",
-    "kubernetes.Semver",
-    "kubernetes.Format",
-];
-
 const EQ: &str = "@eq";
 const NE: &str = "@ne";
 const AND: &str = "@and";

@@ -125,7 +125,7 @@ fn qualified_type(expr: &Expr) -> Option<&'static str> {
     }
     parts.reverse();
     let name = parts.join(".");
-    library::QUALIFIED_TYPES
+    crdgen_apimachinery::cel::QUALIFIED_TYPES
         .iter()
         .copied()
         .find(|known| *known == name)

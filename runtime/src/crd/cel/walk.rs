@@ -152,9 +152,7 @@ fn check(
     let program = match &rule.program {
         Ok(p) => p,
         Err(e) => {
-            return Some(invalid_type(format!(
-                "rule compile error: compilation failed: {e}"
-            )));
+            return Some(invalid_type(format!("rule compile error: {e}")));
         }
     };
     match scope.resolve(program) {
