@@ -53,7 +53,11 @@ fn generates(name: &str) {
 fn reports(name: &str) {
     let case = common::testdata("diagnostics").join(name);
     let groups = std::fs::read_to_string(case.join("groups")).unwrap();
-    let opts = crdgen::Options::new(&case, "client", "apis", groups.trim()).unwrap();
+    let mut opts = crdgen::Options::new(&case, "client", "apis", groups.trim()).unwrap();
+    // A case written for one Kubernetes version names it.
+    if let Ok(version) = std::fs::read_to_string(case.join("kube-version")) {
+        opts.kube_version = version.trim().parse().unwrap();
+    }
     let rendered = match crdgen::generate(&opts) {
         Ok(generation) => panic!(
             "expected an error, got {} warnings",
@@ -96,8 +100,11 @@ mod diagnostics {
         bad_marker_argument,
         cel_old_self_in_a_list,
         cel_rule_does_not_parse,
+        cel_rule_function_newer_than_the_version,
         cel_rule_not_a_bool,
         cel_rule_over_budget,
+        cel_rule_overload_mismatch,
+        cel_rule_reads_an_undeclared_kept_field,
         cel_rule_unknown_field,
         cel_rules_over_crd_budget,
         crd_enum_and_docs_misused,

@@ -11,13 +11,11 @@ use serde_json::Value;
 /// What a value is in CEL.
 #[derive(Debug)]
 pub enum Kind {
-    /// Declared properties, by their CEL names; `open` when unknown fields are kept
-    /// (a field the schema does not declare may still be there).
+    /// Declared properties, by their CEL names. An object that keeps unknown fields
+    /// is typed by its declared ones alone, as the apiserver types it.
     Object {
         /// The declared properties, by their escaped names.
         fields: BTreeMap<String, Decl>,
-        /// Whether unknown fields are kept.
-        open: bool,
     },
     /// `additionalProperties`: string keys to values of one type.
     Map(Box<Decl>),
@@ -250,10 +248,7 @@ fn object(schema: &Value, resource: bool, names: Names) -> Decl {
         fields.insert(
             "metadata".to_owned(),
             Decl {
-                kind: Kind::Object {
-                    fields: meta,
-                    open: false,
-                },
+                kind: Kind::Object { fields: meta },
                 max_elements: 0,
                 min_size: 2,
                 bounded: true,
@@ -261,10 +256,7 @@ fn object(schema: &Value, resource: bool, names: Names) -> Decl {
         );
     }
     Decl {
-        kind: Kind::Object {
-            fields,
-            open: schema["x-kubernetes-preserve-unknown-fields"] == true,
-        },
+        kind: Kind::Object { fields },
         max_elements: 0,
         min_size,
         bounded: true,

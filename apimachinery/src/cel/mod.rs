@@ -10,6 +10,12 @@ pub mod check;
 mod cost;
 #[cfg(feature = "check")]
 pub mod decl;
+#[cfg(feature = "check")]
+pub mod functions;
+#[cfg(feature = "check")]
+mod literals;
+#[cfg(feature = "check")]
+mod types;
 
 use std::borrow::Cow;
 
@@ -46,7 +52,7 @@ pub const QUALIFIED_TYPES: &[&str] = &[
     "kubernetes.Quantity",
     "kubernetes.URL",
     "kubernetes.Semver",
-    "kubernetes.Format",
+    "kubernetes.NamedFormat",
 ];
 
 /// Names CEL reserves: a property so named is `__name__` in a rule.

@@ -5,13 +5,19 @@ use std::collections::BTreeMap;
 
 use crdgen_apimachinery::cel::check;
 use crdgen_apimachinery::cel::decl::{Decl, Names};
+use crdgen_apimachinery::cel::functions::Env;
 use kube_cel::cel::ParseErrors;
 use kube_cel::cel::parser::{Expression, Parser};
 use serde_json::Value;
 
-/// The Kubernetes minor version whose sizes type `metadata.name` (the cost checks'
-/// concern, which the validator does not enforce).
-const NAMES_MINOR: u16 = 37;
+/// The Kubernetes minor version the validator compiles rules as: its sizes of
+/// `metadata.name` (the cost checks' concern, which the validator does not enforce)
+/// and the functions its rules may call.
+const KUBE_MINOR: u16 = 37;
+
+fn env() -> Env {
+    Env::for_new_rules(KUBE_MINOR)
+}
 
 /// How a node's value is seen by a rule.
 #[derive(Debug)]
@@ -121,11 +127,11 @@ fn compile(
 ) -> Result<Expression, String> {
     let mut expression = parse_only(source)?;
     if let Some(decl) = decl {
-        let analysis = check::analyze(&expression, decl, optional_old_self);
+        let analysis = check::analyze(&expression, decl, optional_old_self, env());
         if let Some(error) = analysis.errors.first() {
             return Err(format!("compilation failed: ERROR: <input>: {error}"));
         }
-        if !matches!(analysis.result, "bool" | "dyn") {
+        if analysis.result != "bool" {
             return Err("cel expression must evaluate to a bool".to_owned());
         }
     }
@@ -180,7 +186,7 @@ impl Node {
         // The node's CEL type, which every rule here is compiled against.
         let decl = entries
             .filter(|e| !e.is_empty())
-            .and_then(|_| Decl::new(typed_as, resource, Names::of(NAMES_MINOR)));
+            .and_then(|_| Decl::new(typed_as, resource, Names::of(KUBE_MINOR)));
         let rules: Vec<Rule> = entries
             .into_iter()
             .flatten()

@@ -1,10 +1,10 @@
 //! What crdgen adds to kube-cel's environment so that rules evaluate as kube-apiserver's
 //! CEL environment evaluates them: `type()` and the type names, `dyn()`, the
 //! two-variable comprehensions (`all`, `exists`, `existsOne`, `transformList`,
-//! `transformMap`, `transformMapEntry`), `sortBy`, `cel.bind`, `optMap` and
+//! `transformMap`, `transformMapEntry`), `sortBy`, `optMap` and
 //! `optFlatMap`, `string()` of every standard type in cel-go's form, and the operators
-//! [`super::rewrite`] points at: CEL's equality (optionals included) and its
-//! commutative `&&` and `||`.
+//! [`super::rewrite`] points at: CEL's equality (optionals included), its commutative
+//! `&&` and `||`, and optional field selection (`x.?field`).
 //!
 //! Each is written against the `cel` crate's public function interface, ready to move
 //! upstream, rather than in a fork of it.
@@ -50,7 +50,7 @@ const TYPES: &[&str] = &[
     "kubernetes.Quantity",
     "kubernetes.URL",
     "kubernetes.Semver",
-    "kubernetes.Format",
+    "kubernetes.NamedFormat",
 ];
 
 const EQ: &str = "@eq";
@@ -58,6 +58,7 @@ const NE: &str = "@ne";
 const AND: &str = "@and";
 const OR: &str = "@or";
 const STRING: &str = "@string";
+const OPTIONAL_SELECT: &str = "@optSelect";
 /// The one-variable `all` and `exists` macros, rewritten to calls.
 pub(super) const ALL: &str = "@all";
 pub(super) const EXISTS: &str = "@exists";
@@ -70,6 +71,7 @@ pub(super) fn operator(name: &str) -> Option<&'static str> {
         "_&&_" => Some(AND),
         "_||_" => Some(OR),
         "string" => Some(STRING),
+        "_?._" => Some(OPTIONAL_SELECT),
         _ => None,
     }
 }
@@ -110,8 +112,8 @@ pub(super) fn register(ctx: &mut Context<'_>) {
     ctx.add_function("transformMapEntry", |ftx: &FunctionContext| {
         transform_map(ftx, true)
     });
+    ctx.add_function(OPTIONAL_SELECT, optional_select);
     ctx.add_function("sortBy", sort_by);
-    ctx.add_function("cel.bind", bind);
     ctx.add_function("optMap", |ftx: &FunctionContext| opt_map(ftx, false));
     ctx.add_function("optFlatMap", |ftx: &FunctionContext| opt_map(ftx, true));
 }
@@ -211,6 +213,10 @@ fn type_name(value: &Value) -> &'static str {
         Value::Duration(_) => "google.protobuf.Duration",
         Value::Timestamp(_) => "google.protobuf.Timestamp",
         Value::Null => "null_type",
+        // kube-cel's name of the format library's type.
+        Value::Opaque(o) if o.runtime_type_name() == "kubernetes.Format" => {
+            "kubernetes.NamedFormat"
+        }
         Value::Opaque(o) => {
             let name = o.runtime_type_name();
             TYPES.iter().copied().find(|t| *t == name).unwrap_or("dyn")
@@ -511,15 +517,31 @@ fn sort_by(
     )))
 }
 
-/// `cel.bind(name, init, expr)`.
-fn bind(ftx: &FunctionContext, name: Identifier) -> ResolveResult {
-    let [_, init, expr] = ftx.args else {
-        return Err(ExecutionError::invalid_argument_count(3, ftx.args.len()));
+/// `x.?field`: the field's value as an optional, none where `x` has no such field or
+/// is itself none (the interpreter fails on a missing field).
+fn optional_select(ftx: &FunctionContext) -> ResolveResult {
+    let [operand, field] = ftx.args else {
+        return Err(ExecutionError::invalid_argument_count(2, ftx.args.len()));
     };
-    let value = ftx.ptx.resolve(init)?;
-    let mut scope = ftx.ptx.new_inner_scope();
-    scope.add_variable_from_value(name.0.as_str(), value);
-    scope.resolve(expr)
+    let operand = ftx.ptx.resolve(operand)?;
+    let Value::String(field) = ftx.ptx.resolve(field)? else {
+        return Err(ExecutionError::NoSuchOverload);
+    };
+    let target = match optional(&operand) {
+        Some(opt) => match opt.value() {
+            Some(value) => value.clone(),
+            None => return Ok(operand.clone()),
+        },
+        None => operand,
+    };
+    let Value::Map(map) = target else {
+        return Err(ExecutionError::NoSuchOverload);
+    };
+    let found = map.map.get(&Key::String(field)).cloned();
+    Ok(Value::Opaque(Arc::new(match found {
+        Some(value) => OptionalValue::of(value),
+        None => OptionalValue::none(),
+    })))
 }
 
 /// `opt.optMap(v, expr)` (`flat`: `optFlatMap`, whose expression gives an optional).

@@ -10,9 +10,13 @@
 //! are worded as kube-apiserver 1.35 words them: a failed rule on an object or a list
 //! does not show its value (1.34 and before wrote its type, `Invalid value: "object"`).
 //!
+//! Rules are compiled as the apiserver compiles a new CRD's: typed against the schema
+//! and the functions of the Kubernetes version (crdgen-apimachinery's checker), so a
+//! rule it refuses (an unknown field or function, a call no overload takes, a function
+//! Kubernetes lacks such as `cel.bind`) is refused here too.
+//!
 //! Not counted: the runtime cost budget (a rule that would run out of it is evaluated
-//! to its end). Not available in `kube-cel`: `cel.bind`, `sortBy` and two-variable
-//! comprehensions, which fail here as evaluation errors.
+//! to its end).
 
 mod compile;
 mod errors;

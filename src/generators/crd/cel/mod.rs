@@ -21,6 +21,7 @@ use crate::markers::schema::RULE_ORIGIN;
 use crate::model::Kind;
 use crdgen_apimachinery::cel::check;
 use crdgen_apimachinery::cel::decl::{Decl, Names};
+use crdgen_apimachinery::cel::functions::{self, Env};
 
 /// Checks every rule of `schema` (the `version` of `kind`), reporting what the apiserver
 /// would refuse, and takes the rules' origins off.
@@ -42,6 +43,8 @@ pub(super) fn check(
         diags,
         root: root.as_ref(),
         names,
+        env: Env::for_new_rules(kube.minor()),
+        kube_minor: kube.minor(),
         total: 0,
         expensive: Vec::new(),
     };
@@ -171,6 +174,9 @@ struct Walk<'a> {
     /// The CEL type of the root, when any rule needs it.
     root: Option<&'a Decl>,
     names: Names,
+    /// The functions the rules may call: those of the targeted Kubernetes version.
+    env: Env,
+    kube_minor: u16,
     version: &'a str,
     diags: &'a mut Diagnostics,
     total: u64,
@@ -328,15 +334,12 @@ impl Walk<'_> {
                 return;
             }
         };
-        let analysis = check::analyze(parsed, decl, optional);
+        let analysis = check::analyze(parsed, decl, optional, self.env);
         for error in &analysis.errors {
-            invalid(
-                self,
-                error.clone(),
-                "a rule reads `self` (this field's value), its fields by their JSON names and, on updates, `oldSelf`",
-            );
+            let hint = type_error_hint(error, self.kube_minor);
+            invalid(self, error.clone(), &hint);
         }
-        if analysis.result != "bool" && analysis.result != "dyn" {
+        if analysis.result != "bool" {
             invalid(
                 self,
                 format!(
@@ -410,7 +413,7 @@ impl Walk<'_> {
         if let Some(message) = text("messageExpression") {
             match self.parse(message).as_ref() {
                 Ok(parsed) => {
-                    let analysis = check::analyze(parsed, decl, optional);
+                    let analysis = check::analyze(parsed, decl, optional, self.env);
                     for error in &analysis.errors {
                         invalid(
                             self,
@@ -418,7 +421,7 @@ impl Walk<'_> {
                             "a messageExpression reads what the rule reads",
                         );
                     }
-                    if analysis.result != "string" && analysis.result != "dyn" {
+                    if analysis.result != "string" {
                         invalid(
                             self,
                             format!(
@@ -486,6 +489,33 @@ impl Walk<'_> {
             _ => diagnostic.at(&self.kind.file, self.kind.pos),
         });
     }
+}
+
+/// What to do about a rule the apiserver's type checker refuses with `error`, on a
+/// CRD for Kubernetes 1.`kube_minor`.
+fn type_error_hint(error: &str, kube_minor: u16) -> String {
+    let quoted = |prefix: &str| {
+        error
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.split('\'').next())
+            .map(str::to_owned)
+    };
+    if let Some(name) = quoted("undeclared reference to '")
+        && let Some(first) = functions::first_minor_for_new_rules(&name)
+    {
+        return format!(
+            "`{name}` is in the CEL environment of CRDs written to Kubernetes 1.{first} and later, and this CRD is generated for 1.{kube_minor}: raise `--kube-version` if every cluster it is for is that new, or write the rule without it"
+        );
+    }
+    if let Some(field) = quoted("undefined field '") {
+        return format!(
+            "check the field's JSON name; a rule sees only the fields the schema declares, even where unknown fields are kept (`x-kubernetes-preserve-unknown-fields`): declare `{field}` if it is meant to be there"
+        );
+    }
+    if error.starts_with("found no matching overload") {
+        return "the operands' types are not ones the function takes: convert one (`string(x)`, `int(x)`, `double(x)`) or compare values of the same type".to_owned();
+    }
+    "a rule reads `self` (this field's value), its fields by their JSON names and, on updates, `oldSelf`".to_owned()
 }
 
 /// The marker that bounds `field` (`spec.paths`, or a list's items `spec.paths[*]`).
