@@ -4,7 +4,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 #[cfg(feature = "envtest")]
 pub use super::crds::read_crd;
-pub use super::crds::{ClusterError, install_crds, uninstall_crds};
+pub use super::crds::{ClusterError, fit_crd, install_crds, uninstall_crds};
+pub use super::version::{CrdFeature, ServerVersion, server_version};
 
 /// The environment variable naming a kubeconfig of a real cluster for the suites.
 pub const KUBECONFIG_VARIABLE: &str = "CRDGEN_E2E_KUBECONFIG";
@@ -36,7 +37,7 @@ pub async fn connect(what: &str) -> Option<Connection> {
         let client = from_kubeconfig(&path)
             .await
             .unwrap_or_else(|e| panic!("{KUBECONFIG_VARIABLE}={path:?}: {e}"));
-        say(&format!(
+        super::say(&format!(
             "{what}: real-cluster suite ran against {KUBECONFIG_VARIABLE}={path:?}"
         ));
         return Some(Connection {
@@ -58,7 +59,7 @@ pub async fn connect(what: &str) -> Option<Connection> {
                     .await
                     .map(|v| v.git_version)
                     .unwrap_or_default();
-                say(&format!(
+                super::say(&format!(
                     "{what}: real-cluster suite ran against envtest (kube-apiserver {version}, started in {:.1} s)",
                     env.started_in().as_secs_f64()
                 ));
@@ -80,46 +81,6 @@ pub async fn connect(what: &str) -> Option<Connection> {
     }
 }
 
-/// The Kubernetes version a cluster runs, for suites whose expectations follow it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServerVersion {
-    /// The minor version: `35` for 1.35; 0 for a build from source older than 1.31,
-    /// which names no version at all.
-    pub minor: u32,
-    /// What the server calls itself, for messages.
-    pub git_version: String,
-}
-
-/// The version of the cluster `client` talks to. A release says it in `minor` ("35",
-/// or "35+" for a vendor's build) and `gitVersion` ("v1.35.2"); a kube-apiserver built
-/// from source without release stamping says `v0.0.0-master+…` and no minor, and from
-/// 1.31 on gives its emulation version, the release it is or is becoming.
-///
-/// # Panics
-/// When the server does not answer `/version`.
-pub async fn server_version(client: &kube::Client) -> ServerVersion {
-    let info = client
-        .apiserver_version()
-        .await
-        .unwrap_or_else(|e| panic!("the apiserver's /version: {e}"));
-    version_of(&info)
-}
-
-fn version_of(info: &k8s_openapi::apimachinery::pkg::version::Info) -> ServerVersion {
-    let digits = |s: &str| -> Option<u32> {
-        let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-        s[..end].parse().ok()
-    };
-    let minor = digits(&info.minor)
-        .or_else(|| info.git_version.strip_prefix("v1.").and_then(digits))
-        .or_else(|| info.emulation_minor.as_deref().and_then(digits))
-        .unwrap_or(0);
-    ServerVersion {
-        minor,
-        git_version: info.git_version.clone(),
-    }
-}
-
 /// Says why a suite is skipped, or fails it when [`REQUIRED_VARIABLE`] asks for a real
 /// control plane.
 fn skip(why: &str) -> Option<Connection> {
@@ -128,7 +89,7 @@ fn skip(why: &str) -> Option<Connection> {
     if required {
         panic!("{REQUIRED_VARIABLE} is set, so a real control plane must be at hand: {why}");
     }
-    say(why);
+    super::say(why);
     None
 }
 
@@ -138,37 +99,4 @@ async fn from_kubeconfig(path: &std::ffi::OsStr) -> Result<kube::Client, String>
         .await
         .map_err(|e| e.to_string())?;
     kube::Client::try_from(config).map_err(|e| e.to_string())
-}
-
-/// Writes a line to stderr past the test harness's capture, so that a run's log says
-/// which suites ran where, and which were skipped.
-fn say(line: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use k8s_openapi::apimachinery::pkg::version::Info;
-
-    fn minor(minor: &str, git_version: &str, emulation_minor: Option<&str>) -> u32 {
-        version_of(&Info {
-            minor: minor.into(),
-            git_version: git_version.into(),
-            emulation_minor: emulation_minor.map(Into::into),
-            ..Info::default()
-        })
-        .minor
-    }
-
-    #[test]
-    fn the_version_is_read_from_releases_vendor_builds_and_source_builds() {
-        assert_eq!(minor("35", "v1.35.0", Some("35")), 35);
-        assert_eq!(minor("33+", "v1.33.4-eks-1234", None), 33);
-        assert_eq!(minor("", "v1.36.1", None), 36);
-        // Builds from source: from 1.31 with the emulation version, before it with none.
-        assert_eq!(minor("", "v0.0.0-master+e19964183377", Some("38")), 38);
-        assert_eq!(minor("", "v0.0.0-master+e19964183377", None), 0);
-    }
 }

@@ -14,6 +14,8 @@ use kube::api::{
 };
 use kube::runtime::wait::{Condition, await_condition, conditions};
 
+use super::version::{CrdFeature, ServerVersion, server_version};
+
 /// How long one CRD may take to become Established or to go away.
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -58,9 +60,73 @@ pub fn read_crd(path: &std::path::Path) -> Result<CustomResourceDefinition, Stri
     serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// `crd` as a server of `version` can take it, and what was left out for it: an older
+/// apiserver lacks `selectableFields` (server-side apply answers 500 for a field its
+/// schema does not have) and `optionalOldSelf`, whose rules cannot be kept without it
+/// (they read `oldSelf` as an optional) and are left out whole.
+pub fn fit_crd(
+    crd: &CustomResourceDefinition,
+    version: &ServerVersion,
+) -> (CustomResourceDefinition, Vec<CrdFeature>) {
+    let mut left_out = Vec::new();
+    let mut value = serde_json::to_value(crd).expect("a CRD serializes");
+    if !version.has(CrdFeature::SelectableFields) {
+        for v in value["spec"]["versions"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+        {
+            if v.as_object_mut()
+                .and_then(|v| v.remove("selectableFields"))
+                .is_some()
+            {
+                left_out.push(CrdFeature::SelectableFields);
+            }
+        }
+    }
+    if !version.has(CrdFeature::OptionalOldSelf) && drop_optional_old_self(&mut value) {
+        left_out.push(CrdFeature::OptionalOldSelf);
+    }
+    left_out.dedup();
+    let fitted = serde_json::from_value(value).expect("a CRD with less in it is still one");
+    (fitted, left_out)
+}
+
+/// Takes `optionalOldSelf` off every rule below `value`, and the rules that set it;
+/// whether any did.
+fn drop_optional_old_self(value: &mut serde_json::Value) -> bool {
+    let mut dropped = false;
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::Array(rules)) = map.get_mut("x-kubernetes-validations") {
+                let before = rules.len();
+                rules.retain(|r| r["optionalOldSelf"] != true);
+                dropped |= rules.len() != before;
+                for rule in rules
+                    .iter_mut()
+                    .filter_map(serde_json::Value::as_object_mut)
+                {
+                    rule.remove("optionalOldSelf");
+                }
+            }
+            for child in map.values_mut() {
+                dropped |= drop_optional_old_self(child);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                dropped |= drop_optional_old_self(item);
+            }
+        }
+        _ => {}
+    }
+    dropped
+}
+
 /// Server-side applies each CRD as `manager` and waits until it is Established and
 /// each served version answers; a CRD of the same name still terminating is waited out
-/// first.
+/// first. What the server's version lacks is left out ([`fit_crd`]), with a line on
+/// stderr saying so.
 ///
 /// # Errors
 ///
@@ -72,8 +138,22 @@ pub async fn install_crds(
     manager: &str,
 ) -> Result<(), ClusterError> {
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let version = server_version(client).await;
     for crd in crds {
+        let (crd, left_out) = fit_crd(crd, &version);
+        let crd = &crd;
         let name = crd.metadata.name.as_deref().unwrap_or_default();
+        if !left_out.is_empty() {
+            let named: Vec<String> = left_out
+                .iter()
+                .map(|f| format!("{} (1.{})", f.name(), f.since_minor()))
+                .collect();
+            super::say(&format!(
+                "install_crds: {name} installed without {}: kube-apiserver {} lacks them",
+                named.join(", "),
+                version.git_version
+            ));
+        }
         let existing = api.get_opt(name).await.map_err(ClusterError::Api)?;
         if let Some(old) = existing.filter(|c| c.metadata.deletion_timestamp.is_some()) {
             let uid = old.metadata.uid.unwrap_or_default();
@@ -166,4 +246,73 @@ async fn within(
             until,
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn crd() -> CustomResourceDefinition {
+        let rules = json!([
+            {"rule": "self >= oldSelf", "message": "may only grow"},
+            {"rule": "oldSelf.hasValue() || self != 'gold'", "optionalOldSelf": true},
+        ]);
+        serde_json::from_value(json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {
+                "group": "example.com",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "scope": "Namespaced",
+                "versions": [{
+                    "name": "v1", "served": true, "storage": true,
+                    "selectableFields": [{"jsonPath": ".spec.size"}],
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                        "spec": {"type": "object", "properties": {
+                            "size": {"type": "string", "x-kubernetes-validations": rules},
+                        }},
+                    }}},
+                }],
+            },
+        }))
+        .unwrap()
+    }
+
+    fn at(minor: u32) -> ServerVersion {
+        ServerVersion {
+            minor,
+            git_version: format!("v1.{minor}.0"),
+        }
+    }
+
+    fn rules(crd: &CustomResourceDefinition) -> serde_json::Value {
+        let crd = serde_json::to_value(crd).unwrap();
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            ["size"]["x-kubernetes-validations"]
+            .clone()
+    }
+
+    #[test]
+    fn a_crd_is_fitted_to_what_its_server_has_and_says_what_it_left_out() {
+        let (fitted, left_out) = fit_crd(&crd(), &at(28));
+        assert_eq!(
+            left_out,
+            [CrdFeature::SelectableFields, CrdFeature::OptionalOldSelf]
+        );
+        assert!(fitted.spec.versions[0].selectable_fields.is_none());
+        assert_eq!(
+            rules(&fitted),
+            json!([{"rule": "self >= oldSelf", "message": "may only grow"}])
+        );
+
+        let (fitted, left_out) = fit_crd(&crd(), &at(30));
+        assert_eq!(left_out, [CrdFeature::SelectableFields]);
+        assert_eq!(rules(&fitted), rules(&crd()));
+
+        let (fitted, left_out) = fit_crd(&crd(), &at(31));
+        assert!(left_out.is_empty());
+        assert_eq!(fitted, crd());
+    }
 }

@@ -87,6 +87,7 @@ mod scale;
 mod selector;
 mod status;
 mod store;
+mod version;
 
 use std::any::TypeId;
 use std::convert::Infallible;
@@ -105,6 +106,13 @@ pub use listen::Listening;
 use scale::ScalePaths;
 pub use status::ApiError;
 use store::{ResourceInfo, Storage};
+
+/// Writes a line to stderr past the test harness's capture, so that a run's log says
+/// which suites ran where, and which were skipped.
+pub(crate) fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
 
 /// Polls `done` every 10 ms of the Tokio clock (which a paused test clock advances)
 /// until it holds, for at most `limit`; whether it held. For what tests wait on: a
