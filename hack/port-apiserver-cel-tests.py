@@ -145,6 +145,7 @@ ELEMENT_TYPES = {
     "[]apiextensions.ValidationRule": "apiextensions.ValidationRule",
     "[]schema.NestedValueValidation": "schema.NestedValueValidation",
     "[]schema.JSON": "schema.JSON",
+    "field.ErrorList": "field.Error",
 }
 FIELD_TYPES = {
     "Generic": "schema.Generic", "Extensions": "schema.Extensions",
@@ -256,6 +257,8 @@ class Evaluator:
             return self.eval(base)[self.eval(index)]
         if k == "composite":
             return self.composite(node, expected)
+        if k == "funclit":
+            raise Unported("a func literal")
         raise Unported(f"expression {k}")
 
     def type_text(self, t):
@@ -436,6 +439,96 @@ def schema_levels(source):
     return out
 
 
+def optional_old_self(func, root, both_olds=False):
+    """TestOptionalOldSelf, TestOptionalOldSelfCheckForNull, TestOptionalOldSelfIsOptionalType:
+    the schema's own rules all set `optionalOldSelf` (the harness sets it), checked at
+    a resource's root (`root`) or a node, as TestValidationExpressionsAtSchemaLevels
+    checks its errors. `both_olds`: each case runs with no old object and with its old
+    object, and must give no error either way."""
+    def reader(source):
+        out = []
+        env = schema_helpers()
+        env["stringSchema"] = {"type": "string"}
+        for case in read_cases(source, func, env, var="cases" if "IsOptional" in func else "tests"):
+            if "unported" in case:
+                out.append(case)
+                continue
+            schema = copy.deepcopy(case["schema"])
+            for rule in schema.get("x-kubernetes-validations", []):
+                rule["optionalOldSelf"] = True
+            entry = {"name": case["name"], "schema": schema, "object": case.get("obj"), "root": root,
+                     "errors": case.get("errors") or []}
+            old = case.get("oldObj")
+            if func.endswith("IsOptionalType"):
+                old = case.get("obj")  # the harness passes the object as its own old one
+            if both_olds:
+                out.append(dict(entry, name=case["name"] + "/null old"))
+                out.append(dict(entry, name=case["name"] + "/non-null old", old=old))
+                continue
+            if old is not None:
+                entry["old"] = old
+            out.append(entry)
+        return out
+    return reader
+
+
+def reason_and_field_path(source):
+    """TestReasonAndFldPath: the schema at a resource's root; the errors, by type and
+    field, are exactly those expected, in any order."""
+    env = schema_helpers()
+    env.update({
+        "forbiddenReason": "FieldValueForbidden",
+        "field.ErrorTypeForbidden": "FieldValueForbidden", "field.ErrorTypeInvalid": "FieldValueInvalid",
+        "field.ErrorTypeDuplicate": "FieldValueDuplicate", "field.ErrorTypeRequired": "FieldValueRequired",
+        "apiextensions.FieldValueDuplicate": "FieldValueDuplicate",
+        "apiextensions.FieldValueRequired": "FieldValueRequired",
+        "apiextensions.FieldValueForbidden": "FieldValueForbidden",
+    })
+    out = []
+    for case in read_cases(source, "TestReasonAndFldPath", env):
+        if "unported" in case:
+            out.append(case)
+            continue
+        errors = [{"reason": e["Type"], "field": e["Field"]} for e in case["errors"]]
+        out.append({"name": case["name"], "schema": case["schema"], "object": case["obj"], "fields": errors})
+    return out
+
+
+def compilation(source):
+    """TestCelCompilation: the schema's rules compiled at a node that is no resource's
+    root, each with what its compilation gives: no error, an Invalid error containing a
+    text, a messageExpression error containing one, and whether it is a transition rule."""
+    def matches_all(*matchers):
+        merged = {}
+        for m in matchers:
+            merged.update(m)
+        return merged
+
+    env = schema_helpers()
+    env.update({
+        "noError": lambda: {"error": None},
+        "invalidError": lambda text: {"error": text},
+        "messageExpressionError": lambda text: {"messageExpressionError": text},
+        "transitionRule": lambda t: {"transitionRule": t},
+        "matchesAll": matches_all,
+        "schema.Structural": None,
+    })
+    out = []
+    for case in read_cases(source, "TestCelCompilation", env, var="cases"):
+        if "unported" in case:
+            out.append(case)
+            continue
+        if case.get("unmodified"):
+            out.append({"name": case["name"], "unported": "a rule compiled as stored, with a test-only library"})
+            continue
+        results = case.get("expectedResults") or []
+        if any(not isinstance(r, dict) for r in results):
+            out.append({"name": case["name"], "unported": "a matcher of its own (fnMatcher)"})
+            continue
+        out.append({"name": case["name"], "schema": case["input"], "results": results})
+    return out
+
+
 # --- the library tables of kubernetes/apiserver's pkg/cel/library ------------------
 
 class Cel(str):
@@ -537,6 +630,14 @@ APISERVER_TABLES = [
 APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressions", validation_expressions),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressionsAtSchemaLevels", schema_levels),
+    ("pkg/apiserver/schema/cel/compilation_test.go", "TestCelCompilation", compilation),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelf",
+     optional_old_self("TestOptionalOldSelf", root=True)),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelfCheckForNull",
+     optional_old_self("TestOptionalOldSelfCheckForNull", root=False, both_olds=True)),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelfIsOptionalType",
+     optional_old_self("TestOptionalOldSelfIsOptionalType", root=False)),
 ]
 
 

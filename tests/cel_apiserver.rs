@@ -14,6 +14,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crdgen_apimachinery::cel::compile;
+use crdgen_apimachinery::cel::decl::{Decl, Names};
+use crdgen_apimachinery::cel::functions::Env;
 use crdgen_runtime::crd::Validator;
 use crdgen_runtime::field::{Error, ErrorType};
 use serde_json::{Value, json};
@@ -41,9 +44,16 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
         }
         match function {
             "TestValidationExpressions" => validation_expressions(&name, case, verdicts),
-            "TestValidationExpressionsAtSchemaLevels" => {
+            "TestValidationExpressionsAtSchemaLevels"
+            | "TestOptionalOldSelf"
+            | "TestOptionalOldSelfCheckForNull"
+            | "TestOptionalOldSelfIsOptionalType" => {
                 verdicts.insert(name, schema_levels(case));
             }
+            "TestReasonAndFldPath" => {
+                verdicts.insert(name, reasons_and_fields(case));
+            }
+            "TestCelCompilation" => compilation(&name, case, verdicts),
             "TestIP" | "TestCIDR" | "TestQuantity" | "TestSemver" | "TestFormat" => {
                 let expr = case["expr"].as_str().unwrap();
                 let id = match case["name"].as_str() == Some(expr) {
@@ -119,10 +129,12 @@ fn validation_expressions(name: &str, case: &Value, verdicts: &mut BTreeMap<Stri
     }
 }
 
-/// TestValidationExpressionsAtSchemaLevels: the schema as given, at a resource's root;
-/// every error is `Invalid` and contains one of the texts, each text in one error.
+/// TestValidationExpressionsAtSchemaLevels (and the optionalOldSelf tables): the schema
+/// as given, at a resource's root (unless `root` is false); every error is `Invalid` and
+/// contains one of the texts, each text in one error.
 fn schema_levels(case: &Value) -> Verdict {
-    let errors = Validator::new(&case["schema"])
+    let root = case["root"] != false;
+    let errors = validator(&case["schema"], root)
         .check_rules(&case["object"], case.get("old"))
         .err()
         .unwrap_or_default();
@@ -147,6 +159,94 @@ fn schema_levels(case: &Value) -> Verdict {
         _ => Err(format!(
             "errors {wrong:?}; expected and missing {unmatched:?}"
         )),
+    }
+}
+
+/// TestReasonAndFldPath: the schema at a resource's root; its errors, by reason and
+/// field, are those expected, in any order.
+fn reasons_and_fields(case: &Value) -> Verdict {
+    let errors = Validator::new(&case["schema"])
+        .check_rules(&case["object"], None)
+        .err()
+        .unwrap_or_default();
+    let field = |e: &Error| go_text(e).split(':').next().unwrap_or_default().to_owned();
+    let mut got: Vec<(String, String)> = errors
+        .iter()
+        .map(|e| (e.kind.reason().to_owned(), field(e)))
+        .collect();
+    let mut expected: Vec<(String, String)> = case["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["reason"].as_str().unwrap().to_owned(),
+                e["field"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    got.sort();
+    expected.sort();
+    match got == expected {
+        true => Ok(()),
+        false => Err(format!("errors {got:?}, not {expected:?}")),
+    }
+}
+
+/// TestCelCompilation: each rule of the schema compiled at a node that is no resource's
+/// root, in the environment of the apiserver's compatibility version (1.35 for
+/// v0.36.3), with no error or an Invalid one containing the text, a messageExpression
+/// error containing its text, and whether it reads `oldSelf` as expected.
+fn compilation(name: &str, case: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
+    let schema = &case["schema"];
+    let decl = Decl::new(schema, false, Names::of(36));
+    let env = Env::for_new_rules(36);
+    let rules = schema["x-kubernetes-validations"].as_array().unwrap();
+    let expected = case["results"].as_array().unwrap();
+    assert_eq!(rules.len(), expected.len(), "{name}");
+    for (rule, expected) in rules.iter().zip(expected) {
+        let source = rule["rule"].as_str().unwrap();
+        let optional = rule["optionalOldSelf"] == true;
+        let compiled = compile::rule(source, decl.as_ref(), optional, env);
+        let mut wrong = Vec::new();
+        match (&compiled, expected.get("error").and_then(Value::as_str)) {
+            (Ok(_), Some(text)) => wrong.push(format!("compiled; the apiserver says {text:?}")),
+            (Err(e), None) if expected.get("error").is_some() => {
+                wrong.push(format!("refused: {e}"));
+            }
+            (Err(e), Some(text)) if !e.contains(text) => {
+                wrong.push(format!("{e}, not {text:?}"));
+            }
+            _ => {}
+        }
+        if let (Ok(c), Some(transition)) = (&compiled, expected["transitionRule"].as_bool()) {
+            let uses = c.analysis.as_ref().is_some_and(|a| a.uses_old_self);
+            if uses != transition {
+                wrong.push(format!("reads oldSelf: {uses}, not {transition}"));
+            }
+        }
+        if let Some(message) = rule["messageExpression"].as_str() {
+            let checked = compile::message_expression(message, decl.as_ref(), optional, env);
+            match (checked, expected["messageExpressionError"].as_str()) {
+                (Ok(_), Some(text)) => wrong.push(format!(
+                    "its messageExpression compiled; the apiserver says {text:?}"
+                )),
+                (Err(e), None) => wrong.push(format!("its messageExpression refused: {e}")),
+                (Err(e), Some(text)) if !e.contains(text) => {
+                    wrong.push(format!("its messageExpression: {e}, not {text:?}"));
+                }
+                _ => {}
+            }
+        }
+        let verdict = match wrong.is_empty() {
+            true => Ok(()),
+            false => Err(wrong.join("; ")),
+        };
+        let id = format!("{name}/{source}");
+        assert!(
+            verdicts.insert(id.clone(), verdict).is_none(),
+            "two cases {id}"
+        );
     }
 }
 
@@ -175,7 +275,8 @@ fn library(case: &Value) -> Verdict {
             Err(e) => Err(format!("{e}; the apiserver gives {value}")),
         };
     }
-    let got = match evaluation_error(expr) {
+    // The expression is evaluated inside a rule, which must give a bool.
+    let got = match evaluation_error(&format!("[{expr}].size() == 1")) {
         Ok(_) => return Err("no error".into()),
         Err(e) => e,
     };

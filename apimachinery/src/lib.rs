@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod cel;
+pub mod content;
 pub mod names;
 
 /// The group of an `apiVersion` (`""` for the core group's `v1`): apimachinery's

@@ -144,3 +144,15 @@ async fn uninstall_waits_until_the_crd_is_gone_and_skips_missing_ones() {
     uninstall.await.unwrap().unwrap();
     assert!(api.get_opt(NAME).await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn the_in_memory_server_says_the_version_it_answers_as() {
+    let (_, client, _) = server();
+    let version = cluster::server_version(&client).await;
+    assert_eq!(
+        version.minor,
+        u32::from(crdgen_runtime::crd::KUBERNETES_MINOR)
+    );
+    assert!(version.has(cluster::CrdFeature::SelectableFields));
+    assert!(version.git_version.starts_with("v1."));
+}

@@ -216,7 +216,23 @@ fn unbounded_string() -> Decl {
 
 /// An object of declared properties; a resource's also has `apiVersion`, `kind` and a
 /// `metadata` of `name` and `generateName` (the apiserver's `WithTypeAndObjectMeta`).
+/// Whether a resource's schema already declares what a rule sees of its type and object
+/// meta (`kind` and `apiVersion` strings, a `metadata` object with `name` and
+/// `generateName` strings): the apiserver then types it as declared, `metadata`'s other
+/// properties included (apiserver's `WithTypeAndObjectMeta`).
+pub fn declares_type_and_object_meta(schema: &Value) -> bool {
+    let properties = &schema["properties"];
+    let typed = |s: &Value, ty: &str| s["type"] == ty;
+    let metadata = &properties["metadata"];
+    typed(&properties["kind"], "string")
+        && typed(&properties["apiVersion"], "string")
+        && typed(metadata, "object")
+        && typed(&metadata["properties"]["name"], "string")
+        && typed(&metadata["properties"]["generateName"], "string")
+}
+
 fn object(schema: &Value, resource: bool, names: Names) -> Decl {
+    let resource = resource && !declares_type_and_object_meta(schema);
     let required: Vec<&str> = schema["required"]
         .as_array()
         .into_iter()

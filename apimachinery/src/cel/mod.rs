@@ -7,6 +7,8 @@
 #[cfg(feature = "check")]
 pub mod check;
 #[cfg(feature = "check")]
+pub mod compile;
+#[cfg(feature = "check")]
 mod cost;
 #[cfg(feature = "check")]
 pub mod decl;

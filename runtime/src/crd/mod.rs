@@ -29,6 +29,11 @@ use serde_json::Value;
 
 use crate::field::Error;
 
+/// The Kubernetes minor version the validator answers as (1.37): the functions its
+/// rules may call, the sizes its estimates take, the words of its errors. The in-memory
+/// API server, which admits writes with it, says it is this version at `/version`.
+pub const KUBERNETES_MINOR: u16 = 37;
+
 /// One CRD version's schema, read once, to admit objects by.
 #[derive(Debug)]
 pub struct Validator {

@@ -55,6 +55,24 @@ fn route(path: &str) -> Option<Route> {
     })
 }
 
+/// What `/version` answers: the Kubernetes version whose validation the server follows.
+fn version() -> Value {
+    let minor = crate::crd::KUBERNETES_MINOR;
+    serde_json::json!({
+        "major": "1",
+        "minor": minor.to_string(),
+        "emulationMajor": "1",
+        "emulationMinor": minor.to_string(),
+        "gitVersion": format!("v1.{minor}.0+crdgen-in-memory"),
+        "gitCommit": "",
+        "gitTreeState": "",
+        "buildDate": "",
+        "goVersion": "",
+        "compiler": "",
+        "platform": "",
+    })
+}
+
 /// The query string, decoded.
 struct Params(Vec<(String, String)>);
 
@@ -114,6 +132,9 @@ impl ApiServer {
                 Ok((status, value)) => json(status, &value),
                 Err(e) => error(&e),
             };
+        }
+        if parts.method == Method::GET && parts.uri.path() == "/version" {
+            return json(StatusCode::OK, &version());
         }
         let params = Params::parse(parts.uri.query());
         let Some(route) = route(parts.uri.path()) else {

@@ -3,20 +3,18 @@
 
 use std::collections::BTreeMap;
 
-use crdgen_apimachinery::cel::check;
-use crdgen_apimachinery::cel::decl::{Decl, Names};
+use crdgen_apimachinery::cel::compile;
+use crdgen_apimachinery::cel::decl::{Decl, Names, declares_type_and_object_meta};
 use crdgen_apimachinery::cel::functions::Env;
-use kube_cel::cel::ParseErrors;
-use kube_cel::cel::parser::{Expression, Parser};
+use kube_cel::cel::parser::Expression;
+
+use crate::crd::KUBERNETES_MINOR;
 use serde_json::Value;
 
-/// The Kubernetes minor version the validator compiles rules as: its sizes of
-/// `metadata.name` (the cost checks' concern, which the validator does not enforce)
-/// and the functions its rules may call.
-const KUBE_MINOR: u16 = 37;
-
+/// The environment rules are compiled in: that of a new CRD's rules on the version the
+/// validator answers as.
 fn env() -> Env {
-    Env::for_new_rules(KUBE_MINOR)
+    Env::for_new_rules(KUBERNETES_MINOR)
 }
 
 /// How a node's value is seen by a rule.
@@ -102,40 +100,20 @@ impl Rule {
     }
 }
 
-/// Parses `source` as the apiserver's CEL environment does (optional syntax on), ready
-/// to evaluate.
-pub(super) fn parse(source: &str) -> Result<Expression, String> {
-    let mut expression = parse_only(source)?;
-    super::rewrite::rewrite(&mut expression);
-    Ok(expression)
-}
-
-fn parse_only(source: &str) -> Result<Expression, String> {
-    Parser::new()
-        .enable_optional_syntax(true)
-        .parse(source)
-        .map_err(|e: ParseErrors| format!("compilation failed: {e}"))
-}
-
-/// Compiles a rule as the apiserver does on its node's type `decl`: parsed, typed (a
-/// field the schema does not declare, a variable that does not exist, a result that is
-/// not a bool are compile errors), then made ready to evaluate.
+/// Compiles a rule (or, `message`, its messageExpression) as the apiserver does on its
+/// node's type `decl`, then makes it ready to evaluate.
 fn compile(
     source: &str,
     decl: Option<&Decl>,
     optional_old_self: bool,
+    message: bool,
 ) -> Result<Expression, String> {
-    let mut expression = parse_only(source)?;
-    if let Some(decl) = decl {
-        let analysis = check::analyze(&expression, decl, optional_old_self, env());
-        if let Some(error) = analysis.errors.first() {
-            return Err(format!("compilation failed: ERROR: <input>: {error}"));
-        }
-        if analysis.result != "bool" {
-            return Err("cel expression must evaluate to a bool".to_owned());
-        }
-    }
-    super::rewrite::rewrite(&mut expression);
+    let compiled = match message {
+        false => compile::rule(source, decl, optional_old_self, env()),
+        true => compile::message_expression(source, decl, optional_old_self, env()),
+    };
+    let mut expression = compiled?.expression;
+    super::rewrite::rewrite(&mut expression, optional_old_self);
     Ok(expression)
 }
 
@@ -186,7 +164,7 @@ impl Node {
         // The node's CEL type, which every rule here is compiled against.
         let decl = entries
             .filter(|e| !e.is_empty())
-            .and_then(|_| Decl::new(typed_as, resource, Names::of(KUBE_MINOR)));
+            .and_then(|_| Decl::new(typed_as, resource, Names::of(KUBERNETES_MINOR)));
         let rules: Vec<Rule> = entries
             .into_iter()
             .flatten()
@@ -232,6 +210,8 @@ fn strings(list: &Value) -> Vec<String> {
 }
 
 fn object(schema: &Value, resource: bool) -> Shape {
+    // A resource that declares its type and object meta is read as declared.
+    let resource = resource && !declares_type_and_object_meta(schema);
     if let Some(values) = schema.get("additionalProperties").filter(|a| a.is_object()) {
         return Shape::Map(Box::new(Node::new(values, embedded(values))));
     }
@@ -264,14 +244,14 @@ fn rule(entry: &Value, decl: Option<&Decl>) -> Rule {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
     let source = text("rule").unwrap_or_default();
     let optional_old_self = entry["optionalOldSelf"] == true;
-    let program = compile(&source, decl, optional_old_self);
+    let program = compile(&source, decl, optional_old_self, false);
     let uses_old_self = program.as_ref().is_ok_and(mentions_old_self);
     Rule {
         program,
         message: text("message"),
         message_expression: text("messageExpression")
             .filter(|m| !m.trim().is_empty())
-            .map(|m| parse(&m)),
+            .map(|m| compile(&m, decl, optional_old_self, true)),
         reason: text("reason"),
         field_path: text("fieldPath").map(|p| p.trim_start_matches('.').to_owned()),
         optional_old_self,

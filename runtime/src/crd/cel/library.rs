@@ -58,7 +58,8 @@ const NE: &str = "@ne";
 const AND: &str = "@and";
 const OR: &str = "@or";
 const STRING: &str = "@string";
-const OPTIONAL_SELECT: &str = "@optSelect";
+/// `x.?field`, and a field of an optional `oldSelf`.
+pub(super) const OPTIONAL_SELECT: &str = "@optSelect";
 /// The one-variable `all` and `exists` macros, rewritten to calls.
 pub(super) const ALL: &str = "@all";
 pub(super) const EXISTS: &str = "@exists";

@@ -20,7 +20,9 @@
 
 mod compile;
 mod errors;
+mod format;
 mod library;
+mod lists;
 mod rewrite;
 mod value;
 mod walk;
@@ -77,6 +79,8 @@ impl Rules {
             let ctx = base.get_or_insert_with(|| {
                 let mut ctx = Context::default().with_all();
                 library::register(&mut ctx);
+                format::register(&mut ctx);
+                lists::register(&mut ctx);
                 ctx
             });
             let root = Path::root();

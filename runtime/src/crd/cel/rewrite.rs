@@ -8,18 +8,42 @@
 //! - the `all` and `exists` macros' loops are calls of one function each, in which an
 //!   element that decides wins over an error in another, as in cel-go;
 //! - a qualified type name (`google.protobuf.Timestamp`, `net.IP`) is one identifier,
-//!   bound to the type [`super::library`] gives `type()`'s results.
+//!   bound to the type [`super::library`] gives `type()`'s results;
+//! - in an `optionalOldSelf` rule, a field of `oldSelf` (an optional) is selected as
+//!   `?.` selects it: an optional of the field, none where it is absent, as cel-go
+//!   selects on an optional.
 
-use kube_cel::cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr};
+use kube_cel::cel::common::ast::{
+    CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue,
+};
 
 use super::library;
 
-/// Rewrites `expr` and everything below it.
-pub(super) fn rewrite(expr: &mut IdedExpr) {
+/// Rewrites `expr` and everything below it; `optional_old_self`: `oldSelf` is an
+/// optional.
+pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool) {
     if let Some(name) = qualified_type(&expr.expr) {
         expr.expr = Expr::Ident(name.to_owned());
         return;
     }
+    if optional_old_self && selects_from_old_self(&expr.expr) {
+        let Expr::Select(select) = std::mem::take(&mut expr.expr) else {
+            return;
+        };
+        let mut operand = *select.operand;
+        rewrite(&mut operand, optional_old_self);
+        let field = IdedExpr {
+            id: expr.id,
+            expr: Expr::Literal(LiteralValue::String(select.field.into())),
+        };
+        expr.expr = Expr::Call(CallExpr {
+            func_name: library::OPTIONAL_SELECT.to_owned(),
+            target: None,
+            args: vec![operand, field],
+        });
+        return;
+    }
+    let rewrite = |e: &mut IdedExpr| rewrite(e, optional_old_self);
     match &mut expr.expr {
         Expr::Call(call) => {
             if let Some(ours) = library::operator(&call.func_name) {
@@ -78,6 +102,17 @@ pub(super) fn rewrite(expr: &mut IdedExpr) {
             }
         }
         Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+}
+
+/// Whether `expr` selects a field (not `has()`) of `oldSelf`, or of such a selection.
+fn selects_from_old_self(expr: &Expr) -> bool {
+    match expr {
+        Expr::Select(select) if !select.test => match &select.operand.expr {
+            Expr::Ident(name) => name == "oldSelf",
+            operand => selects_from_old_self(operand),
+        },
+        _ => false,
     }
 }
 

@@ -118,6 +118,12 @@ fn run(
         plain.add_variable_from_value("oldSelf", p);
     }
     for rule in &node.rules {
+        // A rule that does not compile is an error on every write, as the apiserver
+        // reports it before deciding whether the rule runs.
+        if let Err(e) = &rule.program {
+            errors.push(invalid_type(node, at, format!("rule compile error: {e}")));
+            continue;
+        }
         if rule.uses_old_self && !has_old && !rule.optional_old_self {
             continue;
         }
@@ -125,35 +131,45 @@ fn run(
             true => &optional,
             false => &plain,
         };
-        if let Some(error) = check(scope, node, rule, value, at) {
+        match check(scope, node, rule, value, at) {
             // Ratcheting: an unchanged value keeps passing rules that do not compare
-            // it with its old self.
-            if !at.unchanged || rule.uses_old_self {
-                errors.push(error);
-            }
+            // it with its old self (a rule that fails to evaluate is still an error).
+            Some(Outcome::Failed(_)) if at.unchanged && !rule.uses_old_self => {}
+            Some(Outcome::Failed(error) | Outcome::Errored(error)) => errors.push(error),
+            None => {}
         }
     }
 }
 
-/// One rule: `None` when it holds.
+/// How a rule that does not hold went.
+enum Outcome {
+    /// It gave false.
+    Failed(Error),
+    /// Its evaluation failed.
+    Errored(Error),
+}
+
+/// An error on the node itself, naming its type in place of its value.
+fn invalid_type(node: &Node, at: At<'_>, detail: String) -> Error {
+    Error {
+        kind: ErrorType::Invalid,
+        field: at.path.clone(),
+        value: Some(Value::String(node.type_name.clone())),
+        detail,
+    }
+}
+
+/// One compiled rule: `None` when it holds.
 fn check(
     scope: &Context<'_>,
     node: &Node,
     rule: &Rule,
     value: &Value,
     at: At<'_>,
-) -> Option<Error> {
-    let invalid_type = |detail: String| Error {
-        kind: ErrorType::Invalid,
-        field: at.path.clone(),
-        value: Some(Value::String(node.type_name.clone())),
-        detail,
-    };
-    let program = match &rule.program {
-        Ok(p) => p,
-        Err(e) => {
-            return Some(invalid_type(format!("rule compile error: {e}")));
-        }
+) -> Option<Outcome> {
+    let errored = |detail: String| Some(Outcome::Errored(invalid_type(node, at, detail)));
+    let Ok(program) = &rule.program else {
+        return None;
     };
     match scope.resolve(program) {
         Ok(Cel::Bool(true)) => None,
@@ -165,23 +181,23 @@ fn check(
             let detail = message(scope, rule);
             let kind = ErrorType::from_reason(rule.reason.as_deref());
             let shown = !matches!(node.type_name.as_str(), "object" | "array");
-            Some(Error {
+            Some(Outcome::Failed(Error {
                 kind,
                 field,
                 value: shown.then(|| value.clone()),
                 detail,
-            })
+            }))
         }
-        Ok(other) => Some(invalid_type(format!(
+        Ok(other) => errored(format!(
             "rule did not evaluate to a bool ({}) evaluating rule: {}",
             other.type_of(),
             rule.name()
-        ))),
-        Err(e) => Some(invalid_type(format!(
+        )),
+        Err(e) => errored(format!(
             "{} evaluating rule: {}",
             errors::text(&e),
             rule.name()
-        ))),
+        )),
     }
 }
 
