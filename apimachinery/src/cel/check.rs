@@ -5,13 +5,14 @@
 //! timestamp or regular expression that cannot be), and its cost estimated as cel-go's
 //! checker estimates it, with Kubernetes' library costs and the schema's size bounds.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use kube_cel::cel::common::ast::{ComprehensionExpr, EntryExpr, Expr, LiteralValue, operators};
 use kube_cel::cel::parser::Expression;
 
 use super::cost::{self, Range};
-use super::decl::{Decl, Kind};
+use super::decl::{Decl, Kind, ListType};
 use super::functions::{self, Env, Resolution};
 use super::types::{Mapping, Ty, equivalent, most_general};
 use super::{QUALIFIED_TYPES, is_reserved};
@@ -65,6 +66,9 @@ pub struct Analysis {
     pub errors: Vec<String>,
     /// Whether it reads `oldSelf`.
     pub uses_old_self: bool,
+    /// The `==`, `!=` and `+` whose left operand is a set or map list of the object,
+    /// by expression id, with its list type: they compare and concatenate by it.
+    pub list_ops: Vec<(u64, ListType)>,
     /// Its result type, as CEL names it (`bool`, `list(int)`); a rule must give `bool`,
     /// a message expression `string`.
     pub result: String,
@@ -109,6 +113,8 @@ pub fn analyze(rule: &Expression, root: &Decl, optional_old_self: bool, env: Env
         in_format: 0,
         uses_old_self: false,
         unbounded: Vec::new(),
+        list_types: HashMap::new(),
+        list_ops: Vec::new(),
     };
     let node = checker.expr(rule);
     let mut errors = checker.errors;
@@ -120,6 +126,7 @@ pub fn analyze(rule: &Expression, root: &Decl, optional_old_self: bool, env: Env
         cost: node.cost.max,
         errors,
         uses_old_self: checker.uses_old_self,
+        list_ops: checker.list_ops,
         result: checker.mapping.substitute(&node.ty, true).to_string(),
         unbounded: checker.unbounded,
     }
@@ -141,6 +148,9 @@ struct Checker<'d> {
     in_format: usize,
     uses_old_self: bool,
     unbounded: Vec<(String, &'static str)>,
+    /// The list type of each expression that is a set or map list of the object.
+    list_types: HashMap<u64, &'d ListType>,
+    list_ops: Vec<(u64, ListType)>,
 }
 
 fn literal_size(literal: &LiteralValue) -> u64 {
@@ -211,7 +221,7 @@ impl<'d> Checker<'d> {
 
     fn note_unbounded(&mut self, path: &[String], decl: &Decl) {
         let marker = match decl.kind {
-            Kind::List(_) => "MaxItems",
+            Kind::List(..) => "MaxItems",
             Kind::Map(_) => "MaxProperties",
             _ => "MaxLength",
         };
@@ -252,6 +262,23 @@ impl<'d> Checker<'d> {
     }
 
     fn expr(&mut self, e: &Expression) -> Node<'d> {
+        let node = self.expr_node(e);
+        // A set or map list of the object keeps its list type through `==` and `+`.
+        if let Some(list_type) = node
+            .path
+            .as_ref()
+            .and_then(|p| self.decl_at(p))
+            .and_then(|d| match &d.kind {
+                Kind::List(_, list_type) => list_type.as_ref(),
+                _ => None,
+            })
+        {
+            self.list_types.insert(e.id, list_type);
+        }
+        node
+    }
+
+    fn expr_node(&mut self, e: &Expression) -> Node<'d> {
         match &e.expr {
             Expr::Literal(literal) => Node {
                 ty: match literal {
@@ -289,7 +316,9 @@ impl<'d> Checker<'d> {
                 let cost = operand.cost.add(lookup_cost(&operand.ty));
                 self.node(ty, cost, path)
             }
-            Expr::Call(call) => self.call(&call.func_name, call.target.as_deref(), &call.args),
+            Expr::Call(call) => {
+                self.call(e.id, &call.func_name, call.target.as_deref(), &call.args)
+            }
             Expr::List(list) => self.list(&list.elements, &list.optional_indices),
             Expr::Map(map) => self.map(&map.entries),
             Expr::Struct(s) => {
@@ -622,10 +651,41 @@ impl<'d> Checker<'d> {
         }
     }
 
-    fn call(&mut self, name: &str, target: Option<&Expression>, args: &[Expression]) -> Node<'d> {
+    fn call(
+        &mut self,
+        id: u64,
+        name: &str,
+        target: Option<&Expression>,
+        args: &[Expression],
+    ) -> Node<'d> {
         if name == operators::OPT_SELECT {
             return self.optional_select(args);
         }
+        if matches!(
+            name,
+            operators::EQUALS | operators::NOT_EQUALS | operators::ADD
+        ) && target.is_none()
+            && let Some(left) = args.first()
+        {
+            // The left operand decides, as in cel-go; it is read first.
+            let node = self.call_node(name, target, args);
+            if let Some(list_type) = self.list_types.get(&left.id).copied() {
+                self.list_ops.push((id, list_type.clone()));
+                if name == operators::ADD {
+                    self.list_types.insert(id, list_type);
+                }
+            }
+            return node;
+        }
+        self.call_node(name, target, args)
+    }
+
+    fn call_node(
+        &mut self,
+        name: &str,
+        target: Option<&Expression>,
+        args: &[Expression],
+    ) -> Node<'d> {
         // `format.named(x)` is parsed as a call of `named` on `format`: a function of
         // that qualified name is called as a global one.
         let (qualified, target) = match target.and_then(dotted) {

@@ -19,8 +19,8 @@ pub enum Kind {
     },
     /// `additionalProperties`: string keys to values of one type.
     Map(Box<Decl>),
-    /// `items`.
-    List(Box<Decl>),
+    /// `items`, and how the list compares and concatenates when it is not atomic.
+    List(Box<Decl>, Option<ListType>),
     /// A string of no CEL format.
     String,
     /// `format: byte`.
@@ -37,6 +37,36 @@ pub enum Kind {
     Bool,
     /// int-or-string.
     Dyn,
+}
+
+/// How a list of the object compares and concatenates in a rule
+/// (`x-kubernetes-list-type`), as the apiserver's values of it do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListType {
+    /// Equal to a list of the same items in any order; `+` adds the items not in it.
+    Set,
+    /// Items told apart by these fields: equal to a list of the same items by key in
+    /// any order; `+` replaces the items of the same keys and adds the others.
+    Map(Vec<String>),
+}
+
+impl ListType {
+    /// The list type `schema` (an array's) declares; `None` for an atomic list.
+    pub fn of(schema: &Value) -> Option<ListType> {
+        match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
+            Some("set") => Some(ListType::Set),
+            Some("map") => Some(ListType::Map(
+                schema["x-kubernetes-list-map-keys"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// A node's CEL type with the apiserver's size facts.
@@ -133,7 +163,7 @@ impl Decl {
                     max_elements: max.unwrap_or(MAX_STRING / (elem.min_size + 1)),
                     bounded: max.is_some(),
                     min_size: 2,
-                    kind: Kind::List(Box::new(elem)),
+                    kind: Kind::List(Box::new(elem), ListType::of(schema)),
                 }
             }
             "object" => match schema.get("additionalProperties").filter(|a| a.is_object()) {
@@ -193,7 +223,7 @@ impl Decl {
     /// The type one step down a cost path: a field, `@items`/`@values`, `@keys`.
     pub fn step(&self, step: &str) -> Option<&Decl> {
         match (&self.kind, step) {
-            (Kind::List(elem) | Kind::Map(elem), "@items" | "@values") => Some(elem),
+            (Kind::List(elem, _) | Kind::Map(elem), "@items" | "@values") => Some(elem),
             (Kind::Map(_), "@keys") => Some(&KEY),
             (Kind::Object { fields, .. }, name) => fields.get(name),
             _ => None,

@@ -43,7 +43,7 @@ impl<'d> Ty<'d> {
         match &decl.kind {
             Kind::Object { .. } => Ty::Object(decl),
             Kind::Map(values) => Ty::Map(Rc::new(Ty::String), Rc::new(Ty::of(values))),
-            Kind::List(items) => Ty::List(Rc::new(Ty::of(items))),
+            Kind::List(items, _) => Ty::List(Rc::new(Ty::of(items))),
             Kind::String => Ty::String,
             Kind::Bytes => Ty::Bytes,
             Kind::Duration => Ty::Duration,

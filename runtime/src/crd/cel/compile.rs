@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crdgen_apimachinery::cel::compile;
-use crdgen_apimachinery::cel::decl::{Decl, Names, declares_type_and_object_meta};
+use crdgen_apimachinery::cel::decl::{Decl, ListType, Names, declares_type_and_object_meta};
 use crdgen_apimachinery::cel::functions::Env;
 use kube_cel::cel::parser::Expression;
 
@@ -29,10 +29,11 @@ pub(super) enum Shape {
     },
     /// A map (`additionalProperties`): keys as they are.
     Map(Box<Node>),
-    /// A list, with the keys of a map list (by which old items are found).
+    /// A list, with its list type when it is not atomic (a map list's keys find old
+    /// items).
     List {
         items: Box<Node>,
-        keys: Option<Vec<String>>,
+        list_type: Option<ListType>,
     },
     /// A string in a format CEL has a type for.
     Formatted(Format),
@@ -55,7 +56,8 @@ pub(super) enum Format {
 /// A declared property: its name in CEL and its schema.
 #[derive(Debug)]
 pub(super) struct Property {
-    /// `None` for a name no rule can spell; the property is left out of `self`.
+    /// `None` for a name no rule can spell: the property is kept under its own name,
+    /// for the object to compare with it, as in cel-go.
     pub escaped: Option<String>,
     pub node: Node,
 }
@@ -112,8 +114,10 @@ fn compile(
         false => compile::rule(source, decl, optional_old_self, env()),
         true => compile::message_expression(source, decl, optional_old_self, env()),
     };
-    let mut expression = compiled?.expression;
-    super::rewrite::rewrite(&mut expression, optional_old_self);
+    let compiled = compiled?;
+    let mut expression = compiled.expression;
+    let list_ops = compiled.analysis.map(|a| a.list_ops).unwrap_or_default();
+    super::rewrite::rewrite(&mut expression, optional_old_self, &list_ops);
     Ok(expression)
 }
 
@@ -138,8 +142,7 @@ impl Node {
                 "array" => match schema.get("items") {
                     Some(items) => Shape::List {
                         items: Box::new(Node::new(items, embedded(items))),
-                        keys: (text("x-kubernetes-list-type") == Some("map"))
-                            .then(|| strings(&schema["x-kubernetes-list-map-keys"])),
+                        list_type: ListType::of(schema),
                     },
                     None => Shape::Plain,
                 },
@@ -198,15 +201,6 @@ impl Node {
 
 fn embedded(schema: &Value) -> bool {
     schema["x-kubernetes-embedded-resource"] == true
-}
-
-fn strings(list: &Value) -> Vec<String> {
-    list.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect()
 }
 
 fn object(schema: &Value, resource: bool) -> Shape {

@@ -16,6 +16,8 @@ use std::sync::Arc;
 use kube_cel::cel::common::ast::{CallExpr, Expr};
 use kube_cel::cel::extractors::{Identifier, This};
 use kube_cel::cel::objects::{Key, Map, Opaque, OptionalValue};
+
+use super::equality::{equal, optional};
 use kube_cel::cel::parser::Expression;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
 
@@ -214,45 +216,11 @@ fn type_name(value: &Value) -> &'static str {
         Value::Duration(_) => "google.protobuf.Duration",
         Value::Timestamp(_) => "google.protobuf.Timestamp",
         Value::Null => "null_type",
-        // kube-cel's name of the format library's type.
-        Value::Opaque(o) if o.runtime_type_name() == "kubernetes.Format" => {
-            "kubernetes.NamedFormat"
-        }
         Value::Opaque(o) => {
             let name = o.runtime_type_name();
             TYPES.iter().copied().find(|t| *t == name).unwrap_or("dyn")
         }
     }
-}
-
-/// CEL's equality: numbers by value across int, uint and double; lists and maps element
-/// by element; optionals by their values; nothing equal to a value of another type.
-pub(super) fn equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| equal(a, b))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.map.len() == y.map.len()
-                && x.map
-                    .iter()
-                    .all(|(k, v)| y.map.get(k).is_some_and(|w| equal(v, w)))
-        }
-        (Value::Opaque(x), Value::Opaque(y)) => match (optional(a), optional(b)) {
-            (Some(x), Some(y)) => match (x.value(), y.value()) {
-                (Some(x), Some(y)) => equal(x, y),
-                (None, None) => true,
-                _ => false,
-            },
-            (None, None) => x.opaque_eq(y.as_ref()),
-            _ => false,
-        },
-        _ => a == b,
-    }
-}
-
-fn optional(value: &Value) -> Option<&OptionalValue> {
-    <&OptionalValue>::try_from(value).ok()
 }
 
 /// `&&` (`short` false) and `||` (`short` true): the value that decides wins over an

@@ -1,17 +1,179 @@
 //! List functions as cel-go's `ext.Lists` and Kubernetes' lists library evaluate them,
 //! where kube-cel's differ: `slice` and `flatten` fail in cel-go's words, and `sum`
-//! adds durations too.
+//! adds durations too; and `==`, `!=` and `+` on a set or map list of the object, which
+//! compare and concatenate by its list type as the apiserver's values of it do
+//! (apiserver's `unstructuredSetList` and `unstructuredMapList`).
 
 use std::sync::Arc;
 
+use kube_cel::cel::common::ast::{Expr, IdedExpr, ListExpr, LiteralValue, operators};
 use kube_cel::cel::extractors::This;
+use kube_cel::cel::objects::Key;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
+
+use crdgen_apimachinery::cel::decl::ListType;
+
+use super::equality::equal;
 
 /// Registers them on `ctx`, over kube-cel's functions of the same names.
 pub(super) fn register(ctx: &mut Context<'_>) {
+    ctx.add_function(LIST_EQ, list_eq);
+    ctx.add_function(LIST_NE, list_ne);
+    ctx.add_function(LIST_ADD, list_add);
     ctx.add_function("slice", slice);
     ctx.add_function("flatten", flatten);
     ctx.add_function("sum", sum);
+}
+
+/// The functions `==`, `!=` and `+` are evaluated by when their left operand is a set or
+/// map list of the object (the checker finds them: [`super::rewrite`]), with the list
+/// type as a third argument: `'set'`, or a map list's keys.
+pub(super) const LIST_EQ: &str = "@listEq";
+pub(super) const LIST_NE: &str = "@listNe";
+pub(super) const LIST_ADD: &str = "@listAdd";
+
+/// The function for `operator` on a set or map list.
+pub(super) fn list_operator(operator: &str) -> Option<&'static str> {
+    match operator {
+        operators::EQUALS => Some(LIST_EQ),
+        operators::NOT_EQUALS => Some(LIST_NE),
+        operators::ADD => Some(LIST_ADD),
+        _ => None,
+    }
+}
+
+/// The argument that tells a list function the list type.
+pub(super) fn list_type_argument(id: u64, list_type: &ListType) -> IdedExpr {
+    let literal = |text: &str| IdedExpr {
+        id,
+        expr: Expr::Literal(LiteralValue::String(text.to_owned().into())),
+    };
+    match list_type {
+        ListType::Set => literal("set"),
+        ListType::Map(keys) => IdedExpr {
+            id,
+            expr: Expr::List(ListExpr {
+                elements: keys.iter().map(|k| literal(k)).collect(),
+                optional_indices: Vec::new(),
+            }),
+        },
+    }
+}
+
+/// The two lists and the list type of a list function's call.
+fn operands(ftx: &FunctionContext) -> Result<(Value, Value, ListType), ExecutionError> {
+    let [a, b, list_type] = ftx.args else {
+        return Err(ExecutionError::invalid_argument_count(3, ftx.args.len()));
+    };
+    let list_type = match &list_type.expr {
+        Expr::List(keys) => ListType::Map(
+            keys.elements
+                .iter()
+                .filter_map(|k| match &k.expr {
+                    Expr::Literal(LiteralValue::String(s)) => Some(s.inner().to_owned()),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => ListType::Set,
+    };
+    Ok((ftx.ptx.resolve(a)?, ftx.ptx.resolve(b)?, list_type))
+}
+
+fn list_eq(ftx: &FunctionContext) -> ResolveResult {
+    let (a, b, list_type) = operands(ftx)?;
+    Ok(Value::Bool(typed_equal(&a, &b, &list_type)))
+}
+
+fn list_ne(ftx: &FunctionContext) -> ResolveResult {
+    let (a, b, list_type) = operands(ftx)?;
+    Ok(Value::Bool(!typed_equal(&a, &b, &list_type)))
+}
+
+/// A set equals a list of the same items in any order (the set's items all in the
+/// other, of the same size); a map list one of the same items by key.
+fn typed_equal(a: &Value, b: &Value, list_type: &ListType) -> bool {
+    let (Value::List(x), Value::List(y)) = (a, b) else {
+        return equal(a, b);
+    };
+    if x.len() != y.len() {
+        return false;
+    }
+    match list_type {
+        ListType::Set => x
+            .iter()
+            .all(|item| y.iter().any(|other| equal(item, other))),
+        ListType::Map(names) => {
+            let keys: Vec<String> = x.iter().map(|item| item_key(names, item)).collect();
+            y.iter().all(|other| {
+                let key = item_key(names, other);
+                keys.iter()
+                    .position(|k| *k == key)
+                    .is_some_and(|i| equal(&x[i], other))
+            })
+        }
+    }
+}
+
+/// A set's union with a list (the list's items not already there, in order); a map list
+/// with the list's items in place of those of the same keys and the others after.
+fn list_add(ftx: &FunctionContext) -> ResolveResult {
+    let (Value::List(left), Value::List(right), list_type) = operands(ftx)? else {
+        return Err(ExecutionError::NoSuchOverload);
+    };
+    let mut items = left.as_ref().clone();
+    match &list_type {
+        ListType::Set => {
+            for item in right.iter() {
+                if !items.iter().any(|i| equal(i, item)) {
+                    items.push(item.clone());
+                }
+            }
+        }
+        ListType::Map(names) => {
+            let mut keys: Vec<String> = items.iter().map(|i| item_key(names, i)).collect();
+            for item in right.iter() {
+                let key = item_key(names, item);
+                match keys.iter().position(|k| *k == key) {
+                    Some(i) => items[i] = item.clone(),
+                    None => {
+                        items.push(item.clone());
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+    }
+    Ok(Value::List(Arc::new(items)))
+}
+
+/// A map list item's key: its key fields (by their names in CEL, or as written where no
+/// rule can spell them), as JSON text.
+fn item_key(names: &[String], item: &Value) -> String {
+    let Value::Map(map) = item else {
+        return String::new();
+    };
+    let parts: Vec<String> = names
+        .iter()
+        .map(|name| {
+            let escaped = crdgen_apimachinery::cel::escape(name).unwrap_or(name.into());
+            let key = Key::String(Arc::new(escaped.into_owned()));
+            map.map.get(&key).map(json_text).unwrap_or_default()
+        })
+        .collect();
+    parts.join("\u{0}")
+}
+
+/// A key field's value as JSON writes it.
+fn json_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => serde_json::Value::String(s.to_string()).to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Float(f) => serde_json::json!(f).to_string(),
+        Value::Bool(b) => b.to_string(),
+        _ => String::new(),
+    }
 }
 
 /// `list.slice(start, end)`: the items from `start` up to `end`.

@@ -19,6 +19,7 @@
 //! to its end).
 
 mod compile;
+mod equality;
 mod errors;
 mod format;
 mod library;

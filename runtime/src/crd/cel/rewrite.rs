@@ -1,6 +1,8 @@
 //! A rule's syntax tree adjusted, once at parse, so that the `cel` interpreter evaluates
 //! it as cel-go does where the two differ in their cores rather than in a function:
 //!
+//! - `==`, `!=` and `+` whose left operand is a set or map list of the object call
+//!   [`super::lists`]' versions, which compare and concatenate by the list type;
 //! - `==`, `!=`, `&&`, `||` and `string()` call [`super::library`]'s versions: CEL's
 //!   equality (optionals, numbers of different types, lists and maps element by
 //!   element), its commutative logic, where `false && error` is `false` in either order,
@@ -17,11 +19,14 @@ use kube_cel::cel::common::ast::{
     CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue,
 };
 
-use super::library;
+use crdgen_apimachinery::cel::decl::ListType;
+
+use super::{library, lists};
 
 /// Rewrites `expr` and everything below it; `optional_old_self`: `oldSelf` is an
-/// optional.
-pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool) {
+/// optional; `list_ops`: the `==`, `!=` and `+` of a set or map list of the object (the
+/// checker's), by expression id.
+pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool, list_ops: &[(u64, ListType)]) {
     if let Some(name) = qualified_type(&expr.expr) {
         expr.expr = Expr::Ident(name.to_owned());
         return;
@@ -31,7 +36,7 @@ pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool) {
             return;
         };
         let mut operand = *select.operand;
-        rewrite(&mut operand, optional_old_self);
+        rewrite(&mut operand, optional_old_self, list_ops);
         let field = IdedExpr {
             id: expr.id,
             expr: Expr::Literal(LiteralValue::String(select.field.into())),
@@ -43,11 +48,21 @@ pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool) {
         });
         return;
     }
-    let rewrite = |e: &mut IdedExpr| rewrite(e, optional_old_self);
+    let id = expr.id;
+    let rewrite = |e: &mut IdedExpr| rewrite(e, optional_old_self, list_ops);
     match &mut expr.expr {
         Expr::Call(call) => {
-            if let Some(ours) = library::operator(&call.func_name) {
-                call.func_name = ours.to_owned();
+            let list_op = list_ops.iter().find(|(op, _)| *op == id);
+            match (list_op, lists::list_operator(&call.func_name)) {
+                (Some((_, list_type)), Some(ours)) => {
+                    call.func_name = ours.to_owned();
+                    call.args.push(lists::list_type_argument(id, list_type));
+                }
+                _ => {
+                    if let Some(ours) = library::operator(&call.func_name) {
+                        call.func_name = ours.to_owned();
+                    }
+                }
             }
             if let Some(target) = &mut call.target {
                 rewrite(target);

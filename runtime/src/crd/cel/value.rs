@@ -28,14 +28,21 @@ pub(super) fn to_cel(node: &Node, value: &Value) -> Cel {
                 let Some(field) = fields.get(name).filter(|f| !f.is_null()) else {
                     continue;
                 };
-                if let Some(escaped) = &property.escaped {
-                    let value = to_cel(&property.node, field);
-                    // Since Kubernetes 1.31 a reserved word (`if`, `namespace`) is also
-                    // reachable as written.
-                    if escaped != name && crdgen_apimachinery::cel::is_reserved(name) {
-                        map.insert(key(name), value.clone());
+                let value = to_cel(&property.node, field);
+                match &property.escaped {
+                    Some(escaped) => {
+                        // Since Kubernetes 1.31 a reserved word (`if`, `namespace`) is
+                        // also reachable as written.
+                        if escaped != name && crdgen_apimachinery::cel::is_reserved(name) {
+                            map.insert(key(name), value.clone());
+                        }
+                        map.insert(key(escaped), value);
                     }
-                    map.insert(key(escaped), value);
+                    // A name no rule can spell is kept as it is: the object still
+                    // compares with it (and a map list's key may be it), as in cel-go.
+                    None => {
+                        map.insert(key(name), value);
+                    }
                 }
             }
             if *resource {

@@ -8,6 +8,8 @@ use kube_cel::cel::objects::OptionalValue;
 use kube_cel::cel::{Context, Value as Cel};
 use serde_json::Value;
 
+use crdgen_apimachinery::cel::decl::ListType;
+
 use super::compile::{Node, Rule, Shape};
 use super::errors;
 use super::value::to_cel;
@@ -62,12 +64,15 @@ pub(super) fn walk(
                 walk(ctx, values, field, old, at.to(&path), errors);
             }
         }
-        (Shape::List { items, keys }, Value::Array(list)) if items.has_rules => {
+        (Shape::List { items, list_type }, Value::Array(list)) if items.has_rules => {
             for (i, item) in list.iter().enumerate() {
                 let path = at.path.index(i);
-                let old = keys
-                    .as_deref()
-                    .and_then(|keys| old_item(keys, item, old?.as_array()?));
+                let old = match list_type {
+                    Some(ListType::Map(keys)) => {
+                        old.and_then(|o| old_item(keys, item, o.as_array()?))
+                    }
+                    _ => None,
+                };
                 walk(ctx, items, item, old, at.to(&path), errors);
             }
         }
