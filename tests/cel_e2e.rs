@@ -83,13 +83,13 @@ fn denied(name: &str, reason: &str, field: &str, body: impl AsRef<str>) -> Answe
 }
 
 /// The writes and what each must be answered with; returns those answered otherwise.
-/// `server`: the real apiserver's version (`None`: the in-memory server, which answers
-/// as the newest). Before 1.35 the server names an object's or list's type in place of
-/// its value (`Invalid value: "object": …`); before 1.30 it has no `optionalOldSelf`, so
-/// the rule that uses it is not installed and its write is left out, saying so.
-async fn checks(api: &Api<DynamicObject>, server: Option<&cluster::ServerVersion>) -> Vec<String> {
-    let typed = server.is_some_and(|v| v.minor < 35);
-    let optional_old_self = server.is_none_or(|v| v.has(cluster::CrdFeature::OptionalOldSelf));
+/// `server`: the server's version. Before 1.35 the server names an object's or list's
+/// type in place of its value (`Invalid value: "object": …`); before 1.30 it has no
+/// `optionalOldSelf`, so the rule that uses it is not installed and its write is left
+/// out, saying so.
+async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Vec<String> {
+    let typed = server.minor < 35;
+    let optional_old_self = server.has(cluster::CrdFeature::OptionalOldSelf);
     // A failed rule on an object or a list: its value is not shown.
     let whole = |ty: &str, message: &str| match typed {
         true => format!("Invalid value: \"{ty}\": {message}"),
@@ -213,7 +213,7 @@ async fn checks(api: &Api<DynamicObject>, server: Option<&cluster::ServerVersion
         let _ = writeln!(
             std::io::stderr().lock(),
             "cel_e2e: the create refused by an optionalOldSelf rule is left out: kube-apiserver {} lacks optionalOldSelf",
-            server.map(|v| v.git_version.as_str()).unwrap_or_default()
+            server.git_version
         );
     }
     let mut wrong = Vec::new();
@@ -332,11 +332,17 @@ async fn checks(api: &Api<DynamicObject>, server: Option<&cluster::ServerVersion
 
 #[tokio::test]
 async fn the_in_memory_server_evaluates_the_rules_as_the_apiserver() {
-    let server = ApiServer::new();
-    server.register_crd(&ruled_crd());
-    let api = Api::namespaced_with(server.client(), "test", &ruled());
-    let wrong = checks(&api, None).await;
-    assert!(wrong.is_empty(), "{wrong:#?}");
+    // As the newest Kubernetes, and as the older ones the real-cluster suite meets, with
+    // the CRD installed as it is installed there.
+    for minor in [28, 34, crdgen_runtime::crd::KUBERNETES_MINOR] {
+        let server = ApiServer::new().kubernetes_minor(minor);
+        let version = cluster::server_version(&server.client()).await;
+        let (crd, _) = cluster::fit_crd(&ruled_crd(), &version);
+        server.register_crd(&crd);
+        let api = Api::namespaced_with(server.client(), "test", &ruled());
+        let wrong = checks(&api, &version).await;
+        assert!(wrong.is_empty(), "as 1.{minor}: {wrong:#?}");
+    }
 }
 
 #[tokio::test]
@@ -350,7 +356,7 @@ async fn the_apiserver_evaluates_the_rules() {
     let version = cluster::server_version(&client).await;
     let installed = common::Installed::new(&client, &[ruled_crd()], "crdgen-cel").await;
     let api = Api::namespaced_with(client.clone(), &installed.namespace, &ruled());
-    let wrong = checks(&api, Some(&version)).await;
+    let wrong = checks(&api, &version).await;
     installed.remove().await;
     assert!(wrong.is_empty(), "{wrong:#?}");
 }

@@ -15,7 +15,7 @@ use super::cost::{self, Range};
 use super::decl::{Decl, Kind, ListType};
 use super::functions::{self, Env, Resolution};
 use super::types::{Mapping, Ty, equivalent, most_general};
-use super::{QUALIFIED_TYPES, is_reserved};
+use super::{QUALIFIED_TYPES, is_reserved, position};
 
 /// Sizes of the entries of a list or map literal (or of a comprehension's result).
 #[derive(Clone, Copy, Debug)]
@@ -63,7 +63,7 @@ pub struct Analysis {
     /// Its estimated cost, as cel-go's `EstimateCost(..).Max`.
     pub cost: u64,
     /// What the apiserver's compiler would refuse, in its words.
-    pub errors: Vec<String>,
+    pub errors: Vec<Issue>,
     /// Whether it reads `oldSelf`.
     pub uses_old_self: bool,
     /// The `==`, `!=` and `+` whose left operand is a set or map list of the object,
@@ -76,6 +76,32 @@ pub struct Analysis {
     /// paths below the rule's node (`[*]` an item, `[*]` of a map a value), with the
     /// marker that would bound each.
     pub unbounded: Vec<(String, &'static str)>,
+}
+
+/// One thing the compiler refuses, and where in the rule when that is known (line and
+/// column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// What is wrong, in the apiserver's words.
+    pub message: String,
+    /// Where: the line and column (from 1) of what it is about.
+    pub at: Option<(usize, usize)>,
+}
+
+impl Issue {
+    fn new(message: String) -> Issue {
+        Issue { message, at: None }
+    }
+}
+
+impl std::fmt::Display for Issue {
+    /// As cel-go writes an issue: `ERROR: <input>:1:5: message`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.at {
+            Some((line, column)) => write!(f, "ERROR: <input>:{line}:{column}: {}", self.message),
+            None => write!(f, "ERROR: <input>: {}", self.message),
+        }
+    }
 }
 
 /// The type a rule may name as a value (`type(x) == int`), by that name.
@@ -99,9 +125,15 @@ fn type_value(name: &str) -> Option<Ty<'static>> {
     Some(Ty::Type(Rc::new(ty)))
 }
 
-/// Reads `rule` at a schema node of type `root`, with the functions of `env`.
-/// `optional_old_self`: `oldSelf` is an optional value.
-pub fn analyze(rule: &Expression, root: &Decl, optional_old_self: bool, env: Env) -> Analysis {
+/// Reads `rule` (parsed from `source`) at a schema node of type `root`, with the
+/// functions of `env`. `optional_old_self`: `oldSelf` is an optional value.
+pub fn analyze(
+    rule: &Expression,
+    source: &str,
+    root: &Decl,
+    optional_old_self: bool,
+    env: Env,
+) -> Analysis {
     let mut checker = Checker {
         root,
         env,
@@ -110,6 +142,7 @@ pub fn analyze(rule: &Expression, root: &Decl, optional_old_self: bool, env: Env
         mapping: Mapping::default(),
         errors: Vec::new(),
         literals: Vec::new(),
+        seen: Vec::new(),
         in_format: 0,
         uses_old_self: false,
         unbounded: Vec::new(),
@@ -117,10 +150,21 @@ pub fn analyze(rule: &Expression, root: &Decl, optional_old_self: bool, env: Env
         list_ops: Vec::new(),
     };
     let node = checker.expr(rule);
-    let mut errors = checker.errors;
+    let mut errors: Vec<Issue> = checker.errors.into_iter().map(Issue::new).collect();
     // The checks of literals run on a rule that type-checks (cel-go's AST validators).
     if errors.is_empty() {
-        errors = checker.literals;
+        let seen = &checker.seen;
+        errors = checker
+            .literals
+            .into_iter()
+            .map(|(literal, message)| Issue {
+                at: literal.and_then(|(id, value)| {
+                    let earlier = seen.iter().filter(|(i, v)| *i < id && *v == value).count();
+                    position::of_literal(source, &value, earlier)
+                }),
+                message,
+            })
+            .collect();
     }
     Analysis {
         cost: node.cost.max,
@@ -141,8 +185,10 @@ struct Checker<'d> {
     mapping: Mapping<'d>,
     errors: Vec<String>,
     /// What the checks of literals found (mixed lists and maps, bad durations,
-    /// timestamps and regular expressions).
-    literals: Vec<String>,
+    /// timestamps and regular expressions), with the literal it is about.
+    literals: Vec<(Option<(u64, LiteralValue)>, String)>,
+    /// Every literal read, by id, to tell which of equal ones an issue is about.
+    seen: Vec<(u64, LiteralValue)>,
     /// How many `format` calls the expression being read is inside: their lists may
     /// mix types.
     in_format: usize,
@@ -279,6 +325,9 @@ impl<'d> Checker<'d> {
     }
 
     fn expr_node(&mut self, e: &Expression) -> Node<'d> {
+        if let Expr::Literal(literal) = &e.expr {
+            self.seen.push((e.id, literal.clone()));
+        }
         match &e.expr {
             Expr::Literal(literal) => Node {
                 ty: match literal {
@@ -358,7 +407,7 @@ impl<'d> Checker<'d> {
             if optional.contains(&i) {
                 ty = self.unwrap_optional(ty);
             }
-            types.push(ty.clone());
+            types.push((element, ty.clone()));
             joined = Some(self.join(joined, ty));
         }
         self.homogeneous(&types);
@@ -395,8 +444,8 @@ impl<'d> Checker<'d> {
                     true => self.unwrap_optional(v.ty),
                     false => v.ty,
                 };
-                keys.push(k.ty.clone());
-                values.push(v_ty.clone());
+                keys.push((&e.key, k.ty.clone()));
+                values.push((&e.value, v_ty.clone()));
                 key_ty = Some(self.join(key_ty, k.ty));
                 value_ty = Some(self.join(value_ty, v_ty));
             }
@@ -443,26 +492,35 @@ impl<'d> Checker<'d> {
 
     /// The check of literals: a list's elements, a map's keys or values, of one type
     /// (not inside `format`, whose argument lists mix types by design).
-    fn homogeneous(&mut self, types: &[Ty<'d>]) {
+    fn homogeneous(&mut self, items: &[(&Expression, Ty<'d>)]) {
         if self.in_format > 0 {
             return;
         }
-        let Some((first, rest)) = types.split_first() else {
+        let Some(((_, first), rest)) = items.split_first() else {
             return;
         };
         let first = self.mapping.substitute(first, false);
-        for ty in rest {
+        for (item, ty) in rest {
             let ty = self.mapping.substitute(ty, false);
             if !equivalent(&first, &ty) {
                 let (expected, found) = (
                     self.mapping.substitute(&first, true),
                     self.mapping.substitute(&ty, true),
                 );
-                self.literals
-                    .push(format!("expected type '{expected}' but found '{found}'"));
+                let message = format!("expected type '{expected}' but found '{found}'");
+                self.literal_issue(item, message);
                 return;
             }
         }
+    }
+
+    /// A finding of the checks of literals, at `at` when it is a literal.
+    fn literal_issue(&mut self, at: &Expression, message: String) {
+        let literal = match &at.expr {
+            Expr::Literal(literal) => Some((at.id, literal.clone())),
+            _ => None,
+        };
+        self.literals.push((literal, message));
     }
 
     /// The type `e` names when it spells a type of a library (`net.IP`,
@@ -800,8 +858,8 @@ impl<'d> Checker<'d> {
             ("matches", LiteralValue::String(s)) => super::literals::regex(s.inner()),
             _ => true,
         };
-        if !valid {
-            self.literals.push(format!("invalid {name} argument"));
+        if !valid && let Some(first) = first {
+            self.literal_issue(first, format!("invalid {name} argument"));
         }
     }
 
@@ -1172,7 +1230,7 @@ mod tests {
     fn cost(schema: Value, rule: &str) -> u64 {
         let decl = Decl::new(&schema, false, Names::of(u16::MAX)).unwrap();
         let parsed = kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
-        let analysis = analyze(&parsed, &decl, false, Env::newest());
+        let analysis = analyze(&parsed, rule, &decl, false, Env::newest());
         assert!(analysis.errors.is_empty(), "{rule}: {:?}", analysis.errors);
         analysis.cost
     }
@@ -1318,7 +1376,7 @@ mod tests {
             let names = Names::of(minor);
             let decl = Decl::new(&schema, true, names).unwrap();
             let parsed = kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
-            analyze(&parsed, &decl, false, Env::newest()).cost
+            analyze(&parsed, rule, &decl, false, Env::newest()).cost
         };
         let root = json!({"type": "object"});
         for rule in [
@@ -1343,23 +1401,30 @@ mod tests {
         );
     }
 
+    fn messages(analysis: &Analysis) -> Vec<String> {
+        analysis.errors.iter().map(|e| e.message.clone()).collect()
+    }
+
     #[test]
     fn fields_and_variables_the_schema_lacks_are_found() {
         let schema = json!({"type": "object", "properties": {"replicas": {"type": "integer"}}});
         let decl = Decl::new(&schema, false, Names::of(u16::MAX)).unwrap();
         let read = |rule: &str| {
             let parsed = kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
-            analyze(&parsed, &decl, false, Env::newest())
+            analyze(&parsed, rule, &decl, false, Env::newest())
         };
         assert_eq!(
-            read("self.replicsa > 0").errors,
+            messages(&read("self.replicsa > 0")),
             ["undefined field 'replicsa'"]
         );
         assert_eq!(
-            read("sefl.replicas > 0").errors,
+            messages(&read("sefl.replicas > 0")),
             ["undeclared reference to 'sefl' (in container '')"]
         );
-        assert_eq!(read("has(self.other)").errors, ["undefined field 'other'"]);
+        assert_eq!(
+            messages(&read("has(self.other)")),
+            ["undefined field 'other'"]
+        );
         assert!(
             read("self.replicas > 0 && [1].all(x, x > 0)")
                 .errors
@@ -1376,16 +1441,21 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(
-            read("self.replicas + 'a' == 'b'").errors,
+            messages(&read("self.replicas + 'a' == 'b'")),
             ["found no matching overload for '_+_' applied to '(int, string)'"]
         );
+        // The checks of literals say where the literal is, as cel-go does.
+        let shown = |rule: &str| {
+            let errors = read(rule).errors;
+            errors.iter().map(ToString::to_string).collect::<Vec<_>>()
+        };
         assert_eq!(
-            read("[1, 'a'].size() == 2").errors,
-            ["expected type 'int' but found 'string'"]
+            shown("[1, 'a'].size() == 2"),
+            ["ERROR: <input>:1:5: expected type 'int' but found 'string'"]
         );
         assert_eq!(
-            read("duration('1d') > duration('1h')").errors,
-            ["invalid duration argument"]
+            shown("duration('1h') > duration('1d')"),
+            ["ERROR: <input>:1:27: invalid duration argument"]
         );
     }
 }

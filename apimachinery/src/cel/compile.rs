@@ -87,9 +87,9 @@ fn compile(
             analysis: None,
         });
     };
-    let analysis = check::analyze(&expression, decl, optional_old_self, env);
-    if let Some(error) = analysis.errors.first() {
-        return Err(Refusal::Issues(format!("ERROR: <input>: {error}")));
+    let analysis = check::analyze(&expression, source, decl, optional_old_self, env);
+    if let Some(issue) = analysis.errors.first() {
+        return Err(Refusal::Issues(issue.to_string()));
     }
     if analysis.result != result {
         return Err(Refusal::Result);

@@ -17,6 +17,8 @@ pub mod functions;
 #[cfg(feature = "check")]
 mod literals;
 #[cfg(feature = "check")]
+mod position;
+#[cfg(feature = "check")]
 mod types;
 
 use std::borrow::Cow;

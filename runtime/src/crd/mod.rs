@@ -34,29 +34,55 @@ use crate::field::Error;
 /// API server, which admits writes with it, says it is this version at `/version`.
 pub const KUBERNETES_MINOR: u16 = 37;
 
-/// One CRD version's schema, read once, to admit objects by.
+/// The first minor version whose value outside its enum keeps the rules from running
+/// (kube-apiserver 1.28 runs them): apiextensions-apiserver's `hasBlockingErr`.
+const ENUM_BLOCKS_RULES_SINCE_MINOR: u16 = 29;
+
+/// One CRD version's schema, read once, to admit objects by, answering as one
+/// Kubernetes version ([`KUBERNETES_MINOR`] unless told another).
 #[derive(Debug)]
 pub struct Validator {
     schema: Value,
     rules: cel::Rules,
+    resource: bool,
+    minor: u16,
 }
 
 impl Validator {
     /// The validator of an `openAPIV3Schema` (as JSON).
     pub fn new(schema: &Value) -> Validator {
-        Validator {
-            rules: cel::Rules::new(schema),
-            schema: schema.clone(),
-        }
+        Validator::build(schema, true, KUBERNETES_MINOR)
     }
 
     /// The validator of a schema that is not a resource's root (a type embedded in one):
     /// its rules see no `apiVersion`, `kind` or `metadata` of their own.
     pub fn for_node(schema: &Value) -> Validator {
+        Validator::build(schema, false, KUBERNETES_MINOR)
+    }
+
+    fn build(schema: &Value, resource: bool, minor: u16) -> Validator {
         Validator {
-            rules: cel::Rules::for_node(schema),
+            rules: cel::Rules::new(schema, resource, minor),
             schema: schema.clone(),
+            resource,
+            minor,
         }
+    }
+
+    /// This validator answering as Kubernetes 1.`minor`: its rules compiled with that
+    /// version's CEL functions, ratcheted from 1.30, a failed rule on an object or list
+    /// naming its type before 1.35, and a value outside its enum keeping the rules
+    /// from running from 1.29.
+    pub fn for_kubernetes(self, minor: u16) -> Validator {
+        match minor == self.minor {
+            true => self,
+            false => Validator::build(&self.schema, self.resource, minor),
+        }
+    }
+
+    /// The Kubernetes minor version it answers as.
+    pub fn kubernetes_minor(&self) -> u16 {
+        self.minor
     }
 
     /// The schema, as JSON.
@@ -101,7 +127,8 @@ impl Validator {
         schema::prune(&self.schema, object, true);
         let mut errors = Vec::new();
         schema::check(&self.schema, object, "", &mut errors);
-        if schema::blocking(&errors) {
+        let enum_blocks = self.minor >= ENUM_BLOCKS_RULES_SINCE_MINOR;
+        if schema::blocking(&errors, enum_blocks) {
             if !self.rules.is_empty() {
                 errors.push(crate::field::Error {
                     kind: crate::field::ErrorType::Invalid,
@@ -230,6 +257,64 @@ mod tests {
         assert_eq!(
             messages(&validator, &timeout("1h30m"), None),
             ["spec: Invalid value: at most an hour"]
+        );
+    }
+
+    #[test]
+    fn the_validator_answers_as_the_kubernetes_version_it_is_told() {
+        let schema = json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {
+                "tier": {"type": "string", "enum": ["gold", "silver"]},
+                "size": {"type": "integer"},
+                "address": {"type": "string"},
+            },
+            "x-kubernetes-validations": [{"rule": "self.size < 10", "message": "too big"}],
+        }}});
+        let at = |minor: u16| Validator::new(&schema).for_kubernetes(minor);
+        let object = |spec: Value| json!({"spec": spec});
+
+        // A failed rule on an object names its type before 1.35.
+        let big = object(json!({"size": 11}));
+        assert_eq!(
+            messages(&at(34), &big, None),
+            ["spec: Invalid value: \"object\": too big"]
+        );
+        assert_eq!(
+            messages(&at(35), &big, None),
+            ["spec: Invalid value: too big"]
+        );
+
+        // A value outside its enum keeps the rules from running from 1.29.
+        let bronze = object(json!({"size": 11, "tier": "bronze"}));
+        assert_eq!(messages(&at(28), &bronze, None).len(), 2);
+        let from_1_29 = messages(&at(29), &bronze, None);
+        assert!(
+            from_1_29[1].contains("some validation rules were not checked"),
+            "{from_1_29:?}"
+        );
+
+        // An unchanged value ratchets from 1.30.
+        assert_eq!(messages(&at(29), &big, Some(&big)).len(), 1);
+        assert!(messages(&at(30), &big, Some(&big)).is_empty());
+
+        // A function is there for the CRDs of the version after the one it came with.
+        let ip = json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"address": {"type": "string"}},
+            "x-kubernetes-validations": [{"rule": "isIP(self.address)"}],
+        }}});
+        let with_address = object(json!({"address": "10.0.0.1"}));
+        let compiled = |minor: u16| {
+            Validator::new(&ip)
+                .for_kubernetes(minor)
+                .validate(&with_address, None)
+        };
+        assert!(compiled(31).is_ok());
+        let refused = compiled(30).unwrap_err()[0].to_string();
+        assert!(
+            refused.contains("undeclared reference to 'isIP'"),
+            "{refused}"
         );
     }
 }

@@ -200,6 +200,23 @@ pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
         let why = format!("supported values: {}", list.join(", "));
         errors.push(at(ErrorType::NotSupported, why));
     }
+    // An upper bound broken is the apiserver's TooLong or TooMany (not Invalid), which
+    // keeps the rules from running (apiextensions-apiserver's validation.go).
+    let (max_key, count) = match value {
+        Value::String(s) => ("maxLength", s.chars().count()),
+        Value::Array(items) => ("maxItems", items.len()),
+        Value::Object(map) => ("maxProperties", map.len()),
+        _ => ("", 0),
+    };
+    if let Some(max) = schema.get(max_key).and_then(Value::as_u64)
+        && count as u64 > max
+    {
+        let field = Path::new(path);
+        errors.push(match value {
+            Value::String(_) => crate::field::too_long(&field, max as usize),
+            _ => crate::field::too_many(&field, count, max as usize),
+        });
+    }
     let mut invalid = |why: String| errors.push(at(ErrorType::Invalid, why));
     match value {
         Value::Number(n) => number(schema, n.as_f64().unwrap_or_default(), &mut invalid),
@@ -268,11 +285,16 @@ fn required(field: String, detail: &str) -> Error {
 }
 
 /// Whether the errors keep CEL rules from running (the apiserver's `hasBlockingErr`): a
-/// value of the wrong type or outside its enum.
-pub(super) fn blocking(errors: &[Error]) -> bool {
-    errors
-        .iter()
-        .any(|e| matches!(e.kind, ErrorType::TypeInvalid | ErrorType::NotSupported))
+/// value of the wrong type, a required field missing, a value too long or a list too
+/// long, and (`enum_blocks`, from 1.29) a value outside its enum.
+pub(super) fn blocking(errors: &[Error], enum_blocks: bool) -> bool {
+    errors.iter().any(|e| match e.kind {
+        ErrorType::TypeInvalid | ErrorType::Required | ErrorType::TooLong | ErrorType::TooMany => {
+            true
+        }
+        ErrorType::NotSupported => enum_blocks,
+        _ => false,
+    })
 }
 
 fn number(schema: &Value, n: f64, invalid: &mut impl FnMut(String)) {
@@ -300,10 +322,10 @@ fn number(schema: &Value, n: f64, invalid: &mut impl FnMut(String)) {
 }
 
 fn string(schema: &Value, s: &str, invalid: &mut impl FnMut(String)) {
-    counted(
+    at_least(
         schema,
         s.chars().count(),
-        ("minLength", "maxLength"),
+        "minLength",
         "characters",
         invalid,
     );
@@ -326,13 +348,7 @@ fn string(schema: &Value, s: &str, invalid: &mut impl FnMut(String)) {
 }
 
 fn array(schema: &Value, items: &[Value], invalid: &mut impl FnMut(String)) {
-    counted(
-        schema,
-        items.len(),
-        ("minItems", "maxItems"),
-        "items",
-        invalid,
-    );
+    at_least(schema, items.len(), "minItems", "items", invalid);
     let keys: Option<Vec<&str>> = match schema["x-kubernetes-list-type"].as_str() {
         Some("set") => Some(Vec::new()),
         Some("map") => Some(
@@ -364,33 +380,21 @@ fn array(schema: &Value, items: &[Value], invalid: &mut impl FnMut(String)) {
 }
 
 fn object(schema: &Value, map: &Map<String, Value>, invalid: &mut impl FnMut(String)) {
-    counted(
-        schema,
-        map.len(),
-        ("minProperties", "maxProperties"),
-        "properties",
-        invalid,
-    );
+    at_least(schema, map.len(), "minProperties", "properties", invalid);
 }
 
-/// A length or count against the schema's lower and upper bound keywords.
-fn counted(
+/// A length or count against the schema's lower bound keyword.
+fn at_least(
     schema: &Value,
     count: usize,
-    (min_key, max_key): (&str, &str),
+    min_key: &str,
     what: &str,
     invalid: &mut impl FnMut(String),
 ) {
-    let count = count as u64;
     if let Some(min) = schema[min_key].as_u64()
-        && count < min
+        && (count as u64) < min
     {
         invalid(format!("should have at least {min} {what}"));
-    }
-    if let Some(max) = schema[max_key].as_u64()
-        && count > max
-    {
-        invalid(format!("should have at most {max} {what}"));
     }
 }
 

@@ -56,8 +56,7 @@ fn route(path: &str) -> Option<Route> {
 }
 
 /// What `/version` answers: the Kubernetes version whose validation the server follows.
-fn version() -> Value {
-    let minor = crate::crd::KUBERNETES_MINOR;
+fn version(minor: u16) -> Value {
     serde_json::json!({
         "major": "1",
         "minor": minor.to_string(),
@@ -134,7 +133,7 @@ impl ApiServer {
             };
         }
         if parts.method == Method::GET && parts.uri.path() == "/version" {
-            return json(StatusCode::OK, &version());
+            return json(StatusCode::OK, &version(self.minor()));
         }
         let params = Params::parse(parts.uri.query());
         let Some(route) = route(parts.uri.path()) else {

@@ -227,8 +227,26 @@ impl ApiServer {
         self
     }
 
+    /// The server answering as Kubernetes 1.`minor` (by default
+    /// [`crate::crd::KUBERNETES_MINOR`]): what `/version` says, and how the CRDs
+    /// registered after it validate writes ([`crate::crd::Validator::for_kubernetes`]):
+    /// the suites' real-cluster expectations for an older apiserver can so be checked
+    /// in memory.
+    pub fn kubernetes_minor(self, minor: u16) -> Self {
+        self.store().kubernetes_minor = Some(minor);
+        self
+    }
+
+    /// The Kubernetes minor version the server answers as.
+    pub(crate) fn minor(&self) -> u16 {
+        self.store()
+            .kubernetes_minor
+            .unwrap_or(crate::crd::KUBERNETES_MINOR)
+    }
+
     /// Serves every served version of a CustomResourceDefinition.
     pub fn register_crd(&self, crd: &CustomResourceDefinition) -> &Self {
+        let minor = self.minor();
         let spec = &crd.spec;
         let mut store = self.store();
         for version in spec.versions.iter().filter(|v| v.served) {
@@ -257,7 +275,7 @@ impl ApiServer {
                     .as_ref()
                     .and_then(|s| s.open_api_v3_schema.as_ref())
                     .and_then(|s| serde_json::to_value(s).ok())
-                    .map(|s| Arc::new(crate::crd::Validator::new(&s))),
+                    .map(|s| Arc::new(crate::crd::Validator::new(&s).for_kubernetes(minor))),
             });
         }
         self

@@ -8,13 +8,12 @@ use crdgen_apimachinery::cel::decl::{Decl, ListType, Names, declares_type_and_ob
 use crdgen_apimachinery::cel::functions::Env;
 use kube_cel::cel::parser::Expression;
 
-use crate::crd::KUBERNETES_MINOR;
 use serde_json::Value;
 
-/// The environment rules are compiled in: that of a new CRD's rules on the version the
-/// validator answers as.
-fn env() -> Env {
-    Env::for_new_rules(KUBERNETES_MINOR)
+/// The environment rules are compiled in: that of a new CRD's rules on Kubernetes
+/// 1.`minor`.
+fn env(minor: u16) -> Env {
+    Env::for_new_rules(minor)
 }
 
 /// How a node's value is seen by a rule.
@@ -109,10 +108,11 @@ fn compile(
     decl: Option<&Decl>,
     optional_old_self: bool,
     message: bool,
+    minor: u16,
 ) -> Result<Expression, String> {
     let compiled = match message {
-        false => compile::rule(source, decl, optional_old_self, env()),
-        true => compile::message_expression(source, decl, optional_old_self, env()),
+        false => compile::rule(source, decl, optional_old_self, env(minor)),
+        true => compile::message_expression(source, decl, optional_old_self, env(minor)),
     };
     let compiled = compiled?;
     let mut expression = compiled.expression;
@@ -122,15 +122,16 @@ fn compile(
 }
 
 impl Node {
-    /// The tree of `schema`, the root of a resource when `resource`.
-    pub fn new(schema: &Value, resource: bool) -> Node {
-        Node::typed(schema, resource, schema)
+    /// The tree of `schema`, the root of a resource when `resource`, its rules compiled
+    /// as Kubernetes 1.`minor` compiles them.
+    pub fn new(schema: &Value, resource: bool, minor: u16) -> Node {
+        Node::typed(schema, resource, schema, minor)
     }
 
     /// The tree of `schema`, whose own rules are compiled against the type of
     /// `typed_as`: the node's schema itself, or for an `allOf` branch the node's it
     /// constrains.
-    fn typed(schema: &Value, resource: bool, typed_as: &Value) -> Node {
+    fn typed(schema: &Value, resource: bool, typed_as: &Value, minor: u16) -> Node {
         let text = |key: &str| schema.get(key).and_then(Value::as_str);
         let type_name = text("type").unwrap_or_default().to_owned();
         let mut has_rules = false;
@@ -138,10 +139,10 @@ impl Node {
             Shape::Plain
         } else {
             match type_name.as_str() {
-                "object" => object(schema, resource),
+                "object" => object(schema, resource, minor),
                 "array" => match schema.get("items") {
                     Some(items) => Shape::List {
-                        items: Box::new(Node::new(items, embedded(items))),
+                        items: Box::new(Node::new(items, embedded(items), minor)),
                         list_type: ListType::of(schema),
                     },
                     None => Shape::Plain,
@@ -167,23 +168,23 @@ impl Node {
         // The node's CEL type, which every rule here is compiled against.
         let decl = entries
             .filter(|e| !e.is_empty())
-            .and_then(|_| Decl::new(typed_as, resource, Names::of(KUBERNETES_MINOR)));
+            .and_then(|_| Decl::new(typed_as, resource, Names::of(minor)));
         let rules: Vec<Rule> = entries
             .into_iter()
             .flatten()
-            .map(|entry| rule(entry, decl.as_ref()))
+            .map(|entry| rule(entry, decl.as_ref(), minor))
             .collect();
         let all_of: Vec<Node> = schema["allOf"]
             .as_array()
             .into_iter()
             .flatten()
             .map(|branch| match branch.get("type") {
-                Some(_) => Node::typed(branch, resource, typed_as),
+                Some(_) => Node::typed(branch, resource, typed_as, minor),
                 // A branch constrains the value of its node: it is read as that type.
                 None => {
                     let mut typed = branch.clone();
                     typed["type"] = Value::String(type_name.clone());
-                    Node::typed(&typed, resource, typed_as)
+                    Node::typed(&typed, resource, typed_as, minor)
                 }
             })
             .filter(|n| n.has_rules)
@@ -203,11 +204,11 @@ fn embedded(schema: &Value) -> bool {
     schema["x-kubernetes-embedded-resource"] == true
 }
 
-fn object(schema: &Value, resource: bool) -> Shape {
+fn object(schema: &Value, resource: bool, minor: u16) -> Shape {
     // A resource that declares its type and object meta is read as declared.
     let resource = resource && !declares_type_and_object_meta(schema);
     if let Some(values) = schema.get("additionalProperties").filter(|a| a.is_object()) {
-        return Shape::Map(Box::new(Node::new(values, embedded(values))));
+        return Shape::Map(Box::new(Node::new(values, embedded(values), minor)));
     }
     let Some(declared) = schema["properties"].as_object() else {
         return match resource {
@@ -223,7 +224,7 @@ fn object(schema: &Value, resource: bool) -> Shape {
         // The resource's metadata is bound by the walk itself (name and generateName).
         .filter(|(name, _)| !(resource && name.as_str() == "metadata"))
         .map(|(name, property)| {
-            let node = Node::new(property, embedded(property));
+            let node = Node::new(property, embedded(property), minor);
             let escaped = crdgen_apimachinery::cel::escape(name).map(|e| e.into_owned());
             (name.clone(), Property { escaped, node })
         })
@@ -234,18 +235,18 @@ fn object(schema: &Value, resource: bool) -> Shape {
     }
 }
 
-fn rule(entry: &Value, decl: Option<&Decl>) -> Rule {
+fn rule(entry: &Value, decl: Option<&Decl>, minor: u16) -> Rule {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
     let source = text("rule").unwrap_or_default();
     let optional_old_self = entry["optionalOldSelf"] == true;
-    let program = compile(&source, decl, optional_old_self, false);
+    let program = compile(&source, decl, optional_old_self, false, minor);
     let uses_old_self = program.as_ref().is_ok_and(mentions_old_self);
     Rule {
         program,
         message: text("message"),
         message_expression: text("messageExpression")
             .filter(|m| !m.trim().is_empty())
-            .map(|m| compile(&m, decl, optional_old_self, true)),
+            .map(|m| compile(&m, decl, optional_old_self, true, minor)),
         reason: text("reason"),
         field_path: text("fieldPath").map(|p| p.trim_start_matches('.').to_owned()),
         optional_old_self,

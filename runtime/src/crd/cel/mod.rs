@@ -37,11 +37,20 @@ use serde_json::Value;
 use crate::field::{Error, Path};
 use compile::Node;
 
-/// The rules of one schema, parsed once.
+/// The rules of one schema, parsed once, and the Kubernetes version they answer as.
 #[derive(Debug)]
 pub(super) struct Rules {
     root: Node,
+    minor: u16,
 }
+
+/// The first minor version to ratchet rules (`CRDValidationRatcheting`, on by default
+/// from 1.30).
+const RATCHETING_SINCE_MINOR: u16 = 30;
+
+/// The first minor version whose failed rule on an object or list shows no value; before
+/// it, the error names its type (`Invalid value: "object": …`).
+const VALUELESS_SINCE_MINOR: u16 = 35;
 
 thread_local! {
     /// The standard library and Kubernetes' extensions, registered once a thread: a
@@ -50,17 +59,12 @@ thread_local! {
 }
 
 impl Rules {
-    /// The rules of a resource's `openAPIV3Schema`.
-    pub fn new(schema: &Value) -> Rules {
+    /// The rules of a resource's `openAPIV3Schema` (`resource`), or of a schema below a
+    /// resource's root, as Kubernetes 1.`minor` runs them.
+    pub fn new(schema: &Value, resource: bool, minor: u16) -> Rules {
         Rules {
-            root: Node::new(schema, true),
-        }
-    }
-
-    /// The rules of a schema below a resource's root.
-    pub fn for_node(schema: &Value) -> Rules {
-        Rules {
-            root: Node::new(schema, false),
+            root: Node::new(schema, resource, minor),
+            minor,
         }
     }
 
@@ -88,6 +92,8 @@ impl Rules {
             let at = walk::At {
                 path: &root,
                 unchanged: false,
+                ratchets: self.minor >= RATCHETING_SINCE_MINOR,
+                typed_values: self.minor < VALUELESS_SINCE_MINOR,
             };
             walk::walk(ctx, &self.root, object, old, at, errors);
         });

@@ -23,6 +23,11 @@ pub(super) struct At<'a> {
     /// node above that has one is unchanged: the apiserver then lets a failing rule that
     /// does not read `oldSelf` pass, as a warning (CRD validation ratcheting).
     pub unchanged: bool,
+    /// Whether the server ratchets rules at all (1.30 and later).
+    pub ratchets: bool,
+    /// Whether a failed rule on an object or list names its type in place of its value
+    /// (`Invalid value: "object": …`), as before 1.35.
+    pub typed_values: bool,
 }
 
 /// Runs the rules of `node` and below on `value`, adding what fails to `errors`.
@@ -38,7 +43,7 @@ pub(super) fn walk(
         return;
     }
     let at = At {
-        unchanged: old.map_or(at.unchanged, |o| o == value),
+        unchanged: at.ratchets && old.map_or(at.unchanged, |o| o == value),
         ..at
     };
     if !node.rules.is_empty() {
@@ -82,10 +87,7 @@ pub(super) fn walk(
 
 impl<'a> At<'a> {
     fn to<'b>(self, path: &'b Path) -> At<'b> {
-        At {
-            path,
-            unchanged: self.unchanged,
-        }
+        At { path, ..self }
     }
 }
 
@@ -185,11 +187,17 @@ fn check(
             };
             let detail = message(scope, rule);
             let kind = ErrorType::from_reason(rule.reason.as_deref());
-            let shown = !matches!(node.type_name.as_str(), "object" | "array");
+            let value = match node.type_name.as_str() {
+                "object" | "array" if at.typed_values => {
+                    Some(Value::String(node.type_name.clone()))
+                }
+                "object" | "array" => None,
+                _ => Some(value.clone()),
+            };
             Some(Outcome::Failed(Error {
                 kind,
                 field,
-                value: shown.then(|| value.clone()),
+                value,
                 detail,
             }))
         }

@@ -200,6 +200,8 @@ pub(crate) struct Storage {
     watch_counts: BTreeMap<ResourceKey, usize>,
     /// While set, watch requests are refused (see `ApiServer::watch_outage`).
     outage: bool,
+    /// The Kubernetes minor version the server answers as, when told one.
+    pub(crate) kubernetes_minor: Option<u16>,
 }
 
 struct Collection {

@@ -334,10 +334,10 @@ impl Walk<'_> {
                 return;
             }
         };
-        let analysis = check::analyze(parsed, decl, optional, self.env);
+        let analysis = check::analyze(parsed, source, decl, optional, self.env);
         for error in &analysis.errors {
-            let hint = type_error_hint(error, self.kube_minor);
-            invalid(self, error.clone(), &hint);
+            let hint = type_error_hint(&error.message, self.kube_minor);
+            invalid(self, error.message.clone(), &hint);
         }
         if analysis.result != "bool" {
             invalid(
@@ -413,11 +413,11 @@ impl Walk<'_> {
         if let Some(message) = text("messageExpression") {
             match self.parse(message).as_ref() {
                 Ok(parsed) => {
-                    let analysis = check::analyze(parsed, decl, optional, self.env);
+                    let analysis = check::analyze(parsed, message, decl, optional, self.env);
                     for error in &analysis.errors {
                         invalid(
                             self,
-                            format!("its messageExpression: {error}"),
+                            format!("its messageExpression: {}", error.message),
                             "a messageExpression reads what the rule reads",
                         );
                     }

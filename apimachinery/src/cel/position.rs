@@ -1,0 +1,209 @@
+//! Where a literal of a rule is written, for errors that name its place as cel-go's do
+//! (`ERROR: <input>:1:11: invalid timestamp argument`). The cel crate's parser keeps no
+//! offsets it shares, so the rule's literals are found again by a scan of its text:
+//! string and number literals (and `true`, `false`, `null`) in the order written,
+//! matched to the parsed literals of the same value in the same order.
+
+use kube_cel::cel::common::ast::LiteralValue;
+
+/// A literal token: its value as its text decodes it, and its line and column (1-based,
+/// in characters).
+struct Token {
+    value: Scanned,
+    line: usize,
+    column: usize,
+}
+
+#[derive(PartialEq)]
+enum Scanned {
+    Text(String),
+    Number(f64),
+    Word(&'static str),
+}
+
+fn scanned(literal: &LiteralValue) -> Option<Scanned> {
+    Some(match literal {
+        LiteralValue::String(s) => Scanned::Text(s.inner().to_owned()),
+        LiteralValue::Bytes(b) => Scanned::Text(String::from_utf8_lossy(b.inner()).into_owned()),
+        LiteralValue::Int(i) => Scanned::Number(*i.inner() as f64),
+        LiteralValue::UInt(u) => Scanned::Number(*u.inner() as f64),
+        LiteralValue::Double(d) => Scanned::Number(*d.inner()),
+        LiteralValue::Boolean(b) => Scanned::Word(if *b.inner() { "true" } else { "false" }),
+        LiteralValue::Null => Scanned::Word("null"),
+    })
+}
+
+/// The line and column of the `nth` (from 0) literal of `literal`'s value in `source`.
+pub fn of_literal(source: &str, literal: &LiteralValue, nth: usize) -> Option<(usize, usize)> {
+    let wanted = scanned(literal)?;
+    scan(source)
+        .into_iter()
+        .filter(|t| t.value == wanted)
+        .nth(nth)
+        .map(|t| (t.line, t.column))
+}
+
+fn scan(source: &str) -> Vec<Token> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut tokens = Vec::new();
+    let (mut i, mut line, mut line_start) = (0, 1, 0);
+    // Whether the last token was an operand, after which `-` subtracts.
+    let mut after_operand = false;
+    while i < chars.len() {
+        let c = chars[i];
+        let column = i - line_start + 1;
+        if c == '\n' {
+            line += 1;
+            line_start = i + 1;
+            i += 1;
+            continue;
+        }
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        let prefixed = matches!(c, 'r' | 'R' | 'b' | 'B')
+            && matches!(chars.get(i + 1), Some('\'' | '"'))
+            && !(i > 0 && is_word(chars[i - 1]));
+        if c == '\'' || c == '"' || prefixed {
+            let raw = prefixed && matches!(c, 'r' | 'R');
+            let start = if prefixed { i + 1 } else { i };
+            let (text, end) = string(&chars, start, raw);
+            tokens.push(Token {
+                value: Scanned::Text(text),
+                line,
+                column,
+            });
+            i = end;
+            after_operand = true;
+            continue;
+        }
+        let negative =
+            c == '-' && !after_operand && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        if c.is_ascii_digit() || negative {
+            let start = i;
+            i += 1;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+                i += 1;
+            }
+            let text: String = chars[start..i].iter().collect();
+            if let Some(n) = number(&text) {
+                tokens.push(Token {
+                    value: Scanned::Number(n),
+                    line,
+                    column,
+                });
+            }
+            after_operand = true;
+            continue;
+        }
+        if is_word(c) {
+            let start = i;
+            while i < chars.len() && is_word(chars[i]) {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            if let Some(w) = ["true", "false", "null"].into_iter().find(|w| *w == word) {
+                tokens.push(Token {
+                    value: Scanned::Word(w),
+                    line,
+                    column,
+                });
+            }
+            after_operand = true;
+            continue;
+        }
+        after_operand = matches!(c, ')' | ']' | '}');
+        i += 1;
+    }
+    tokens
+}
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// A number token's value (`12`, `-3`, `1.5`, `0x1F`, `7u`).
+fn number(text: &str) -> Option<f64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let digits = digits.trim_end_matches(['u', 'U']);
+    let value = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => u64::from_str_radix(hex, 16).ok()? as f64,
+        None => digits.parse::<f64>().ok()?,
+    };
+    Some(if negative { -value } else { value })
+}
+
+/// The text of the string literal whose quote is at `start`, and where it ends.
+fn string(chars: &[char], start: usize, raw: bool) -> (String, usize) {
+    let quote = chars[start];
+    let triple = chars.get(start + 1) == Some(&quote) && chars.get(start + 2) == Some(&quote);
+    let width = if triple { 3 } else { 1 };
+    let mut i = start + width;
+    let mut text = String::new();
+    while i < chars.len() {
+        let closes = (0..width).all(|k| chars.get(i + k) == Some(&quote));
+        if closes {
+            return (text, i + width);
+        }
+        if chars[i] == '\\' && !raw && i + 1 < chars.len() {
+            text.push(match chars[i + 1] {
+                'n' => '\n',
+                't' => '\t',
+                'r' => '\r',
+                other => other,
+            });
+            i += 2;
+            continue;
+        }
+        text.push(chars[i]);
+        i += 1;
+    }
+    (text, i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(source: &str, literal: LiteralValue, nth: usize) -> Option<(usize, usize)> {
+        of_literal(source, &literal, nth)
+    }
+
+    #[test]
+    fn literals_are_found_where_they_are_written() {
+        let s = |t: &str| LiteralValue::String(t.to_owned().into());
+        assert_eq!(
+            at(
+                "timestamp('1000-00-00T00:00:00Z')",
+                s("1000-00-00T00:00:00Z"),
+                0
+            ),
+            Some((1, 11))
+        );
+        assert_eq!(
+            at("duration('1us') < duration('1nns')", s("1nns"), 0),
+            Some((1, 28))
+        );
+        assert_eq!(at("[1, 'a', false]", s("a"), 0), Some((1, 5)));
+        assert_eq!(
+            at(
+                "timestamp(-62135596801)",
+                LiteralValue::Int((-62135596801i64).into()),
+                0
+            ),
+            Some((1, 11))
+        );
+        assert_eq!(
+            at("self.x - 1 == 'a'\n  && 'b' == self.y", s("b"), 0),
+            Some((2, 6))
+        );
+        assert_eq!(at("'a' + 'a'", s("a"), 1), Some((1, 7)));
+    }
+}
