@@ -1,8 +1,11 @@
 //! kube-apiserver's own CEL tests as the oracle: the cases of its test tables, ported as
 //! data by hack/port-apiserver-cel-tests.py into testdata/cel/apiserver (each file names
-//! the repository, path, function and tag it came from), run through crdgen-runtime's
-//! validator, the one the in-memory API server admits writes with. Each table is run as
-//! its own Go harness runs it.
+//! the repository, path, function and tag it came from: v0.36.3, the newest release
+//! crdgen targets, and where they differ v0.33.13, the oldest), run through
+//! crdgen-runtime's validator answering as the tag's Kubernetes version (the one the
+//! in-memory API server admits writes with) and crdgen-apimachinery's compiler (the one
+//! crdgen's generation checks rules with). Each table is run as its own Go harness runs
+//! it.
 //!
 //! Every case must agree with the apiserver, except those listed in
 //! testdata/cel/apiserver/disagreements.json with what the validator answered instead:
@@ -36,6 +39,8 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
         Some(_) => format!("@{tag}"),
         None => String::new(),
     };
+    // The Kubernetes version of the tag (v0.33.13: 1.33), which the validator answers as.
+    let minor: u16 = tag.split('.').nth(1).unwrap().parse().unwrap();
     for case in document["cases"].as_array().unwrap() {
         let name = format!("{function}{suffix}/{}", case["name"].as_str().unwrap());
         if let Some(why) = case.get("unported") {
@@ -43,15 +48,15 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             continue;
         }
         match function {
-            "TestValidationExpressions" => validation_expressions(&name, case, verdicts),
+            "TestValidationExpressions" => validation_expressions(&name, case, minor, verdicts),
             "TestValidationExpressionsAtSchemaLevels"
             | "TestOptionalOldSelf"
             | "TestOptionalOldSelfCheckForNull"
             | "TestOptionalOldSelfIsOptionalType" => {
-                verdicts.insert(name, schema_levels(case));
+                verdicts.insert(name, schema_levels(case, minor));
             }
             "TestReasonAndFldPath" => {
-                verdicts.insert(name, reasons_and_fields(case));
+                verdicts.insert(name, reasons_and_fields(case, minor));
             }
             "TestCelCompilation" => compilation(&name, case, verdicts),
             "TestIP" | "TestCIDR" | "TestQuantity" | "TestSemver" | "TestFormat" => {
@@ -77,11 +82,12 @@ fn go_text(error: &Error) -> String {
     }
 }
 
-fn validator(schema: &Value, root: bool) -> Validator {
-    match root {
+fn validator(schema: &Value, root: bool, minor: u16) -> Validator {
+    let validator = match root {
         true => Validator::new(schema),
         false => Validator::for_node(schema),
-    }
+    };
+    validator.for_kubernetes(minor)
 }
 
 fn with_rule(schema: &Value, rule: &str) -> Value {
@@ -93,13 +99,18 @@ fn with_rule(schema: &Value, rule: &str) -> Value {
 /// TestValidationExpressions: each rule is the root schema's only rule; a `valid` one
 /// gives no error, an `errors` one gives at least one, each `Invalid` and containing the
 /// text.
-fn validation_expressions(name: &str, case: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
+fn validation_expressions(
+    name: &str,
+    case: &Value,
+    minor: u16,
+    verdicts: &mut BTreeMap<String, Verdict>,
+) {
     let root = case["root"] == true;
     let old = case.get("old");
     for rule in case["valid"].as_array().unwrap() {
         let rule = rule.as_str().unwrap();
-        let checked =
-            validator(&with_rule(&case["schema"], rule), root).check_rules(&case["object"], old);
+        let checked = validator(&with_rule(&case["schema"], rule), root, minor)
+            .check_rules(&case["object"], old);
         let verdict = checked.map_err(|errors| {
             let texts: Vec<String> = errors.iter().map(go_text).collect();
             format!("denied: {}", texts.join("; "))
@@ -109,8 +120,8 @@ fn validation_expressions(name: &str, case: &Value, verdicts: &mut BTreeMap<Stri
     for expected in case["errors"].as_array().unwrap() {
         let rule = expected["rule"].as_str().unwrap();
         let contains = expected["contains"].as_str().unwrap();
-        let checked =
-            validator(&with_rule(&case["schema"], rule), true).check_rules(&case["object"], old);
+        let checked = validator(&with_rule(&case["schema"], rule), true, minor)
+            .check_rules(&case["object"], old);
         let verdict = match checked {
             Ok(()) => Err(format!("allowed; the apiserver says {contains:?}")),
             Err(errors) => {
@@ -132,9 +143,9 @@ fn validation_expressions(name: &str, case: &Value, verdicts: &mut BTreeMap<Stri
 /// TestValidationExpressionsAtSchemaLevels (and the optionalOldSelf tables): the schema
 /// as given, at a resource's root (unless `root` is false); every error is `Invalid` and
 /// contains one of the texts, each text in one error.
-fn schema_levels(case: &Value) -> Verdict {
+fn schema_levels(case: &Value, minor: u16) -> Verdict {
     let root = case["root"] != false;
-    let errors = validator(&case["schema"], root)
+    let errors = validator(&case["schema"], root, minor)
         .check_rules(&case["object"], case.get("old"))
         .err()
         .unwrap_or_default();
@@ -164,8 +175,8 @@ fn schema_levels(case: &Value) -> Verdict {
 
 /// TestReasonAndFldPath: the schema at a resource's root; its errors, by reason and
 /// field, are those expected, in any order.
-fn reasons_and_fields(case: &Value) -> Verdict {
-    let errors = Validator::new(&case["schema"])
+fn reasons_and_fields(case: &Value, minor: u16) -> Verdict {
+    let errors = validator(&case["schema"], true, minor)
         .check_rules(&case["object"], None)
         .err()
         .unwrap_or_default();

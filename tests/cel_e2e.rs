@@ -83,10 +83,11 @@ fn denied(name: &str, reason: &str, field: &str, body: impl AsRef<str>) -> Answe
 }
 
 /// The writes and what each must be answered with; returns those answered otherwise.
-/// `server`: the server's version. Before 1.35 the server names an object's or list's
-/// type in place of its value (`Invalid value: "object": …`); before 1.30 it has no
-/// `optionalOldSelf`, so the rule that uses it is not installed and its write is left
-/// out, saying so.
+/// `server`: the server's version. Before 1.35 a failed rule names its node's type in
+/// place of its value (`Invalid value: "object": …`, `"string"`: kube-apiserver's
+/// `fieldErrorForReason(…, sts.Type, …)`); from 1.35 an object or list shows nothing and
+/// a scalar its value. Before 1.30 the server has no `optionalOldSelf`, so the rule that
+/// uses it is not installed and its write is left out, saying so.
 async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Vec<String> {
     let typed = server.minor < 35;
     let optional_old_self = server.has(cluster::CrdFeature::OptionalOldSelf);
@@ -94,6 +95,11 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
     let whole = |ty: &str, message: &str| match typed {
         true => format!("Invalid value: \"{ty}\": {message}"),
         false => format!("Invalid value: {message}"),
+    };
+    // On a scalar: its value (`value`, as JSON), or before 1.35 its type.
+    let scalar = |ty: &str, value: &str, message: &str| match typed {
+        true => format!("Invalid value: \"{ty}\": {message}"),
+        false => format!("Invalid value: {value}: {message}"),
     };
     let dry_run = PostParams {
         dry_run: true,
@@ -162,7 +168,7 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
                 "relative-path",
                 invalid,
                 "spec.paths[1]",
-                "Invalid value: \"tmp\": paths must be absolute",
+                &scalar("string", "\"tmp\"", "paths must be absolute"),
             ),
         ),
         (
@@ -192,7 +198,7 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
                 "gold",
                 invalid,
                 "spec.tier",
-                "Invalid value: \"gold\": a Ruled is not created gold",
+                &scalar("string", "\"gold\"", "a Ruled is not created gold"),
             ),
         ),
         (
@@ -252,7 +258,7 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
                 "stored",
                 invalid,
                 "spec.className",
-                "Invalid value: \"premium\": field is immutable",
+                &scalar("string", "\"premium\"", "field is immutable"),
             ),
         ),
         ("become-gold", with("tier", json!("gold")), Ok(())),
@@ -274,7 +280,7 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
                 "stored",
                 invalid,
                 "spec.ports[1].number",
-                "Invalid value: 79: a port's number may only grow",
+                &scalar("integer", "79", "a port's number may only grow"),
             ),
         ),
         (

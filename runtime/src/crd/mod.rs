@@ -70,9 +70,9 @@ impl Validator {
     }
 
     /// This validator answering as Kubernetes 1.`minor`: its rules compiled with that
-    /// version's CEL functions, ratcheted from 1.30, a failed rule on an object or list
-    /// naming its type before 1.35, and a value outside its enum keeping the rules
-    /// from running from 1.29.
+    /// version's CEL functions, ratcheted from 1.30, a failed rule naming its node's
+    /// type in place of its value before 1.35, and a value outside its enum keeping the
+    /// rules from running from 1.29.
     pub fn for_kubernetes(self, minor: u16) -> Validator {
         match minor == self.minor {
             true => self,

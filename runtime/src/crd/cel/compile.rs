@@ -178,15 +178,9 @@ impl Node {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|branch| match branch.get("type") {
-                Some(_) => Node::typed(branch, resource, typed_as, minor),
-                // A branch constrains the value of its node: it is read as that type.
-                None => {
-                    let mut typed = branch.clone();
-                    typed["type"] = Value::String(type_name.clone());
-                    Node::typed(&typed, resource, typed_as, minor)
-                }
-            })
+            // A branch constrains the value of its node: it is read as that type, down
+            // to its properties' and items'.
+            .map(|branch| Node::typed(&typed_like(branch, schema), resource, typed_as, minor))
             .filter(|n| n.has_rules)
             .collect();
         has_rules |= !rules.is_empty() || !all_of.is_empty();
@@ -198,6 +192,34 @@ impl Node {
             type_name,
         }
     }
+}
+
+/// `branch` (an `allOf` branch, which may leave types out) with the `type` and `format`
+/// of `like` (the schema it constrains) wherever it has none, through its properties,
+/// items and additional properties.
+fn typed_like(branch: &Value, like: &Value) -> Value {
+    let mut typed = branch.clone();
+    let Some(map) = typed.as_object_mut() else {
+        return typed;
+    };
+    for key in ["type", "format"] {
+        if !map.contains_key(key)
+            && let Some(value) = like.get(key)
+        {
+            map.insert(key.to_owned(), value.clone());
+        }
+    }
+    if let Some(properties) = map.get_mut("properties").and_then(Value::as_object_mut) {
+        for (name, property) in properties.iter_mut() {
+            *property = typed_like(property, &like["properties"][name]);
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(inner) = map.get_mut(key).filter(|v| v.is_object()) {
+            *inner = typed_like(inner, &like[key]);
+        }
+    }
+    typed
 }
 
 fn embedded(schema: &Value) -> bool {

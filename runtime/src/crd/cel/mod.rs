@@ -48,8 +48,9 @@ pub(super) struct Rules {
 /// from 1.30).
 const RATCHETING_SINCE_MINOR: u16 = 30;
 
-/// The first minor version whose failed rule on an object or list shows no value; before
-/// it, the error names its type (`Invalid value: "object": …`).
+/// The first minor version whose failed rule shows a scalar's value and nothing for an
+/// object or list; before it, the error names the node's type (`Invalid value:
+/// "object": …`).
 const VALUELESS_SINCE_MINOR: u16 = 35;
 
 thread_local! {

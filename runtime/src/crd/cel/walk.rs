@@ -25,8 +25,9 @@ pub(super) struct At<'a> {
     pub unchanged: bool,
     /// Whether the server ratchets rules at all (1.30 and later).
     pub ratchets: bool,
-    /// Whether a failed rule on an object or list names its type in place of its value
-    /// (`Invalid value: "object": …`), as before 1.35.
+    /// Whether a failed rule names its node's type in place of its value (`Invalid
+    /// value: "object": …`, `"string"`), as before 1.35; from 1.35 an object or list
+    /// shows nothing and a scalar its value.
     pub typed_values: bool,
 }
 
@@ -188,9 +189,7 @@ fn check(
             let detail = message(scope, rule);
             let kind = ErrorType::from_reason(rule.reason.as_deref());
             let value = match node.type_name.as_str() {
-                "object" | "array" if at.typed_values => {
-                    Some(Value::String(node.type_name.clone()))
-                }
+                _ if at.typed_values => Some(Value::String(node.type_name.clone())),
                 "object" | "array" => None,
                 _ => Some(value.clone()),
             };
