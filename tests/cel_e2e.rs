@@ -168,7 +168,7 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
                 "relative-path",
                 invalid,
                 "spec.paths[1]",
-                &scalar("string", "\"tmp\"", "paths must be absolute"),
+                scalar("string", "\"tmp\"", "paths must be absolute"),
             ),
         ),
         (
@@ -198,7 +198,7 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
                 "gold",
                 invalid,
                 "spec.tier",
-                &scalar("string", "\"gold\"", "a Ruled is not created gold"),
+                scalar("string", "\"gold\"", "a Ruled is not created gold"),
             ),
         ),
         (
@@ -258,7 +258,7 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
                 "stored",
                 invalid,
                 "spec.className",
-                &scalar("string", "\"premium\"", "field is immutable"),
+                scalar("string", "\"premium\"", "field is immutable"),
             ),
         ),
         ("become-gold", with("tier", json!("gold")), Ok(())),
@@ -280,7 +280,7 @@ async fn checks(api: &Api<DynamicObject>, server: &cluster::ServerVersion) -> Ve
                 "stored",
                 invalid,
                 "spec.ports[1].number",
-                &scalar("integer", "79", "a port's number may only grow"),
+                scalar("integer", "79", "a port's number may only grow"),
             ),
         ),
         (
