@@ -156,3 +156,15 @@ async fn the_in_memory_server_says_the_version_it_answers_as() {
     assert!(version.has(cluster::CrdFeature::SelectableFields));
     assert!(version.git_version.starts_with("v1."));
 }
+
+#[tokio::test]
+async fn a_default_version_gives_way_to_the_one_the_server_is_told() {
+    // What a generated clientset's `in_memory` does: the version it was generated for,
+    // unless the test told the server another.
+    let server = ApiServer::new();
+    server.default_kubernetes_minor(33);
+    assert_eq!(cluster::server_version(&server.client()).await.minor, 33);
+    let told = ApiServer::new().kubernetes_minor(30);
+    told.default_kubernetes_minor(33);
+    assert_eq!(cluster::server_version(&told.client()).await.minor, 30);
+}

@@ -92,6 +92,7 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
         }
     }
     let runtime = naming::RUNTIME_CRATE;
+    let kube_minor = ctx.opts.kube_version.minor();
     let clientset_ty = naming::ident(names::CLIENTSET);
     clientset.push_text(&format!(
         r#"/// Typed access to every API group version this clientset was generated for.
@@ -109,11 +110,14 @@ impl {clientset_ty} {{
         ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
     }}
     /// A clientset over an in-memory API server serving every kind it knows
-    /// (with the `/status` and `/scale` subresources where the kind declares them).
+    /// (with the `/status` and `/scale` subresources where the kind declares them),
+    /// answering as Kubernetes 1.{kube_minor}, the version this code was generated for,
+    /// unless the server was told another.
     /// For tests: with this crate's `testing` feature, declared as
     /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
     #[cfg(feature = "testing")]
     pub fn in_memory(server: &::{runtime}::testing::ApiServer) -> Self {{
+        server.default_kubernetes_minor({kube_minor});
 {registrations}        Self::new(server.client())
     }}
     /// The `kube::Client` underneath.

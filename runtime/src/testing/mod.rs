@@ -237,10 +237,22 @@ impl ApiServer {
         self
     }
 
+    /// The Kubernetes minor version to answer as when [`kubernetes_minor`] tells none:
+    /// a generated clientset's `in_memory` sets the version its code was generated for
+    /// (`--kube-version`).
+    ///
+    /// [`kubernetes_minor`]: ApiServer::kubernetes_minor
+    pub fn default_kubernetes_minor(&self, minor: u16) -> &Self {
+        self.store().default_kubernetes_minor = Some(minor);
+        self
+    }
+
     /// The Kubernetes minor version the server answers as.
     pub(crate) fn minor(&self) -> u16 {
-        self.store()
+        let store = self.store();
+        store
             .kubernetes_minor
+            .or(store.default_kubernetes_minor)
             .unwrap_or(crate::crd::KUBERNETES_MINOR)
     }
 

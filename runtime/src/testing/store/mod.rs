@@ -202,6 +202,8 @@ pub(crate) struct Storage {
     outage: bool,
     /// The Kubernetes minor version the server answers as, when told one.
     pub(crate) kubernetes_minor: Option<u16>,
+    /// The one to answer as when told none (a generated clientset's).
+    pub(crate) default_kubernetes_minor: Option<u16>,
 }
 
 struct Collection {

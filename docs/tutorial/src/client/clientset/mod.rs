@@ -19,11 +19,14 @@ impl Clientset {
         ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
     }
     /// A clientset over an in-memory API server serving every kind it knows
-    /// (with the `/status` and `/scale` subresources where the kind declares them).
+    /// (with the `/status` and `/scale` subresources where the kind declares them),
+    /// answering as Kubernetes 1.37, the version this code was generated for,
+    /// unless the server was told another.
     /// For tests: with this crate's `testing` feature, declared as
     /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
     #[cfg(feature = "testing")]
     pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
+        server.default_kubernetes_minor(37);
         server.register_with_status::<crate::apis::batch::v1::CronJob>();
         Self::new(server.client())
     }
