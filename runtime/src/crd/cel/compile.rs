@@ -25,6 +25,9 @@ pub(super) enum Shape {
     Object {
         properties: BTreeMap<String, Property>,
         resource: bool,
+        /// Whether fields the schema does not declare are kept: no rule reads them, but
+        /// the object compares with them, as in cel-go.
+        keeps_unknown: bool,
     },
     /// A map (`additionalProperties`): keys as they are.
     Map(Box<Node>),
@@ -237,6 +240,7 @@ fn object(schema: &Value, resource: bool, minor: u16) -> Shape {
             true => Shape::Object {
                 properties: BTreeMap::new(),
                 resource,
+                keeps_unknown: false,
             },
             false => Shape::Plain,
         };
@@ -254,6 +258,7 @@ fn object(schema: &Value, resource: bool, minor: u16) -> Shape {
     Shape::Object {
         properties,
         resource,
+        keeps_unknown: schema["x-kubernetes-preserve-unknown-fields"] == true,
     }
 }
 

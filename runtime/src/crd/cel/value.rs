@@ -20,6 +20,7 @@ pub(super) fn to_cel(node: &Node, value: &Value) -> Cel {
             Shape::Object {
                 properties,
                 resource,
+                keeps_unknown,
             },
             Value::Object(fields),
         ) => {
@@ -42,6 +43,13 @@ pub(super) fn to_cel(node: &Node, value: &Value) -> Cel {
                     // compares with it (and a map list's key may be it), as in cel-go.
                     None => {
                         map.insert(key(name), value);
+                    }
+                }
+            }
+            if *keeps_unknown {
+                for (name, field) in fields {
+                    if !properties.contains_key(name) && !field.is_null() {
+                        map.entry(key(name)).or_insert_with(|| plain(field));
                     }
                 }
             }
