@@ -494,6 +494,87 @@ def reason_and_field_path(source):
     return out
 
 
+def cost_generators():
+    """The schema generators of compilation_test.go (genArrayWithRule, …): each takes the
+    case's arguments and gives a function of the bound (None for none) to a schema."""
+    def rule_type(t):
+        if t in ("duration", "date", "date-time"):
+            return {"type": "string", "format": t}
+        if t == "int-or-string":
+            return {"x-kubernetes-int-or-string": True}
+        return {"type": t}
+
+    def bounded(schema, key, bound):
+        if bound is not None:
+            schema[key] = bound
+        return schema
+
+    def with_rule(schema, rule):
+        schema["x-kubernetes-validations"] = [{"rule": rule}]
+        return schema
+
+    def object_for_map():
+        return {"type": "object", "required": ["required"],
+                "properties": {"required": {"type": "string"}, "optional": {"type": "string"}}}
+
+    return {
+        "genArrayWithRule": lambda t, rule: lambda n: with_rule(bounded(
+            {"type": "array", "items": rule_type(t)}, "maxItems", n), rule),
+        "genArrayOfArraysWithRule": lambda t, rule: lambda n: with_rule(bounded(
+            {"type": "array", "items": {"type": "array", "items": {"type": t}}}, "maxItems", n), rule),
+        "genObjectArrayWithRule": lambda rule: lambda n: with_rule(bounded(
+            {"type": "array", "items": object_for_map()}, "maxItems", n), rule),
+        "getMapArrayWithRule": lambda t, rule: lambda n: with_rule(bounded(
+            {"type": "array", "items": {"type": "object", "additionalProperties": {"type": t}}},
+            "maxItems", n), rule),
+        "genMapWithRule": lambda t, rule: lambda n: with_rule(bounded(
+            {"type": "object", "additionalProperties": rule_type(t)}, "maxProperties", n), rule),
+        "genStringWithRule": lambda rule: lambda n: with_rule(bounded(
+            {"type": "string"}, "maxLength", n), rule),
+        "genEnumWithRuleAndValues": lambda rule, *values: lambda n: with_rule(bounded(
+            {"type": "string", "enum": list(values)}, "maxLength", n), rule),
+        "genBytesWithRule": lambda rule: lambda n: with_rule(bounded(
+            {"type": "string", "format": "byte"}, "maxLength", n), rule),
+        "genNestedSpecWithRule": lambda rule: lambda n: with_rule(bounded(
+            {"type": "object", "additionalProperties": bounded({"type": "string"}, "maxLength", n)},
+            "maxProperties", n), rule),
+        "genAllMaxNestedSpecWithRootRule": lambda rule: lambda n: with_rule(bounded(
+            {"type": "array", "items": bounded({"type": "object", "additionalProperties":
+                                                bounded(object_for_map(), "maxProperties", n)},
+                                               "maxProperties", n)}, "maxItems", n), rule),
+        "genOneMaxNestedSpecWithRootRule": lambda rule: lambda n: with_rule(
+            {"type": "array", "items": bounded({"type": "object", "additionalProperties": object_for_map()},
+                                               "maxProperties", n)}, rule),
+        "genMapWithCustomItemRule": lambda item, rule: lambda n: with_rule(bounded(
+            {"type": "object", "additionalProperties": copy.deepcopy(item)}, "maxProperties", n), rule),
+        "genObjectForMap": object_for_map,
+        "genArrayForMap": lambda: {"type": "array", "items": {"type": "number"}},
+        "genMapForMap": lambda: {"type": "object", "additionalProperties": {"type": "number"}},
+    }
+
+
+def cost_estimation(source):
+    """TestCostEstimation: each rule's estimated cost on the schema without bounds
+    (`calc`) and with the case's bound set (`set`): exactly the figure when it is not 0,
+    and at least the limit figure when that is not 0; the rule compiles either way."""
+    env = schema_helpers()
+    env.update(cost_generators())
+    env["costLimit"] = 100_000_000  # compilation_test.go's const
+    out = []
+    for case in read_cases(source, "TestCostEstimation", env, var="cases"):
+        if "unported" in case:
+            out.append(case)
+            continue
+        generate = case["schemaGenerator"]
+        for label, bound, exact, least in (
+                ("calc", None, "expectedCalcCost", "expectCalcCostExceedsLimit"),
+                ("set", case.get("setMaxElements"), "expectedSetCost", "expectedSetCostExceedsLimit")):
+            schema = generate(bound)
+            out.append({"name": f"{case['name']}/{label}", "schema": schema,
+                        "cost": case.get(exact) or 0, "atLeast": case.get(least) or 0})
+    return out
+
+
 def compilation(source):
     """TestCelCompilation: the schema's rules compiled at a node that is no resource's
     root, each with what its compilation gives: no error, an Invalid error containing a
@@ -631,6 +712,7 @@ APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressions", validation_expressions),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressionsAtSchemaLevels", schema_levels),
     ("pkg/apiserver/schema/cel/compilation_test.go", "TestCelCompilation", compilation),
+    ("pkg/apiserver/schema/cel/compilation_test.go", "TestCostEstimation", cost_estimation),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelf",
      optional_old_self("TestOptionalOldSelf", root=True)),

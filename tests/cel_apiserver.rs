@@ -59,6 +59,9 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
                 verdicts.insert(name, reasons_and_fields(case, minor));
             }
             "TestCelCompilation" => compilation(&name, case, verdicts),
+            "TestCostEstimation" => {
+                verdicts.insert(name, cost_estimation(case));
+            }
             "TestIP" | "TestCIDR" | "TestQuantity" | "TestSemver" | "TestFormat" => {
                 let expr = case["expr"].as_str().unwrap();
                 let id = match case["name"].as_str() == Some(expr) {
@@ -170,6 +173,29 @@ fn schema_levels(case: &Value, minor: u16) -> Verdict {
         _ => Err(format!(
             "errors {wrong:?}; expected and missing {unmatched:?}"
         )),
+    }
+}
+
+/// TestCostEstimation: the schema's one rule compiles (at a node that is no resource's
+/// root, as 1.35 compiles it), with the estimated cost the apiserver gives, or at least
+/// the figure a case says it exceeds.
+fn cost_estimation(case: &Value) -> Verdict {
+    let schema = &case["schema"];
+    let decl = Decl::new(schema, false, Names::of(36));
+    let rule = schema["x-kubernetes-validations"][0]["rule"]
+        .as_str()
+        .unwrap();
+    let compiled = compile::rule(rule, decl.as_ref(), false, Env::for_new_rules(36))?;
+    let cost = compiled.analysis.map_or(0, |a| a.cost);
+    let (exact, least) = (
+        case["cost"].as_u64().unwrap(),
+        case["atLeast"].as_u64().unwrap(),
+    );
+    match (exact, least) {
+        (0, 0) => Ok(()),
+        (0, least) if cost >= least => Ok(()),
+        (exact, _) if exact == cost => Ok(()),
+        _ => Err(format!("cost {cost}, not {exact} (at least {least})")),
     }
 }
 
