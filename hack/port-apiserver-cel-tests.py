@@ -575,6 +575,21 @@ def cost_estimation(source):
     return out
 
 
+def estimated_cost_stability(source):
+    """TestCelEstimatedCostStability: each rule, the only one of the schema, compiled at a
+    node that is no resource's root, with exactly the estimated cost given."""
+    out = []
+    for case in read_cases(source, "TestCelEstimatedCostStability", schema_helpers(), var="cases"):
+        if "unported" in case:
+            out.append(case)
+            continue
+        for rule, cost in case["expectCost"].items():
+            schema = copy.deepcopy(case["schema"])
+            schema["x-kubernetes-validations"] = [{"rule": rule}]
+            out.append({"name": f"{case['name']}/{rule}", "schema": schema, "cost": cost, "atLeast": 0})
+    return out
+
+
 def compilation(source):
     """TestCelCompilation: the schema's rules compiled at a node that is no resource's
     root, each with what its compilation gives: no error, an Invalid error containing a
@@ -713,6 +728,8 @@ APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/validation_test.go", "TestValidationExpressionsAtSchemaLevels", schema_levels),
     ("pkg/apiserver/schema/cel/compilation_test.go", "TestCelCompilation", compilation),
     ("pkg/apiserver/schema/cel/compilation_test.go", "TestCostEstimation", cost_estimation),
+    ("pkg/apiserver/schema/cel/celcoststability_test.go", "TestCelEstimatedCostStability",
+     estimated_cost_stability),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelf",
      optional_old_self("TestOptionalOldSelf", root=True)),

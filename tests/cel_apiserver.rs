@@ -59,7 +59,7 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
                 verdicts.insert(name, reasons_and_fields(case, minor));
             }
             "TestCelCompilation" => compilation(&name, case, verdicts),
-            "TestCostEstimation" => {
+            "TestCostEstimation" | "TestCelEstimatedCostStability" => {
                 verdicts.insert(name, cost_estimation(case));
             }
             "TestIP" | "TestCIDR" | "TestQuantity" | "TestSemver" | "TestFormat" => {
@@ -176,7 +176,7 @@ fn schema_levels(case: &Value, minor: u16) -> Verdict {
     }
 }
 
-/// TestCostEstimation: the schema's one rule compiles (at a node that is no resource's
+/// TestCostEstimation and TestCelEstimatedCostStability: the schema's one rule compiles (at a node that is no resource's
 /// root, as 1.35 compiles it), with the estimated cost the apiserver gives, or at least
 /// the figure a case says it exceeds.
 fn cost_estimation(case: &Value) -> Verdict {

@@ -345,9 +345,13 @@ impl<'d> Checker<'d> {
                 entries: None,
             },
             Expr::Ident(name) => self.ident(name),
-            Expr::Select(_) if let Some(ty) = self.qualified_type(e) => {
-                self.node(ty, Range::fixed(1), None)
-            }
+            Expr::Select(_) if let Some(ty) = self.qualified_type(e) => Node {
+                ty,
+                cost: Range::fixed(1),
+                size: Some(Range::fixed(0)),
+                path: None,
+                entries: None,
+            },
             Expr::Select(select) => {
                 let operand = self.expr(&select.operand);
                 let ty = self.field(&operand.ty, &select.field, false);
@@ -562,7 +566,17 @@ impl<'d> Checker<'d> {
                 }
             }
             _ => match type_value(name) {
-                Some(ty) => ty,
+                // A type's name is a constant of no size: comparing with it costs
+                // nothing more (`type(x) == int`), as cel-go estimates it.
+                Some(ty) => {
+                    return Node {
+                        ty,
+                        cost,
+                        size: Some(Range::fixed(0)),
+                        path: None,
+                        entries: None,
+                    };
+                }
                 None => {
                     self.errors.push(format!(
                         "undeclared reference to '{name}' (in container '')"
@@ -767,7 +781,9 @@ impl<'d> Checker<'d> {
         let target_cost = target.as_ref().map_or(Range::fixed(0), |t| t.cost);
         let (fn_cost, mut size, entries) = self.function(name, target.as_ref(), &args);
         let mut path = None;
-        if matches!(name, operators::INDEX | operators::OPT_INDEX)
+        // An optional index (`l[?0]`) has no place in the schema: cel-go sizes it as
+        // unknown.
+        if name == operators::INDEX
             && let Some(container) = args.first()
         {
             let step = match container.ty {
@@ -835,9 +851,9 @@ impl<'d> Checker<'d> {
             return self.node(Ty::Error, operand.cost, None);
         };
         let ty = self.field(&operand.ty, name.inner(), true);
-        let path = extend(&operand.path, name.inner());
         let cost = operand.cost.add(lookup_cost(&operand.ty));
-        self.node(ty, cost, path)
+        // Of no place in the schema, as cel-go sizes it: its size is unknown.
+        self.node(ty, cost, None)
     }
 
     /// cel-go's checks of literal arguments (Kubernetes 1.29 and later): a literal
@@ -942,8 +958,24 @@ impl<'d> Checker<'d> {
             "optMap" => Ty::optional(last),
             _ => range,
         };
-        let count = target.size.unwrap_or(Range::UNKNOWN);
-        let cost = target.cost.add(count.mul(body.add(Range::fixed(2))));
+        let cost = match name {
+            // cel-go expands `o.optMap(v, e)` to `o.hasValue() ? optional.of(<v bound to
+            // o.value() in a comprehension over []>) : optional.none()` (optFlatMap
+            // without the `optional.of`): the target twice, a call each, the empty
+            // list, the body once.
+            "optMap" | "optFlatMap" => {
+                let wrap = u64::from(name == "optMap");
+                target
+                    .cost
+                    .add(target.cost)
+                    .add(body)
+                    .add(Range::fixed(cost::LIST + 2 + wrap))
+            }
+            _ => {
+                let count = target.size.unwrap_or(Range::UNKNOWN);
+                target.cost.add(count.mul(body.add(Range::fixed(2))))
+            }
+        };
         Some(self.node(ty, cost, None))
     }
 
