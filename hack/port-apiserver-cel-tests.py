@@ -590,6 +590,40 @@ def estimated_cost_stability(source):
     return out
 
 
+def fix_tabs(source):
+    """validation_test.go's FixTabsOrDie: the first line's leading tabs off every line,
+    the tabs left as indentation."""
+    lines = source.split("\n")
+    if lines and not lines[0] and len(lines) > 1:
+        lines = lines[1:]
+    prefix = lines[0][:len(lines[0]) - len(lines[0].lstrip("\t"))]
+    fixed = [line[len(prefix):] if line.startswith(prefix) else line.strip() for line in lines]
+    return "\n".join(line.replace("\t", "  ") for line in fixed)
+
+
+def ratcheting(source):
+    """TestRatcheting: the schema at a node that is no resource's root, the new object
+    against the old with ratcheting on; exactly the errors expected (each containing its
+    text), the ratcheted ones (`warnings`) not among them."""
+    import yaml
+
+    env = schema_helpers()
+    env["mustSchema"] = lambda text: yaml.safe_load(fix_tabs(text))
+    env["mustUnstructured"] = lambda text: yaml.safe_load(fix_tabs(text))
+    out = []
+    for case in read_cases(source, "TestRatcheting", env, var="cases"):
+        if "unported" in case:
+            out.append(case)
+            continue
+        entry = {"name": case["name"], "schema": case["schema"], "object": case.get("newObj"),
+                 "old": case.get("oldObj"), "errors": case.get("errors") or [],
+                 "ratcheted": case.get("warnings") or []}
+        if case.get("runtimeCostBudget"):
+            entry["costBudget"] = case["runtimeCostBudget"]
+        out.append(entry)
+    return out
+
+
 def compilation(source):
     """TestCelCompilation: the schema's rules compiled at a node that is no resource's
     root, each with what its compilation gives: no error, an Invalid error containing a
@@ -731,6 +765,7 @@ APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/celcoststability_test.go", "TestCelEstimatedCostStability",
      estimated_cost_stability),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestRatcheting", ratcheting),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelf",
      optional_old_self("TestOptionalOldSelf", root=True)),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelfCheckForNull",

@@ -55,6 +55,9 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             | "TestOptionalOldSelfIsOptionalType" => {
                 verdicts.insert(name, schema_levels(case, minor));
             }
+            "TestRatcheting" => {
+                verdicts.insert(name, ratcheting(case, minor));
+            }
             "TestReasonAndFldPath" => {
                 verdicts.insert(name, reasons_and_fields(case, minor));
             }
@@ -196,6 +199,28 @@ fn cost_estimation(case: &Value) -> Verdict {
         (0, least) if cost >= least => Ok(()),
         (exact, _) if exact == cost => Ok(()),
         _ => Err(format!("cost {cost}, not {exact} (at least {least})")),
+    }
+}
+
+/// TestRatcheting: the new object against the old at a node that is no resource's root,
+/// with ratcheting on: as many errors as expected, each expected text in one; the
+/// ratcheted ones (warnings on the apiserver) not among them.
+fn ratcheting(case: &Value, minor: u16) -> Verdict {
+    let errors = validator(&case["schema"], false, minor)
+        .check_rules(&case["object"], case.get("old"))
+        .err()
+        .unwrap_or_default();
+    let texts: Vec<String> = errors.iter().map(go_text).collect();
+    let expected: Vec<&str> = case["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    let found = expected.iter().all(|e| texts.iter().any(|t| t.contains(e)));
+    match texts.len() == expected.len() && found {
+        true => Ok(()),
+        false => Err(format!("errors {texts:?}, not {expected:?}")),
     }
 }
 

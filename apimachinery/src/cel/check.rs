@@ -143,6 +143,8 @@ pub fn analyze(
         errors: Vec::new(),
         literals: Vec::new(),
         seen: Vec::new(),
+        placed: Vec::new(),
+        idents: Vec::new(),
         in_format: 0,
         uses_old_self: false,
         unbounded: Vec::new(),
@@ -151,6 +153,14 @@ pub fn analyze(
     };
     let node = checker.expr(rule);
     let mut errors: Vec<Issue> = checker.errors.into_iter().map(Issue::new).collect();
+    for (index, id, name) in &checker.placed {
+        let earlier = checker
+            .idents
+            .iter()
+            .filter(|(i, n)| i < id && n == name)
+            .count();
+        errors[*index].at = position::of_ident(source, name, earlier);
+    }
     // The checks of literals run on a rule that type-checks (cel-go's AST validators).
     if errors.is_empty() {
         let seen = &checker.seen;
@@ -184,6 +194,10 @@ struct Checker<'d> {
     /// The type parameters bound so far.
     mapping: Mapping<'d>,
     errors: Vec<String>,
+    /// Errors about an identifier (by index in `errors`), to place: its id and name.
+    placed: Vec<(usize, u64, String)>,
+    /// Every identifier read, by id.
+    idents: Vec<(u64, String)>,
     /// What the checks of literals found (mixed lists and maps, bad durations,
     /// timestamps and regular expressions), with the literal it is about.
     literals: Vec<(Option<(u64, LiteralValue)>, String)>,
@@ -344,7 +358,10 @@ impl<'d> Checker<'d> {
                 path: None,
                 entries: None,
             },
-            Expr::Ident(name) => self.ident(name),
+            Expr::Ident(name) => {
+                self.idents.push((e.id, name.clone()));
+                self.ident(e.id, name)
+            }
             Expr::Select(_) if let Some(ty) = self.qualified_type(e) => Node {
                 ty,
                 cost: Range::fixed(1),
@@ -538,7 +555,7 @@ impl<'d> Checker<'d> {
         type_value(&name)
     }
 
-    fn ident(&mut self, name: &str) -> Node<'d> {
+    fn ident(&mut self, id: u64, name: &str) -> Node<'d> {
         let cost = Range::fixed(1);
         if let Some(local) = self.local(name) {
             let (ty, path, size, entries) = (
@@ -578,6 +595,7 @@ impl<'d> Checker<'d> {
                     };
                 }
                 None => {
+                    self.placed.push((self.errors.len(), id, name.to_owned()));
                     self.errors.push(format!(
                         "undeclared reference to '{name}' (in container '')"
                     ));

@@ -1,8 +1,8 @@
-//! Where a literal of a rule is written, for errors that name its place as cel-go's do
-//! (`ERROR: <input>:1:11: invalid timestamp argument`). The cel crate's parser keeps no
-//! offsets it shares, so the rule's literals are found again by a scan of its text:
-//! string and number literals (and `true`, `false`, `null`) in the order written,
-//! matched to the parsed literals of the same value in the same order.
+//! Where a literal or an identifier of a rule is written, for errors that name its place
+//! as cel-go's do (`ERROR: <input>:1:11: invalid timestamp argument`). The cel crate's
+//! parser keeps no offsets it shares, so the rule's tokens are found again by a scan of
+//! its text: string and number literals (and `true`, `false`, `null`) and identifiers in
+//! the order written, matched to the parsed ones of the same value in the same order.
 
 use kube_cel::cel::common::ast::LiteralValue;
 
@@ -19,6 +19,8 @@ enum Scanned {
     Text(String),
     Number(f64),
     Word(&'static str),
+    /// An identifier.
+    Name(String),
 }
 
 fn scanned(literal: &LiteralValue) -> Option<Scanned> {
@@ -35,7 +37,15 @@ fn scanned(literal: &LiteralValue) -> Option<Scanned> {
 
 /// The line and column of the `nth` (from 0) literal of `literal`'s value in `source`.
 pub fn of_literal(source: &str, literal: &LiteralValue, nth: usize) -> Option<(usize, usize)> {
-    let wanted = scanned(literal)?;
+    find(source, scanned(literal)?, nth)
+}
+
+/// The line and column of the `nth` (from 0) identifier `name` in `source`.
+pub fn of_ident(source: &str, name: &str, nth: usize) -> Option<(usize, usize)> {
+    find(source, Scanned::Name(name.to_owned()), nth)
+}
+
+fn find(source: &str, wanted: Scanned, nth: usize) -> Option<(usize, usize)> {
     scan(source)
         .into_iter()
         .filter(|t| t.value == wanted)
@@ -103,13 +113,15 @@ fn scan(source: &str) -> Vec<Token> {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
-            if let Some(w) = ["true", "false", "null"].into_iter().find(|w| *w == word) {
-                tokens.push(Token {
-                    value: Scanned::Word(w),
-                    line,
-                    column,
-                });
-            }
+            let value = match ["true", "false", "null"].into_iter().find(|w| *w == word) {
+                Some(w) => Scanned::Word(w),
+                None => Scanned::Name(word),
+            };
+            tokens.push(Token {
+                value,
+                line,
+                column,
+            });
             after_operand = true;
             continue;
         }
@@ -205,5 +217,8 @@ mod tests {
             Some((2, 6))
         );
         assert_eq!(at("'a' + 'a'", s("a"), 1), Some((1, 7)));
+        assert_eq!(of_ident("self.x > 0 && sefl.y", "sefl", 0), Some((1, 15)));
+        // A name inside a string is no identifier.
+        assert_eq!(of_ident("'sefl' == sefl", "sefl", 0), Some((1, 11)));
     }
 }

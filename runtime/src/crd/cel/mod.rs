@@ -94,6 +94,7 @@ impl Rules {
                 path: &root,
                 unchanged: false,
                 ratchets: self.minor >= RATCHETING_SINCE_MINOR,
+                top: true,
                 typed_values: self.minor < VALUELESS_SINCE_MINOR,
             };
             walk::walk(ctx, &self.root, object, old, at, errors);

@@ -25,6 +25,9 @@ pub(super) struct At<'a> {
     pub unchanged: bool,
     /// Whether the server ratchets rules at all (1.30 and later).
     pub ratchets: bool,
+    /// Whether this is the object's root, whose `apiVersion` and `kind` are never
+    /// ratcheted (old and new are read as the same type).
+    pub top: bool,
     /// Whether a failed rule names its node's type in place of its value (`Invalid
     /// value: "object": …`, `"string"`), as before 1.35; from 1.35 an object or list
     /// shows nothing and a scalar its value.
@@ -58,8 +61,15 @@ pub(super) fn walk(
             for (name, property) in properties {
                 if let Some(field) = fields.get(name).filter(|_| property.node.has_rules) {
                     let path = at.path.child(name);
-                    let old = old.and_then(|o| o.get(name));
-                    walk(ctx, &property.node, field, old, at.to(&path), errors);
+                    let mut child = at.to(&path);
+                    let old = match at.top && matches!(name.as_str(), "apiVersion" | "kind") {
+                        true => {
+                            child.unchanged = false;
+                            None
+                        }
+                        false => old.and_then(|o| o.get(name)),
+                    };
+                    walk(ctx, &property.node, field, old, child, errors);
                 }
             }
         }
@@ -88,7 +98,11 @@ pub(super) fn walk(
 
 impl<'a> At<'a> {
     fn to<'b>(self, path: &'b Path) -> At<'b> {
-        At { path, ..self }
+        At {
+            path,
+            top: false,
+            ..self
+        }
     }
 }
 
