@@ -624,6 +624,28 @@ def ratcheting(source):
     return out
 
 
+def message_expressions(source):
+    """TestMessageExpression: a rule `false` with the message and messageExpression on an
+    object `{str: "a string"}` at a node that is no resource's root: exactly one error,
+    containing the text; the cost budget, per-call limit and remaining budget as
+    given (the runtime cost, which the validator does not count)."""
+    out = []
+    for case in read_cases(source, "TestMessageExpression", schema_helpers()):
+        if "unported" in case:
+            out.append(case)
+            continue
+        entry = {"name": case["name"], "messageExpression": case["messageExpression"],
+                 "error": case.get("expectedValidationErr") or ""}
+        if case.get("message"):
+            entry["message"] = case["message"]
+        for go, key in (("costBudget", "costBudget"), ("perCallLimit", "perCallLimit"),
+                        ("expectedRemainingBudget", "remainingBudget")):
+            if case.get(go):
+                entry[key] = case[go]
+        out.append(entry)
+    return out
+
+
 def compilation(source):
     """TestCelCompilation: the schema's rules compiled at a node that is no resource's
     root, each with what its compilation gives: no error, an Invalid error containing a
@@ -766,6 +788,7 @@ APIEXTENSIONS_TABLES = [
      estimated_cost_stability),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestRatcheting", ratcheting),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestMessageExpression", message_expressions),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelf",
      optional_old_self("TestOptionalOldSelf", root=True)),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelfCheckForNull",

@@ -55,6 +55,9 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             | "TestOptionalOldSelfIsOptionalType" => {
                 verdicts.insert(name, schema_levels(case, minor));
             }
+            "TestMessageExpression" => {
+                verdicts.insert(name, message_expression(case, minor));
+            }
             "TestRatcheting" => {
                 verdicts.insert(name, ratcheting(case, minor));
             }
@@ -199,6 +202,44 @@ fn cost_estimation(case: &Value) -> Verdict {
         (0, least) if cost >= least => Ok(()),
         (exact, _) if exact == cost => Ok(()),
         _ => Err(format!("cost {cost}, not {exact} (at least {least})")),
+    }
+}
+
+/// TestMessageExpression: the rule `false` with the case's message and
+/// messageExpression, on `{str: "a string"}`: exactly one error, containing the text.
+/// A case that also asks for a cost budget, a per-call limit or the budget left cannot
+/// agree: the validator does not count the runtime cost.
+fn message_expression(case: &Value, minor: u16) -> Verdict {
+    let mut rule = json!({"rule": "false", "messageExpression": case["messageExpression"]});
+    if let Some(message) = case.get("message") {
+        rule["message"] = message.clone();
+    }
+    let schema = json!({
+        "type": "object",
+        "properties": {"str": {"type": "string"}},
+        "x-kubernetes-validations": [rule],
+    });
+    let errors = validator(&schema, false, minor)
+        .check_rules(&json!({"str": "a string"}), None)
+        .err()
+        .unwrap_or_default();
+    let texts: Vec<String> = errors.iter().map(go_text).collect();
+    let expected = case["error"].as_str().unwrap();
+    let text = match texts.as_slice() {
+        [one] if one.contains(expected) => Ok(()),
+        _ => Err(format!("errors {texts:?}, not one with {expected:?}")),
+    };
+    const RUNTIME_BUDGET: u64 = 10_000_000;
+    let costed = case["costBudget"]
+        .as_u64()
+        .is_some_and(|b| b != RUNTIME_BUDGET)
+        || case.get("perCallLimit").is_some()
+        || case.get("remainingBudget").is_some();
+    match (text, costed) {
+        (Ok(()), false) => Ok(()),
+        (Ok(()), true) => Err("the runtime cost is not counted".to_owned()),
+        (Err(e), false) => Err(e),
+        (Err(e), true) => Err(format!("{e}; the runtime cost is not counted")),
     }
 }
 

@@ -229,12 +229,19 @@ fn check(
 
 /// A failed rule's message: its `messageExpression`'s when that gives a non-empty line,
 /// else its `message`, else `failed rule: <rule>`.
+/// The longest message a messageExpression may give (apiextensions-apiserver's
+/// `maxMessageExpressionLength`); a longer one falls back to the message.
+const MAX_MESSAGE_EXPRESSION_LENGTH: usize = 5120;
+
 fn message(scope: &Context<'_>, rule: &Rule) -> String {
     if let Some(Ok(expression)) = &rule.message_expression
         && let Ok(Cel::String(s)) = scope.resolve(expression)
     {
         let trimmed = s.trim();
-        if !trimmed.is_empty() && !trimmed.contains(['\n', '\r']) {
+        if !trimmed.is_empty()
+            && !trimmed.contains(['\n', '\r'])
+            && s.len() <= MAX_MESSAGE_EXPRESSION_LENGTH
+        {
             return trimmed.to_owned();
         }
     }
