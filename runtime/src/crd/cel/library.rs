@@ -151,13 +151,28 @@ fn string(ftx: &FunctionContext, This(this): This<Value>) -> ResolveResult {
         Value::Bytes(b) => String::from_utf8(b.to_vec())
             .map_err(|_| ftx.error("invalid UTF-8 in bytes, cannot convert to string"))?,
         Value::Duration(d) => seconds(d),
-        Value::Timestamp(t) => t
-            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-            .replace(".000000000", "")
-            .replacen(".000Z", "Z", 1),
+        Value::Timestamp(t) => rfc3339_nano(t),
         _ => return kube_cel_string(ftx, this),
     };
     Ok(Value::String(Arc::new(text)))
+}
+
+/// A timestamp as Go's `time.RFC3339Nano` writes it: in its own offset (`Z` for UTC),
+/// with the fraction of a second it has and no trailing zeros (`19:03:37.01+01:00`).
+fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
+    use chrono::Timelike as _;
+    let mut text = t.format("%Y-%m-%dT%H:%M:%S").to_string();
+    let nanos = t.nanosecond() % 1_000_000_000;
+    if nanos > 0 {
+        let fraction = format!("{nanos:09}");
+        text.push('.');
+        text.push_str(fraction.trim_end_matches('0'));
+    }
+    match t.offset().local_minus_utc() {
+        0 => text.push('Z'),
+        _ => text.push_str(&t.format("%:z").to_string()),
+    }
+    text
 }
 
 /// kube-cel's `string(value)`, for the types it knows (IPs, CIDRs).

@@ -25,6 +25,7 @@ mod format;
 mod library;
 mod lists;
 mod rewrite;
+mod time;
 mod value;
 mod walk;
 
@@ -87,6 +88,7 @@ impl Rules {
                 library::register(&mut ctx);
                 format::register(&mut ctx);
                 lists::register(&mut ctx);
+                time::register(&mut ctx);
                 ctx
             });
             let root = Path::root();
