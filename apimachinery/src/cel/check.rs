@@ -142,9 +142,7 @@ pub fn analyze(
         mapping: Mapping::default(),
         errors: Vec::new(),
         literals: Vec::new(),
-        seen: Vec::new(),
         placed: Vec::new(),
-        idents: Vec::new(),
         in_format: 0,
         uses_old_self: false,
         unbounded: Vec::new(),
@@ -153,25 +151,17 @@ pub fn analyze(
     };
     let node = checker.expr(rule);
     let mut errors: Vec<Issue> = checker.errors.into_iter().map(Issue::new).collect();
+    // Issues are placed in the text only when there are any.
     for (index, id, name) in &checker.placed {
-        let earlier = checker
-            .idents
-            .iter()
-            .filter(|(i, n)| i < id && n == name)
-            .count();
-        errors[*index].at = position::of_ident(source, name, earlier);
+        errors[*index].at = position::of_ident(source, rule, *id, name);
     }
     // The checks of literals run on a rule that type-checks (cel-go's AST validators).
     if errors.is_empty() {
-        let seen = &checker.seen;
         errors = checker
             .literals
             .into_iter()
             .map(|(literal, message)| Issue {
-                at: literal.and_then(|(id, value)| {
-                    let earlier = seen.iter().filter(|(i, v)| *i < id && *v == value).count();
-                    position::of_literal(source, &value, earlier)
-                }),
+                at: literal.and_then(|(id, value)| position::of_literal(source, rule, id, &value)),
                 message,
             })
             .collect();
@@ -196,13 +186,9 @@ struct Checker<'d> {
     errors: Vec<String>,
     /// Errors about an identifier (by index in `errors`), to place: its id and name.
     placed: Vec<(usize, u64, String)>,
-    /// Every identifier read, by id.
-    idents: Vec<(u64, String)>,
     /// What the checks of literals found (mixed lists and maps, bad durations,
     /// timestamps and regular expressions), with the literal it is about.
     literals: Vec<(Option<(u64, LiteralValue)>, String)>,
-    /// Every literal read, by id, to tell which of equal ones an issue is about.
-    seen: Vec<(u64, LiteralValue)>,
     /// How many `format` calls the expression being read is inside: their lists may
     /// mix types.
     in_format: usize,
@@ -339,9 +325,6 @@ impl<'d> Checker<'d> {
     }
 
     fn expr_node(&mut self, e: &Expression) -> Node<'d> {
-        if let Expr::Literal(literal) = &e.expr {
-            self.seen.push((e.id, literal.clone()));
-        }
         match &e.expr {
             Expr::Literal(literal) => Node {
                 ty: match literal {
@@ -358,10 +341,7 @@ impl<'d> Checker<'d> {
                 path: None,
                 entries: None,
             },
-            Expr::Ident(name) => {
-                self.idents.push((e.id, name.clone()));
-                self.ident(e.id, name)
-            }
+            Expr::Ident(name) => self.ident(e.id, name),
             Expr::Select(_) if let Some(ty) = self.qualified_type(e) => Node {
                 ty,
                 cost: Range::fixed(1),

@@ -76,7 +76,8 @@ impl Env {
     }
 
     /// Every library there is.
-    pub fn newest() -> Env {
+    #[cfg(test)]
+    pub(crate) fn newest() -> Env {
         Env { minor: u16::MAX }
     }
 
@@ -672,7 +673,7 @@ pub(crate) fn resolve<'d>(
             .map(|p| p.instantiate(&mut letters, &mut trial))
             .collect();
         let declared_result = overload.result.instantiate(&mut letters, &mut trial);
-        if !trial.assignable_all(&params, args) {
+        if !trial.bind_all(&params, args) {
             continue;
         }
         *mapping = trial;

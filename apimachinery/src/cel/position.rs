@@ -4,7 +4,8 @@
 //! its text: string and number literals (and `true`, `false`, `null`) and identifiers in
 //! the order written, matched to the parsed ones of the same value in the same order.
 
-use kube_cel::cel::common::ast::LiteralValue;
+use kube_cel::cel::common::ast::{EntryExpr, Expr, LiteralValue};
+use kube_cel::cel::parser::Expression;
 
 /// A literal token: its value as its text decodes it, and its line and column (1-based,
 /// in characters).
@@ -35,14 +36,64 @@ fn scanned(literal: &LiteralValue) -> Option<Scanned> {
     })
 }
 
-/// The line and column of the `nth` (from 0) literal of `literal`'s value in `source`.
-pub fn of_literal(source: &str, literal: &LiteralValue, nth: usize) -> Option<(usize, usize)> {
+/// The line and column in `source` of the literal `id` of `rule` (parsed from it).
+pub fn of_literal(
+    source: &str,
+    rule: &Expression,
+    id: u64,
+    literal: &LiteralValue,
+) -> Option<(usize, usize)> {
+    let nth = earlier(rule, id, &|e| matches!(e, Expr::Literal(l) if l == literal));
     find(source, scanned(literal)?, nth)
 }
 
-/// The line and column of the `nth` (from 0) identifier `name` in `source`.
-pub fn of_ident(source: &str, name: &str, nth: usize) -> Option<(usize, usize)> {
+/// The line and column in `source` of the identifier `id`, `name`, of `rule`.
+pub fn of_ident(source: &str, rule: &Expression, id: u64, name: &str) -> Option<(usize, usize)> {
+    let nth = earlier(rule, id, &|e| matches!(e, Expr::Ident(n) if n == name));
     find(source, Scanned::Name(name.to_owned()), nth)
+}
+
+/// How many expressions of `rule` that are `like` the one `id` come before it: the
+/// parser numbers expressions in the order it reads them.
+fn earlier(rule: &Expression, id: u64, like: &dyn Fn(&Expr) -> bool) -> usize {
+    let mut count = usize::from(rule.id < id && like(&rule.expr));
+    let mut below = |e: &Expression| count += earlier(e, id, like);
+    match &rule.expr {
+        Expr::Call(call) => {
+            call.target.iter().for_each(|t| below(t));
+            call.args.iter().for_each(&mut below);
+        }
+        Expr::Select(select) => below(&select.operand),
+        Expr::List(list) => list.elements.iter().for_each(&mut below),
+        Expr::Map(map) => {
+            for entry in &map.entries {
+                if let EntryExpr::MapEntry(e) = &entry.expr {
+                    below(&e.key);
+                    below(&e.value);
+                }
+            }
+        }
+        Expr::Struct(s) => {
+            for entry in &s.entries {
+                if let EntryExpr::StructField(f) = &entry.expr {
+                    below(&f.value);
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            for part in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
+                below(part);
+            }
+        }
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
+    count
 }
 
 fn find(source: &str, wanted: Scanned, nth: usize) -> Option<(usize, usize)> {
@@ -185,7 +236,8 @@ mod tests {
     use super::*;
 
     fn at(source: &str, literal: LiteralValue, nth: usize) -> Option<(usize, usize)> {
-        of_literal(source, &literal, nth)
+        let wanted = scanned(&literal)?;
+        find(source, wanted, nth)
     }
 
     #[test]
@@ -217,8 +269,9 @@ mod tests {
             Some((2, 6))
         );
         assert_eq!(at("'a' + 'a'", s("a"), 1), Some((1, 7)));
-        assert_eq!(of_ident("self.x > 0 && sefl.y", "sefl", 0), Some((1, 15)));
+        let name = |n: &str| Scanned::Name(n.to_owned());
+        assert_eq!(find("self.x > 0 && sefl.y", name("sefl"), 0), Some((1, 15)));
         // A name inside a string is no identifier.
-        assert_eq!(of_ident("'sefl' == sefl", "sefl", 0), Some((1, 11)));
+        assert_eq!(find("'sefl' == sefl", name("sefl"), 0), Some((1, 11)));
     }
 }

@@ -151,15 +151,11 @@ impl<'d> Mapping<'d> {
         ok
     }
 
-    /// `assignable` for each pair.
-    pub fn assignable_all(&mut self, declared: &[Ty<'d>], actual: &[Ty<'d>]) -> bool {
-        let mut trial = self.clone();
-        let ok = declared.len() == actual.len()
-            && declared.iter().zip(actual).all(|(d, a)| trial.assign(d, a));
-        if ok {
-            *self = trial;
-        }
-        ok
+    /// `assignable` for each pair, on a mapping that is itself a trial: on `false` it
+    /// may be left half bound, for the caller to drop.
+    pub fn bind_all(&mut self, declared: &[Ty<'d>], actual: &[Ty<'d>]) -> bool {
+        declared.len() == actual.len()
+            && declared.iter().zip(actual).all(|(d, a)| self.assign(d, a))
     }
 
     // cel-go's `internalIsAssignable(m, t1, t2)`.
@@ -301,18 +297,18 @@ mod tests {
     fn a_parameter_binds_to_the_first_type_and_refuses_another() {
         let mut m = Mapping::default();
         let a = m.fresh();
-        assert!(m.assignable_all(&[a.clone(), a.clone()], &[Ty::Int, Ty::Int]));
+        assert!(m.bind_all(&[a.clone(), a.clone()], &[Ty::Int, Ty::Int]));
         let mut m = Mapping::default();
         let a = m.fresh();
-        assert!(!m.assignable_all(&[a.clone(), a.clone()], &[Ty::Int, Ty::String]));
+        assert!(!m.bind_all(&[a.clone(), a.clone()], &[Ty::Int, Ty::String]));
         // dyn goes with anything.
         let mut m = Mapping::default();
         let a = m.fresh();
-        assert!(m.assignable_all(&[a.clone(), a.clone()], &[Ty::Dyn, Ty::String]));
+        assert!(m.bind_all(&[a.clone(), a.clone()], &[Ty::Dyn, Ty::String]));
         let mut m = Mapping::default();
         let a = m.fresh();
         let list_a = Ty::list(a.clone());
-        assert!(m.assignable_all(&[list_a.clone(), a.clone()], &[Ty::list(Ty::Int), Ty::Int]));
+        assert!(m.bind_all(&[list_a.clone(), a.clone()], &[Ty::list(Ty::Int), Ty::Int]));
         assert_eq!(m.substitute(&list_a, true).to_string(), "list(int)");
     }
 
@@ -320,13 +316,13 @@ mod tests {
     fn null_stands_for_objects_and_timestamps_but_not_strings() {
         let mut m = Mapping::default();
         let a = m.fresh();
-        assert!(!m.assignable_all(&[a.clone(), a.clone()], &[Ty::String, Ty::Null]));
+        assert!(!m.bind_all(&[a.clone(), a.clone()], &[Ty::String, Ty::Null]));
         let mut m = Mapping::default();
         let a = m.fresh();
-        assert!(m.assignable_all(&[a.clone(), a.clone()], &[Ty::Timestamp, Ty::Null]));
+        assert!(m.bind_all(&[a.clone(), a.clone()], &[Ty::Timestamp, Ty::Null]));
         let mut m = Mapping::default();
         let a = m.fresh();
         let validated = Ty::optional(Ty::list(Ty::String));
-        assert!(m.assignable_all(&[a.clone(), a.clone()], &[validated, Ty::Null]));
+        assert!(m.bind_all(&[a.clone(), a.clone()], &[validated, Ty::Null]));
     }
 }

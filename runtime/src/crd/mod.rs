@@ -60,7 +60,9 @@ impl Validator {
         Validator::build(schema, false, KUBERNETES_MINOR)
     }
 
-    fn build(schema: &Value, resource: bool, minor: u16) -> Validator {
+    /// The validator of a resource's schema (`resource`) or a node's, answering as
+    /// Kubernetes 1.`minor`, its rules compiled once.
+    pub(crate) fn build(schema: &Value, resource: bool, minor: u16) -> Validator {
         Validator {
             rules: cel::Rules::new(schema, resource, minor),
             schema: schema.clone(),
@@ -78,11 +80,6 @@ impl Validator {
             true => self,
             false => Validator::build(&self.schema, self.resource, minor),
         }
-    }
-
-    /// The Kubernetes minor version it answers as.
-    pub fn kubernetes_minor(&self) -> u16 {
-        self.minor
     }
 
     /// The schema, as JSON.

@@ -43,7 +43,7 @@ static FORMATS: LazyLock<[(&str, Regex); 4]> = LazyLock::new(|| {
 /// Whether `s` is of the string format `name`, as the apiserver's `strfmt` checks it:
 /// `ipv4` an address Go's sloppy parser takes, with a dot; `ipv6` one with a colon;
 /// `uri` what Go's `url.ParseRequestURI` takes (an absolute URI or an absolute path).
-fn fits_format(name: &str, s: &str) -> bool {
+pub(crate) fn fits_format(name: &str, s: &str) -> bool {
     use std::net::IpAddr;
     match name {
         "ipv4" => s.contains('.') && (sloppy_ipv4(s) || s.parse::<IpAddr>().is_ok()),

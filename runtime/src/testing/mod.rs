@@ -287,7 +287,7 @@ impl ApiServer {
                     .as_ref()
                     .and_then(|s| s.open_api_v3_schema.as_ref())
                     .and_then(|s| serde_json::to_value(s).ok())
-                    .map(|s| Arc::new(crate::crd::Validator::new(&s).for_kubernetes(minor))),
+                    .map(|s| Arc::new(crate::crd::Validator::build(&s, true, minor))),
             });
         }
         self

@@ -25,13 +25,6 @@ pub enum CrdFeature {
 }
 
 impl CrdFeature {
-    /// Every feature, oldest first.
-    pub const ALL: [CrdFeature; 3] = [
-        CrdFeature::OptionalOldSelf,
-        CrdFeature::Ratcheting,
-        CrdFeature::SelectableFields,
-    ];
-
     /// The first release that has it on by default (kubernetes/apiextensions-apiserver's
     /// `pkg/features`: `CRDValidationRatcheting` beta in 1.30, which `optionalOldSelf`
     /// also needs; `CustomResourceFieldSelectors` beta in 1.31).

@@ -10,12 +10,6 @@ use kube_cel::cel::parser::Expression;
 
 use serde_json::Value;
 
-/// The environment rules are compiled in: that of a new CRD's rules on Kubernetes
-/// 1.`minor`.
-fn env(minor: u16) -> Env {
-    Env::for_new_rules(minor)
-}
-
 /// How a node's value is seen by a rule.
 #[derive(Debug)]
 pub(super) enum Shape {
@@ -113,9 +107,11 @@ fn compile(
     message: bool,
     minor: u16,
 ) -> Result<Expression, String> {
+    // The environment of a new CRD's rules on Kubernetes 1.`minor`.
+    let env = Env::for_new_rules(minor);
     let compiled = match message {
-        false => compile::rule(source, decl, optional_old_self, env(minor)),
-        true => compile::message_expression(source, decl, optional_old_self, env(minor)),
+        false => compile::rule(source, decl, optional_old_self, env),
+        true => compile::message_expression(source, decl, optional_old_self, env),
     };
     let compiled = compiled?;
     let mut expression = compiled.expression;

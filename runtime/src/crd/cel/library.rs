@@ -31,9 +31,9 @@ impl Opaque for Type {
     }
 }
 
-/// Type names bound as variables; those with a dot are made one identifier by
-/// [`super::rewrite`].
-const TYPES: &[&str] = &[
+/// Type names bound as variables (with the qualified ones, which [`super::rewrite`]
+/// makes one identifier each).
+const SIMPLE_TYPES: &[&str] = &[
     "int",
     "uint",
     "double",
@@ -45,15 +45,15 @@ const TYPES: &[&str] = &[
     "null_type",
     "type",
     "optional_type",
-    "google.protobuf.Duration",
-    "google.protobuf.Timestamp",
-    "net.IP",
-    "net.CIDR",
-    "kubernetes.Quantity",
-    "kubernetes.URL",
-    "kubernetes.Semver",
-    "kubernetes.NamedFormat",
 ];
+
+/// Every type name: the simple ones and the qualified ones (`net.IP`).
+fn type_names() -> impl Iterator<Item = &'static str> {
+    SIMPLE_TYPES
+        .iter()
+        .chain(crdgen_apimachinery::cel::QUALIFIED_TYPES)
+        .copied()
+}
 
 const EQ: &str = "@eq";
 const NE: &str = "@ne";
@@ -81,8 +81,8 @@ pub(super) fn operator(name: &str) -> Option<&'static str> {
 
 /// Adds everything above to `ctx`, over kube-cel's functions of the same names.
 pub(super) fn register(ctx: &mut Context<'_>) {
-    for name in TYPES {
-        ctx.add_variable_from_value(*name, Value::Opaque(Arc::new(Type(name))));
+    for name in type_names() {
+        ctx.add_variable_from_value(name, Value::Opaque(Arc::new(Type(name))));
     }
     ctx.add_function("type", type_of);
     ctx.add_function("size", size);
@@ -233,7 +233,7 @@ fn type_name(value: &Value) -> &'static str {
         Value::Null => "null_type",
         Value::Opaque(o) => {
             let name = o.runtime_type_name();
-            TYPES.iter().copied().find(|t| *t == name).unwrap_or("dyn")
+            type_names().find(|t| *t == name).unwrap_or("dyn")
         }
     }
 }
