@@ -575,18 +575,55 @@ def cost_estimation(source):
     return out
 
 
-def estimated_cost_stability(source):
-    """TestCelEstimatedCostStability: each rule, the only one of the schema, compiled at a
-    node that is no resource's root, with exactly the estimated cost given."""
+def each_rule(source, func, env, make):
+    """The cases of a table whose rules (`expectCost`'s keys) are each the only rule of
+    the case's schema: `make(case, rule, schema)` for each."""
     out = []
-    for case in read_cases(source, "TestCelEstimatedCostStability", schema_helpers(), var="cases"):
+    for case in read_cases(source, func, env, var="cases"):
         if "unported" in case:
             out.append(case)
             continue
         for rule, cost in case["expectCost"].items():
             schema = copy.deepcopy(case["schema"])
             schema["x-kubernetes-validations"] = [{"rule": rule}]
-            out.append({"name": f"{case['name']}/{rule}", "schema": schema, "cost": cost, "atLeast": 0})
+            out.append(make(case, rule, schema, cost))
+    return out
+
+
+def estimated_cost_stability(source):
+    """TestCelEstimatedCostStability: each rule, the only one of the schema, compiled at a
+    node that is no resource's root, with exactly the estimated cost given."""
+    return each_rule(source, "TestCelEstimatedCostStability", schema_helpers(),
+                     lambda case, rule, schema, cost: {
+                         "name": f"{case['name']}/{rule}", "schema": schema, "cost": cost,
+                         "atLeast": 0})
+
+
+def runtime_cost_stability(source):
+    """TestCelCostStability: each rule, the only one of the schema, at a resource's root
+    (NewValidator(s, true, PerCallLimit)), run on the object with the runtime budget: no
+    error, and exactly the runtime cost given (the budget spent)."""
+    env = schema_helpers()
+    env["buildLargeArray"] = lambda n: list(range(n))
+    return each_rule(source, "TestCelCostStability", env,
+                     lambda case, rule, schema, cost: {
+                         "name": f"{case['name']}/{rule}", "schema": schema,
+                         "object": case["obj"], "cost": cost})
+
+
+def validation_limit(source):
+    """TestCELValidationLimit: each valid rule, at a node, with no budget left gives one
+    Invalid error running out of the budget; at a resource's root with a per-call limit
+    of 0, an Invalid error that the call cost exceeds the limit."""
+    out = []
+    for case in read_cases(source, "TestCELValidationLimit", schema_helpers()):
+        if "unported" in case:
+            out.append(case)
+            continue
+        for rule in case["valid"]:
+            schema = copy.deepcopy(case["schema"])
+            schema["x-kubernetes-validations"] = [{"rule": rule}]
+            out.append({"name": f"{case['name']}/{rule}", "schema": schema, "object": case["obj"]})
     return out
 
 
@@ -786,6 +823,9 @@ APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/compilation_test.go", "TestCostEstimation", cost_estimation),
     ("pkg/apiserver/schema/cel/celcoststability_test.go", "TestCelEstimatedCostStability",
      estimated_cost_stability),
+    ("pkg/apiserver/schema/cel/celcoststability_test.go", "TestCelCostStability",
+     runtime_cost_stability),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestCELValidationLimit", validation_limit),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestRatcheting", ratcheting),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestMessageExpression", message_expressions),

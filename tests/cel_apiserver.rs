@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crdgen_apimachinery::cel::compile;
 use crdgen_apimachinery::cel::decl::{Decl, Names};
 use crdgen_apimachinery::cel::functions::Env;
-use crdgen_runtime::crd::Validator;
+use crdgen_runtime::crd::{CostLimits, Validator};
 use crdgen_runtime::field::{Error, ErrorType};
 use serde_json::{Value, json};
 
@@ -68,6 +68,12 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             "TestCostEstimation" | "TestCelEstimatedCostStability" => {
                 verdicts.insert(name, cost_estimation(case));
             }
+            "TestCelCostStability" => {
+                verdicts.insert(name, runtime_cost(case, minor));
+            }
+            "TestCELValidationLimit" => {
+                verdicts.insert(name, validation_limit(case, minor));
+            }
             "TestIP" | "TestCIDR" | "TestQuantity" | "TestSemver" | "TestFormat" => {
                 let expr = case["expr"].as_str().unwrap();
                 let id = match case["name"].as_str() == Some(expr) {
@@ -78,6 +84,14 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             }
             other => panic!("no harness for {other}"),
         }
+    }
+}
+
+/// `Ok` when nothing is wrong.
+fn verdict(wrong: Vec<String>) -> Verdict {
+    match wrong.is_empty() {
+        true => Ok(()),
+        false => Err(wrong.join("; ")),
     }
 }
 
@@ -99,6 +113,25 @@ fn validator(schema: &Value, root: bool, minor: u16) -> Validator {
     validator.for_kubernetes(minor)
 }
 
+/// The rules' answer on `object`: the same whether the validator counts their runtime
+/// cost (as it does where their estimates say a limit could be reached) or evaluates
+/// with the interpreter alone.
+fn check(validator: &Validator, object: &Value, old: Option<&Value>) -> Result<(), Vec<Error>> {
+    let fast = validator.check_rules(object, old);
+    let (counted, _) = validator.check_rules_counted(object, old);
+    let texts = |r: &Result<(), Vec<Error>>| {
+        r.as_ref()
+            .err()
+            .map(|e| e.iter().map(go_text).collect::<Vec<_>>())
+    };
+    assert_eq!(
+        texts(&fast),
+        texts(&counted),
+        "counting the cost changed the answer on {object}"
+    );
+    fast
+}
+
 fn with_rule(schema: &Value, rule: &str) -> Value {
     let mut schema = schema.clone();
     schema["x-kubernetes-validations"] = json!([{ "rule": rule }]);
@@ -118,8 +151,11 @@ fn validation_expressions(
     let old = case.get("old");
     for rule in case["valid"].as_array().unwrap() {
         let rule = rule.as_str().unwrap();
-        let checked = validator(&with_rule(&case["schema"], rule), root, minor)
-            .check_rules(&case["object"], old);
+        let checked = check(
+            &validator(&with_rule(&case["schema"], rule), root, minor),
+            &case["object"],
+            old,
+        );
         let verdict = checked.map_err(|errors| {
             let texts: Vec<String> = errors.iter().map(go_text).collect();
             format!("denied: {}", texts.join("; "))
@@ -129,8 +165,11 @@ fn validation_expressions(
     for expected in case["errors"].as_array().unwrap() {
         let rule = expected["rule"].as_str().unwrap();
         let contains = expected["contains"].as_str().unwrap();
-        let checked = validator(&with_rule(&case["schema"], rule), true, minor)
-            .check_rules(&case["object"], old);
+        let checked = check(
+            &validator(&with_rule(&case["schema"], rule), true, minor),
+            &case["object"],
+            old,
+        );
         let verdict = match checked {
             Ok(()) => Err(format!("allowed; the apiserver says {contains:?}")),
             Err(errors) => {
@@ -154,10 +193,13 @@ fn validation_expressions(
 /// contains one of the texts, each text in one error.
 fn schema_levels(case: &Value, minor: u16) -> Verdict {
     let root = case["root"] != false;
-    let errors = validator(&case["schema"], root, minor)
-        .check_rules(&case["object"], case.get("old"))
-        .err()
-        .unwrap_or_default();
+    let errors = check(
+        &validator(&case["schema"], root, minor),
+        &case["object"],
+        case.get("old"),
+    )
+    .err()
+    .unwrap_or_default();
     let mut unmatched: Vec<&str> = case["errors"]
         .as_array()
         .unwrap()
@@ -206,9 +248,8 @@ fn cost_estimation(case: &Value) -> Verdict {
 }
 
 /// TestMessageExpression: the rule `false` with the case's message and
-/// messageExpression, on `{str: "a string"}`: exactly one error, containing the text.
-/// A case that also asks for a cost budget, a per-call limit or the budget left cannot
-/// agree: the validator does not count the runtime cost.
+/// messageExpression, on `{str: "a string"}`, within the case's cost budget and per-call
+/// limit: exactly one error, containing the text, and the budget left as given.
 fn message_expression(case: &Value, minor: u16) -> Verdict {
     let mut rule = json!({"rule": "false", "messageExpression": case["messageExpression"]});
     if let Some(message) = case.get("message") {
@@ -219,38 +260,109 @@ fn message_expression(case: &Value, minor: u16) -> Verdict {
         "properties": {"str": {"type": "string"}},
         "x-kubernetes-validations": [rule],
     });
-    let errors = validator(&schema, false, minor)
-        .check_rules(&json!({"str": "a string"}), None)
+    let defaults = CostLimits::default();
+    let limits = CostLimits {
+        per_call: case["perCallLimit"].as_u64().unwrap_or(defaults.per_call),
+        budget: case["costBudget"].as_u64().unwrap_or(defaults.budget),
+    };
+    let (checked, spent) = validator(&schema, false, minor)
+        .with_cost_limits(limits)
+        .check_rules_counted(&json!({"str": "a string"}), None);
+    let texts: Vec<String> = checked
+        .err()
+        .unwrap_or_default()
+        .iter()
+        .map(go_text)
+        .collect();
+    let expected = case["error"].as_str().unwrap();
+    let mut wrong = Vec::new();
+    if !matches!(texts.as_slice(), [one] if one.contains(expected)) {
+        wrong.push(format!("errors {texts:?}, not one with {expected:?}"));
+    }
+    if let Some(remaining) = case["remainingBudget"].as_i64() {
+        let left = limits.budget as i64 - spent as i64;
+        if left != remaining {
+            wrong.push(format!("{left} of the budget left, not {remaining}"));
+        }
+    }
+    verdict(wrong)
+}
+
+/// TestCelCostStability: the schema's one rule at a resource's root, on the object,
+/// holds and costs exactly what the apiserver counts.
+fn runtime_cost(case: &Value, minor: u16) -> Verdict {
+    let (checked, spent) =
+        validator(&case["schema"], true, minor).check_rules_counted(&case["object"], None);
+    let expected = case["cost"].as_u64().unwrap();
+    let mut wrong = Vec::new();
+    if let Err(errors) = checked {
+        let texts: Vec<String> = errors.iter().map(go_text).collect();
+        wrong.push(format!("denied: {}", texts.join("; ")));
+    }
+    if spent != expected {
+        wrong.push(format!("cost {spent}, not {expected}"));
+    }
+    verdict(wrong)
+}
+
+/// TestCELValidationLimit: the rule, which holds, at a node with no budget gives
+/// exactly one Invalid error that the budget ran out; at a resource's root with a
+/// per-call limit of nothing, an Invalid error that the call cost exceeds it.
+fn validation_limit(case: &Value, minor: u16) -> Verdict {
+    let unlimited = CostLimits::default();
+    let no_budget = CostLimits {
+        budget: 0,
+        ..unlimited
+    };
+    let no_call = CostLimits {
+        per_call: 0,
+        ..unlimited
+    };
+    let mut wrong = Vec::new();
+    let errors = validator(&case["schema"], false, minor)
+        .with_cost_limits(no_budget)
+        .check_rules(&case["object"], None)
         .err()
         .unwrap_or_default();
-    let texts: Vec<String> = errors.iter().map(go_text).collect();
-    let expected = case["error"].as_str().unwrap();
-    let text = match texts.as_slice() {
-        [one] if one.contains(expected) => Ok(()),
-        _ => Err(format!("errors {texts:?}, not one with {expected:?}")),
-    };
-    const RUNTIME_BUDGET: u64 = 10_000_000;
-    let costed = case["costBudget"]
-        .as_u64()
-        .is_some_and(|b| b != RUNTIME_BUDGET)
-        || case.get("perCallLimit").is_some()
-        || case.get("remainingBudget").is_some();
-    match (text, costed) {
-        (Ok(()), false) => Ok(()),
-        (Ok(()), true) => Err("the runtime cost is not counted".to_owned()),
-        (Err(e), false) => Err(e),
-        (Err(e), true) => Err(format!("{e}; the runtime cost is not counted")),
+    let out = "validation failed due to running out of cost budget, no further validation rules will be run";
+    if !matches!(errors.as_slice(), [e] if e.kind == ErrorType::Invalid && go_text(e).contains(out))
+    {
+        let texts: Vec<String> = errors.iter().map(go_text).collect();
+        wrong.push(format!("with no budget: {texts:?}"));
     }
+    let errors = validator(&case["schema"], true, minor)
+        .with_cost_limits(no_call)
+        .check_rules(&case["object"], None)
+        .err()
+        .unwrap_or_default();
+    let exceeds = "no further validation rules will be run due to call cost exceeds limit for rule";
+    if !errors
+        .iter()
+        .any(|e| e.kind == ErrorType::Invalid && go_text(e).contains(exceeds))
+    {
+        let texts: Vec<String> = errors.iter().map(go_text).collect();
+        wrong.push(format!("with no per-call limit: {texts:?}"));
+    }
+    verdict(wrong)
 }
 
 /// TestRatcheting: the new object against the old at a node that is no resource's root,
 /// with ratcheting on: as many errors as expected, each expected text in one; the
 /// ratcheted ones (warnings on the apiserver) not among them.
 fn ratcheting(case: &Value, minor: u16) -> Verdict {
-    let errors = validator(&case["schema"], false, minor)
-        .check_rules(&case["object"], case.get("old"))
-        .err()
-        .unwrap_or_default();
+    let limits = CostLimits {
+        budget: case["costBudget"]
+            .as_u64()
+            .unwrap_or(CostLimits::default().budget),
+        ..CostLimits::default()
+    };
+    let errors = check(
+        &validator(&case["schema"], false, minor).with_cost_limits(limits),
+        &case["object"],
+        case.get("old"),
+    )
+    .err()
+    .unwrap_or_default();
     let texts: Vec<String> = errors.iter().map(go_text).collect();
     let expected: Vec<&str> = case["errors"]
         .as_array()
@@ -268,10 +380,13 @@ fn ratcheting(case: &Value, minor: u16) -> Verdict {
 /// TestReasonAndFldPath: the schema at a resource's root; its errors, by reason and
 /// field, are those expected, in any order.
 fn reasons_and_fields(case: &Value, minor: u16) -> Verdict {
-    let errors = validator(&case["schema"], true, minor)
-        .check_rules(&case["object"], None)
-        .err()
-        .unwrap_or_default();
+    let errors = check(
+        &validator(&case["schema"], true, minor),
+        &case["object"],
+        None,
+    )
+    .err()
+    .unwrap_or_default();
     let field = |e: &Error| go_text(e).split(':').next().unwrap_or_default().to_owned();
     let mut got: Vec<(String, String)> = errors
         .iter()
@@ -341,13 +456,9 @@ fn compilation(name: &str, case: &Value, verdicts: &mut BTreeMap<String, Verdict
                 _ => {}
             }
         }
-        let verdict = match wrong.is_empty() {
-            true => Ok(()),
-            false => Err(wrong.join("; ")),
-        };
         let id = format!("{name}/{source}");
         assert!(
-            verdicts.insert(id.clone(), verdict).is_none(),
+            verdicts.insert(id.clone(), verdict(wrong)).is_none(),
             "two cases {id}"
         );
     }
@@ -357,7 +468,7 @@ fn compilation(name: &str, case: &Value, verdicts: &mut BTreeMap<String, Verdict
 /// validator's `Invalid value: "object": ` and ` evaluating rule: …`).
 fn evaluation_error(rule: &str) -> Result<Value, String> {
     let schema = json!({"type": "object", "x-kubernetes-validations": [{"rule": rule}]});
-    let errors = match Validator::for_node(&schema).check_rules(&json!({}), None) {
+    let errors = match check(&Validator::for_node(&schema), &json!({}), None) {
         Ok(()) => return Ok(Value::Bool(true)),
         Err(errors) => errors,
     };

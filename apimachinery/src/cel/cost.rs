@@ -13,9 +13,11 @@ pub struct Range {
 pub const TRAVERSAL: f64 = 0.1;
 /// Per character of a regular expression.
 pub const REGEX: f64 = 0.25;
-/// Creating a list, a map, a message.
+/// Creating a list.
 pub const LIST: u64 = 10;
+/// Creating a map.
 pub const MAP: u64 = 30;
+/// Creating a message.
 pub const STRUCT: u64 = 40;
 
 impl Range {

@@ -23,6 +23,10 @@ mod types;
 
 use std::borrow::Cow;
 
+/// cel-go's cost factors, which runtime costs are counted by as estimates are.
+#[cfg(feature = "check")]
+pub use cost::{LIST, MAP, REGEX, TRAVERSAL};
+
 /// The largest request the apiserver takes (3 MiB): what it sizes unbounded lists, maps
 /// and strings from when it estimates a rule's cost.
 pub const MAX_REQUEST_SIZE_BYTES: u64 = 3 * 1024 * 1024;

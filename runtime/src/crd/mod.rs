@@ -28,6 +28,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::Value;
 
 use crate::field::Error;
+pub use cel::CostLimits;
 
 /// The Kubernetes minor version the validator answers as (1.37): the functions its
 /// rules may call, the sizes its estimates take, the words of its errors. The in-memory
@@ -46,6 +47,7 @@ pub struct Validator {
     rules: cel::Rules,
     resource: bool,
     minor: u16,
+    limits: CostLimits,
 }
 
 impl Validator {
@@ -68,6 +70,7 @@ impl Validator {
             schema: schema.clone(),
             resource,
             minor,
+            limits: CostLimits::default(),
         }
     }
 
@@ -78,8 +81,17 @@ impl Validator {
     pub fn for_kubernetes(self, minor: u16) -> Validator {
         match minor == self.minor {
             true => self,
-            false => Validator::build(&self.schema, self.resource, minor),
+            false => Validator {
+                limits: self.limits,
+                ..Validator::build(&self.schema, self.resource, minor)
+            },
         }
+    }
+
+    /// This validator with other runtime cost limits than the apiserver's (a call's
+    /// 1,000,000, a write's 10,000,000): to test how rules behave near them.
+    pub fn with_cost_limits(self, limits: CostLimits) -> Validator {
+        Validator { limits, ..self }
     }
 
     /// The schema, as JSON.
@@ -135,7 +147,8 @@ impl Validator {
                 });
             }
         } else {
-            self.rules.check(object, old, &mut errors);
+            self.rules
+                .check(object, old, self.limits, false, &mut errors);
         }
         match errors.is_empty() {
             true => Ok(()),
@@ -151,11 +164,36 @@ impl Validator {
     /// Every rule that fails or cannot be evaluated.
     pub fn check_rules(&self, object: &Value, old: Option<&Value>) -> Result<(), Vec<Error>> {
         let mut errors = Vec::new();
-        self.rules.check(object, old, &mut errors);
+        self.rules
+            .check(object, old, self.limits, false, &mut errors);
         match errors.is_empty() {
             true => Ok(()),
             false => Err(errors),
         }
+    }
+
+    /// [`check_rules`](Self::check_rules), and the rules' runtime cost as the apiserver
+    /// counts it: the budget spent, or one more than the budget when it ran out (the
+    /// apiserver's remaining budget of -1).
+    ///
+    /// # Errors
+    ///
+    /// As [`check_rules`](Self::check_rules).
+    pub fn check_rules_counted(
+        &self,
+        object: &Value,
+        old: Option<&Value>,
+    ) -> (Result<(), Vec<Error>>, u64) {
+        let mut errors = Vec::new();
+        let spent = self
+            .rules
+            .check(object, old, self.limits, true, &mut errors)
+            .unwrap_or_default();
+        let result = match errors.is_empty() {
+            true => Ok(()),
+            false => Err(errors),
+        };
+        (result, spent)
     }
 
     /// [`admit`](Self::admit) on a copy: the errors the apiserver would answer a write
@@ -173,7 +211,7 @@ impl Validator {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::Validator;
+    use super::{CostLimits, Validator};
 
     fn messages(validator: &Validator, new: &Value, old: Option<&Value>) -> Vec<String> {
         match validator.validate(new, old) {
@@ -223,6 +261,76 @@ mod tests {
                 "spec: Invalid value: failed rule: self.n > 2",
             ]
         );
+    }
+
+    /// A rule comparing every pair of a list's items: 500 items cost about 1.5 million,
+    /// past the apiserver's per-call limit of a million.
+    fn pairs_schema() -> Value {
+        json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"ids": {"type": "array", "items": {"type": "integer"}}},
+            "x-kubernetes-validations": [
+                {"rule": "self.ids.all(x, self.ids.all(y, x != y || x == y))"},
+                {"rule": "false", "message": "never run"}
+            ]
+        }}})
+    }
+
+    fn ids(n: i64) -> Value {
+        json!({"spec": {"ids": (0..n).collect::<Vec<i64>>()}})
+    }
+
+    #[test]
+    fn a_rule_past_the_per_call_limit_ends_the_rules_as_on_the_apiserver() {
+        let validator = Validator::new(&pairs_schema());
+        // 100 items cost about 60,000: the rule holds, the second fails.
+        assert_eq!(
+            messages(&validator, &ids(100), None),
+            ["spec: Invalid value: never run"]
+        );
+        assert_eq!(
+            messages(&validator, &ids(500), None),
+            [
+                "spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: self.ids.all(x, self.ids.all(y, x != y || x == y))"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_rules_of_a_write_share_one_budget() {
+        let schema = json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"items": {"type": "array", "items": {
+                "type": "string",
+                "x-kubernetes-validations": [{"rule": "self.size() < 100"}]
+            }}},
+        }}});
+        let object = json!({"spec": {"items": ["a", "b", "c", "d"]}});
+        // Each item's rule costs 3 (`self`, `size()`, `<`).
+        let validator = Validator::new(&schema);
+        let (checked, spent) = validator.check_rules_counted(&object, None);
+        assert_eq!((checked, spent), (Ok(()), 12));
+        // With a budget of 7, the third item's rule has 1 left: the apiserver stops there.
+        assert_eq!(validator.check_rules(&object, None), Ok(()));
+        let tight = validator.with_cost_limits(CostLimits {
+            budget: 7,
+            ..CostLimits::default()
+        });
+        let (checked, spent) = tight.check_rules_counted(&object, None);
+        let texts: Vec<String> = checked.unwrap_err().iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            texts,
+            [
+                "spec.items[2]: Invalid value: \"string\": validation failed due to running out of cost budget, no further validation rules will be run"
+            ]
+        );
+        assert_eq!(
+            spent, 8,
+            "one more than the budget: the apiserver's -1 left"
+        );
+        // Writes are admitted counting only where the estimates say a limit could be
+        // reached, with the same answer.
+        assert_eq!(tight.check_rules(&object, None).unwrap_err().len(), 1);
     }
 
     #[test]

@@ -77,14 +77,30 @@ pub(super) struct Node {
 pub(super) struct Rule {
     /// The rule as written.
     pub text: String,
-    pub program: Result<Expression, String>,
+    pub program: Result<Program, String>,
     pub message: Option<String>,
-    pub message_expression: Option<Result<Expression, String>>,
+    pub message_expression: Option<MessageExpression>,
     pub reason: Option<String>,
     /// The field the error is about, below this node (`.x.y` as `x.y`).
     pub field_path: Option<String>,
     pub optional_old_self: bool,
     pub uses_old_self: bool,
+}
+
+/// A rule or messageExpression ready to evaluate.
+#[derive(Debug)]
+pub(super) struct Program {
+    pub expression: Expression,
+    /// Its estimated cost, which no evaluation exceeds (the most there is where the
+    /// node has no type to estimate by).
+    pub estimate: u64,
+}
+
+/// A rule's `messageExpression`, as written and compiled.
+#[derive(Debug)]
+pub(super) struct MessageExpression {
+    pub source: String,
+    pub program: Result<Program, String>,
 }
 
 impl Rule {
@@ -106,7 +122,7 @@ fn compile(
     optional_old_self: bool,
     message: bool,
     minor: u16,
-) -> Result<Expression, String> {
+) -> Result<Program, String> {
     // The environment of a new CRD's rules on Kubernetes 1.`minor`.
     let env = Env::for_new_rules(minor);
     let compiled = match message {
@@ -115,9 +131,15 @@ fn compile(
     };
     let compiled = compiled?;
     let mut expression = compiled.expression;
-    let list_ops = compiled.analysis.map(|a| a.list_ops).unwrap_or_default();
+    let (list_ops, estimate) = match compiled.analysis {
+        Some(a) => (a.list_ops, a.cost),
+        None => (Vec::new(), u64::MAX),
+    };
     super::rewrite::rewrite(&mut expression, optional_old_self, &list_ops);
-    Ok(expression)
+    Ok(Program {
+        expression,
+        estimate,
+    })
 }
 
 impl Node {
@@ -263,13 +285,18 @@ fn rule(entry: &Value, decl: Option<&Decl>, minor: u16) -> Rule {
     let source = text("rule").unwrap_or_default();
     let optional_old_self = entry["optionalOldSelf"] == true;
     let program = compile(&source, decl, optional_old_self, false, minor);
-    let uses_old_self = program.as_ref().is_ok_and(mentions_old_self);
+    let uses_old_self = program
+        .as_ref()
+        .is_ok_and(|p| mentions_old_self(&p.expression));
     Rule {
         program,
         message: text("message"),
         message_expression: text("messageExpression")
             .filter(|m| !m.trim().is_empty())
-            .map(|m| compile(&m, decl, optional_old_self, true, minor)),
+            .map(|source| MessageExpression {
+                program: compile(&source, decl, optional_old_self, true, minor),
+                source,
+            }),
         reason: text("reason"),
         field_path: text("fieldPath").map(|p| p.trim_start_matches('.').to_owned()),
         optional_old_self,

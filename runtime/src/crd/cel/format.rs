@@ -38,6 +38,25 @@ const NAMES: &[&str] = &[
     "datetime",
 ];
 
+/// The longest pattern the apiserver assumes a format's check runs (its
+/// `MaxRegexSize`, pkg/cel/library/format.go), which `validate` is charged by.
+pub(super) fn max_regex_size(format: &Value) -> Option<u64> {
+    let Value::Opaque(o) = format else {
+        return None;
+    };
+    let Format(name) = o.as_ref().downcast_ref::<Format>()?;
+    Some(match *name {
+        "dns1123Label" | "dns1035Label" | "dns1123LabelPrefix" | "dns1035LabelPrefix" => 30,
+        "dns1123Subdomain" | "qualifiedName" | "dns1123SubdomainPrefix" => 60,
+        "labelValue" => 40,
+        "uri" => 1103,
+        // kube-openapi's strfmt UUIDPattern and DateTimePattern.
+        "uuid" => 70,
+        "byte" => 84,
+        _ => 71,
+    })
+}
+
 /// Registers the library on `ctx`, over kube-cel's functions of the same names.
 pub(super) fn register(ctx: &mut Context<'_>) {
     for name in NAMES {

@@ -57,8 +57,8 @@ fn type_names() -> impl Iterator<Item = &'static str> {
 
 const EQ: &str = "@eq";
 const NE: &str = "@ne";
-const AND: &str = "@and";
-const OR: &str = "@or";
+pub(super) const AND: &str = "@and";
+pub(super) const OR: &str = "@or";
 const STRING: &str = "@string";
 /// `x.?field`, and a field of an optional `oldSelf`.
 pub(super) const OPTIONAL_SELECT: &str = "@optSelect";
@@ -77,6 +77,24 @@ pub(super) fn operator(name: &str) -> Option<&'static str> {
         "_?._" => Some(OPTIONAL_SELECT),
         _ => None,
     }
+}
+
+/// The operator a function of [`operator`]'s stands for.
+pub(super) fn operator_of(name: &str) -> Option<&'static str> {
+    match name {
+        EQ => Some("_==_"),
+        NE => Some("_!=_"),
+        AND => Some("_&&_"),
+        OR => Some("_||_"),
+        STRING => Some("string"),
+        OPTIONAL_SELECT => Some("_?._"),
+        _ => None,
+    }
+}
+
+/// Whether `name` is a type's (`int`, `net.IP`).
+pub(super) fn is_type_name(name: &str) -> bool {
+    type_names().any(|t| t == name)
 }
 
 /// Adds everything above to `ctx`, over kube-cel's functions of the same names.

@@ -42,6 +42,16 @@ pub(super) fn list_operator(operator: &str) -> Option<&'static str> {
     }
 }
 
+/// The operator a function of [`list_operator`]'s stands for.
+pub(super) fn operator_of(name: &str) -> Option<&'static str> {
+    match name {
+        LIST_EQ => Some(operators::EQUALS),
+        LIST_NE => Some(operators::NOT_EQUALS),
+        LIST_ADD => Some(operators::ADD),
+        _ => None,
+    }
+}
+
 /// The argument that tells a list function the list type.
 pub(super) fn list_type_argument(id: u64, list_type: &ListType) -> IdedExpr {
     let literal = |text: &str| IdedExpr {

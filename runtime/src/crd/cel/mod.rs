@@ -15,10 +15,13 @@
 //! rule it refuses (an unknown field or function, a call no overload takes, a function
 //! Kubernetes lacks such as `cel.bind`) is refused here too.
 //!
-//! Not counted: the runtime cost budget (a rule that would run out of it is evaluated
-//! to its end).
+//! Runtime costs are limited as the apiserver limits them (a call's limit, a write's
+//! budget: [`budget`]), counted as cel-go counts them ([`cost`]) where the rules'
+//! estimates say a limit could be reached.
 
+mod budget;
 mod compile;
+mod cost;
 mod equality;
 mod errors;
 mod format;
@@ -36,6 +39,8 @@ use kube_cel::cel::Context;
 use serde_json::Value;
 
 use crate::field::{Error, Path};
+use budget::Budget;
+pub use budget::CostLimits;
 use compile::Node;
 
 /// The rules of one schema, parsed once, and the Kubernetes version they answer as.
@@ -76,10 +81,19 @@ impl Rules {
     }
 
     /// The errors of every rule that fails on `object` (`old`: its stored version, on
-    /// an update).
-    pub fn check(&self, object: &Value, old: Option<&Value>, errors: &mut Vec<Error>) {
+    /// an update) within the cost `limits`; the runtime cost, when it was counted
+    /// (`count`, or where the estimates said a limit could be reached), as
+    /// [`Budget::spent`] gives it.
+    pub fn check(
+        &self,
+        object: &Value,
+        old: Option<&Value>,
+        limits: CostLimits,
+        count: bool,
+        errors: &mut Vec<Error>,
+    ) -> Option<u64> {
         if self.is_empty() {
-            return;
+            return Some(0);
         }
         BASE.with(|base| {
             let mut base = base.borrow_mut();
@@ -91,15 +105,38 @@ impl Rules {
                 time::register(&mut ctx);
                 ctx
             });
-            let root = Path::root();
-            let at = walk::At {
-                path: &root,
-                unchanged: false,
-                ratchets: self.minor >= RATCHETING_SINCE_MINOR,
-                top: true,
-                typed_values: self.minor < VALUELESS_SINCE_MINOR,
+            let mut budget = match count {
+                true => Budget::counting(limits),
+                false => Budget::estimating(limits),
             };
-            walk::walk(ctx, &self.root, object, old, at, errors);
-        });
+            let mut found = Vec::new();
+            self.walk(ctx, object, old, &mut budget, &mut found);
+            if !budget.counts() && budget.is_over() {
+                found.clear();
+                budget = Budget::counting(limits);
+                self.walk(ctx, object, old, &mut budget, &mut found);
+            }
+            errors.append(&mut found);
+            budget.counts().then(|| budget.spent())
+        })
+    }
+
+    fn walk(
+        &self,
+        ctx: &Context<'_>,
+        object: &Value,
+        old: Option<&Value>,
+        budget: &mut Budget,
+        errors: &mut Vec<Error>,
+    ) {
+        let root = Path::root();
+        let at = walk::At {
+            path: &root,
+            unchanged: false,
+            ratchets: self.minor >= RATCHETING_SINCE_MINOR,
+            top: true,
+            typed_values: self.minor < VALUELESS_SINCE_MINOR,
+        };
+        walk::walk(ctx, &self.root, object, old, at, budget, errors);
     }
 }

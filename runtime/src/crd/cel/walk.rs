@@ -5,12 +5,14 @@
 //! list index).
 
 use kube_cel::cel::objects::OptionalValue;
-use kube_cel::cel::{Context, Value as Cel};
+use kube_cel::cel::{Context, ExecutionError, Value as Cel};
 use serde_json::Value;
 
 use crdgen_apimachinery::cel::decl::ListType;
 
-use super::compile::{Node, Rule, Shape};
+use super::budget::Budget;
+use super::compile::{Node, Program, Rule, Shape};
+use super::cost::Stop;
 use super::errors;
 use super::value::to_cel;
 use crate::field::{Error, ErrorType, Path};
@@ -41,9 +43,10 @@ pub(super) fn walk(
     value: &Value,
     old: Option<&Value>,
     at: At<'_>,
+    budget: &mut Budget,
     errors: &mut Vec<Error>,
 ) {
-    if !node.has_rules || value.is_null() {
+    if !node.has_rules || value.is_null() || budget.is_over() {
         return;
     }
     let at = At {
@@ -51,10 +54,10 @@ pub(super) fn walk(
         ..at
     };
     if !node.rules.is_empty() {
-        run(ctx, node, value, old, at, errors);
+        run(ctx, node, value, old, at, budget, errors);
     }
     for branch in &node.all_of {
-        walk(ctx, branch, value, old, at, errors);
+        walk(ctx, branch, value, old, at, budget, errors);
     }
     match (&node.shape, value) {
         (Shape::Object { properties, .. }, Value::Object(fields)) => {
@@ -69,7 +72,7 @@ pub(super) fn walk(
                         }
                         false => old.and_then(|o| o.get(name)),
                     };
-                    walk(ctx, &property.node, field, old, child, errors);
+                    walk(ctx, &property.node, field, old, child, budget, errors);
                 }
             }
         }
@@ -77,7 +80,7 @@ pub(super) fn walk(
             for (key, field) in fields {
                 let path = at.path.key(key);
                 let old = old.and_then(|o| o.get(key));
-                walk(ctx, values, field, old, at.to(&path), errors);
+                walk(ctx, values, field, old, at.to(&path), budget, errors);
             }
         }
         (Shape::List { items, list_type }, Value::Array(list)) if items.has_rules => {
@@ -89,7 +92,7 @@ pub(super) fn walk(
                     }
                     _ => None,
                 };
-                walk(ctx, items, item, old, at.to(&path), errors);
+                walk(ctx, items, item, old, at.to(&path), budget, errors);
             }
         }
         _ => {}
@@ -119,8 +122,14 @@ fn run(
     value: &Value,
     old: Option<&Value>,
     at: At<'_>,
+    budget: &mut Budget,
     errors: &mut Vec<Error>,
 ) {
+    if !budget.has_left() {
+        errors.push(invalid_type(node, at, OUT_OF_BUDGET.to_owned()));
+        budget.stop();
+        return;
+    }
     let this = to_cel(node, value);
     let previous = old.filter(|o| !o.is_null()).map(|o| to_cel(node, o));
     let mut scope = ctx.new_inner_scope();
@@ -153,22 +162,69 @@ fn run(
             true => &optional,
             false => &plain,
         };
-        match check(scope, node, rule, value, at) {
+        match check(scope, node, rule, value, at, budget) {
             // Ratcheting: an unchanged value keeps passing rules that do not compare
             // it with its old self (a rule that fails to evaluate is still an error).
             Some(Outcome::Failed(_)) if at.unchanged && !rule.uses_old_self => {}
             Some(Outcome::Failed(error) | Outcome::Errored(error)) => errors.push(error),
             None => {}
         }
+        if budget.is_over() {
+            return;
+        }
     }
 }
 
+/// The apiserver's error when a write's rules have spent their runtime budget.
+const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
+
 /// How a rule that does not hold went.
 enum Outcome {
-    /// It gave false.
+    /// It gave false (or its messageExpression ran out of budget, an error ratcheting
+    /// lets pass as the apiserver does).
     Failed(Error),
-    /// Its evaluation failed.
+    /// Its evaluation failed, or ran out of budget.
     Errored(Error),
+}
+
+/// What stopped an evaluation short of a value.
+enum Limit {
+    /// Its estimate could take the write past a limit: the walk is done again,
+    /// counting.
+    Estimated,
+    /// It spent the rest of the budget.
+    Budget,
+    /// It went past the per-call limit.
+    PerCall,
+}
+
+/// Evaluates `program` within the budget: its value or evaluation error, unless a limit
+/// stopped it.
+fn evaluate(
+    scope: &Context<'_>,
+    program: &Program,
+    budget: &mut Budget,
+) -> Result<Result<Cel, ExecutionError>, Limit> {
+    if !budget.counts() {
+        return match budget.estimate(program.estimate) {
+            true => Ok(scope.resolve(&program.expression)),
+            false => Err(Limit::Estimated),
+        };
+    }
+    let mut tracker = budget.tracker();
+    let result = tracker.eval(&program.expression, scope);
+    if !budget.spend(tracker.spent()) {
+        return Err(Limit::Budget);
+    }
+    match result {
+        Ok(value) => Ok(Ok(value)),
+        Err(Stop::Failed(error)) => Ok(Err(error)),
+        Err(Stop::OverLimit) => {
+            budget.stop();
+            Err(Limit::PerCall)
+        }
+    }
 }
 
 /// An error on the node itself, naming its type in place of its value.
@@ -181,26 +237,56 @@ fn invalid_type(node: &Node, at: At<'_>, detail: String) -> Error {
     }
 }
 
-/// One compiled rule: `None` when it holds.
+/// One compiled rule: `None` when it holds (or the walk is to be done again,
+/// counting).
 fn check(
     scope: &Context<'_>,
     node: &Node,
     rule: &Rule,
     value: &Value,
     at: At<'_>,
+    budget: &mut Budget,
 ) -> Option<Outcome> {
     let errored = |detail: String| Some(Outcome::Errored(invalid_type(node, at, detail)));
-    let Ok(program) = &rule.program else {
-        return None;
+    let program = rule.program.as_ref().ok()?;
+    let evaluated = match evaluate(scope, program, budget) {
+        Ok(evaluated) => evaluated,
+        Err(Limit::Estimated) => return None,
+        Err(Limit::Budget) => return errored(OUT_OF_BUDGET.to_owned()),
+        Err(Limit::PerCall) => {
+            return errored(format!(
+                "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                rule.name()
+            ));
+        }
     };
-    match scope.resolve(program) {
+    match evaluated {
         Ok(Cel::Bool(true)) => None,
         Ok(Cel::Bool(false)) => {
             let field = match &rule.field_path {
                 Some(p) => at.path.child(p),
                 None => at.path.clone(),
             };
-            let detail = message(scope, rule);
+            let typed = |detail: String| Error {
+                kind: ErrorType::Invalid,
+                field: field.clone(),
+                value: Some(Value::String(node.type_name.clone())),
+                detail,
+            };
+            let detail = match message(scope, rule, budget) {
+                Ok(detail) => detail,
+                Err((Limit::Estimated, _)) => return None,
+                Err((Limit::Budget, _)) => {
+                    return Some(Outcome::Failed(typed(
+                        "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".to_owned(),
+                    )));
+                }
+                Err((Limit::PerCall, source)) => {
+                    return Some(Outcome::Failed(typed(format!(
+                        "no further validation rules will be run due to call cost exceeds limit for messageExpression: {source:?}"
+                    ))));
+                }
+            };
             let kind = ErrorType::from_reason(rule.reason.as_deref());
             let value = match node.type_name.as_str() {
                 _ if at.typed_values => Some(Value::String(node.type_name.clone())),
@@ -227,26 +313,37 @@ fn check(
     }
 }
 
-/// A failed rule's message: its `messageExpression`'s when that gives a non-empty line,
-/// else its `message`, else `failed rule: <rule>`.
 /// The longest message a messageExpression may give (apiextensions-apiserver's
-/// `maxMessageExpressionLength`); a longer one falls back to the message.
+/// `MaxEvaluatedMessageExpressionSizeBytes`); a longer one falls back to the message.
 const MAX_MESSAGE_EXPRESSION_LENGTH: usize = 5120;
 
-fn message(scope: &Context<'_>, rule: &Rule) -> String {
-    if let Some(Ok(expression)) = &rule.message_expression
-        && let Ok(Cel::String(s)) = scope.resolve(expression)
+/// A failed rule's message: its `messageExpression`'s when that gives a non-empty line,
+/// else its `message`, else `failed rule: <rule>`; a limit that stopped the
+/// messageExpression, with its source.
+fn message<'r>(
+    scope: &Context<'_>,
+    rule: &'r Rule,
+    budget: &mut Budget,
+) -> Result<String, (Limit, &'r str)> {
+    if let Some(expression) = &rule.message_expression
+        && let Ok(program) = &expression.program
     {
-        let trimmed = s.trim();
-        if !trimmed.is_empty()
-            && !trimmed.contains(['\n', '\r'])
-            && s.len() <= MAX_MESSAGE_EXPRESSION_LENGTH
-        {
-            return trimmed.to_owned();
+        match evaluate(scope, program, budget) {
+            Ok(Ok(Cel::String(s))) => {
+                let trimmed = s.trim();
+                if !trimmed.is_empty()
+                    && !trimmed.contains(['\n', '\r'])
+                    && trimmed.len() <= MAX_MESSAGE_EXPRESSION_LENGTH
+                {
+                    return Ok(trimmed.to_owned());
+                }
+            }
+            Ok(_) => {}
+            Err(limit) => return Err((limit, &expression.source)),
         }
     }
-    match rule.message.as_deref().map(str::trim) {
+    Ok(match rule.message.as_deref().map(str::trim) {
         Some(m) if !m.is_empty() => m.to_owned(),
         _ => format!("failed rule: {}", rule.name()),
-    }
+    })
 }
