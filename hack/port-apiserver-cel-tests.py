@@ -627,6 +627,42 @@ def validation_limit(source):
     return out
 
 
+def max_recursion_depth(source):
+    """TestCELMaxRecursionDepth: each valid rule, at a node, gives no error; each rule of
+    `errors`, at a resource's root, errors that are all Invalid and contain the text."""
+    env = schema_helpers()
+    env["maxValidDepth"] = 250
+    out = []
+    for case in read_cases(source, "TestCELMaxRecursionDepth", env):
+        if "unported" in case:
+            out.append(case)
+            continue
+        for rule in case.get("valid") or []:
+            out.append({"name": f"{case['name']}/valid", "schema": case["schema"],
+                        "object": case["obj"], "rule": rule})
+        for rule, contains in (case.get("errors") or {}).items():
+            out.append({"name": f"{case['name']}/error", "schema": case["schema"],
+                        "object": case["obj"], "rule": rule, "error": contains})
+    return out
+
+
+def context_cancellation(source):
+    """TestCELValidationContextCancellation: the rule on the object within the budget
+    gives no error; evaluated after its request's context is cancelled, an error that the
+    operation was interrupted."""
+    env = schema_helpers()
+    env["items"] = list(range(1000))
+    out = []
+    for case in read_cases(source, "TestCELValidationContextCancellation", env):
+        if "unported" in case:
+            out.append(case)
+            continue
+        schema = copy.deepcopy(case["schema"])
+        schema["x-kubernetes-validations"] = [{"rule": case["rule"]}]
+        out.append({"name": case["name"], "schema": schema, "object": case["obj"]})
+    return out
+
+
 def fix_tabs(source):
     """validation_test.go's FixTabsOrDie: the first line's leading tabs off every line,
     the tabs left as indentation."""
@@ -826,6 +862,9 @@ APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/celcoststability_test.go", "TestCelCostStability",
      runtime_cost_stability),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestCELValidationLimit", validation_limit),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestCELMaxRecursionDepth", max_recursion_depth),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestCELValidationContextCancellation",
+     context_cancellation),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestRatcheting", ratcheting),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestMessageExpression", message_expressions),

@@ -74,6 +74,12 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             "TestCELValidationLimit" => {
                 verdicts.insert(name, validation_limit(case, minor));
             }
+            "TestCELMaxRecursionDepth" => {
+                verdicts.insert(name, recursion_depth(case, minor));
+            }
+            "TestCELValidationContextCancellation" => {
+                verdicts.insert(name, cancellation(case, minor));
+            }
             "TestIP" | "TestCIDR" | "TestQuantity" | "TestSemver" | "TestFormat" => {
                 let expr = case["expr"].as_str().unwrap();
                 let id = match case["name"].as_str() == Some(expr) {
@@ -303,6 +309,47 @@ fn runtime_cost(case: &Value, minor: u16) -> Verdict {
         wrong.push(format!("cost {spent}, not {expected}"));
     }
     verdict(wrong)
+}
+
+/// TestCELMaxRecursionDepth: the rule, as deep as cel-go's parser goes, holds at a
+/// node; one level deeper, at a resource's root, every error is Invalid and contains the
+/// text.
+fn recursion_depth(case: &Value, minor: u16) -> Verdict {
+    let schema = with_rule(&case["schema"], case["rule"].as_str().unwrap());
+    let Some(expected) = case["error"].as_str() else {
+        return check(&validator(&schema, false, minor), &case["object"], None).map_err(|e| {
+            let texts: Vec<String> = e.iter().map(go_text).collect();
+            format!("denied: {}", texts.join("; "))
+        });
+    };
+    let errors = check(&validator(&schema, true, minor), &case["object"], None)
+        .err()
+        .unwrap_or_default();
+    let wrong: Vec<String> = errors
+        .iter()
+        .filter(|e| e.kind != ErrorType::Invalid || !go_text(e).contains(expected))
+        .map(go_text)
+        .collect();
+    match errors.is_empty() {
+        true => Err(format!("allowed; the apiserver says {expected:?}")),
+        false => verdict(wrong),
+    }
+}
+
+/// TestCELValidationContextCancellation: the rule holds within the budget; the second
+/// half, an evaluation interrupted by its request's cancelled context, has no
+/// counterpart: the validator is not handed a request to cancel.
+fn cancellation(case: &Value, minor: u16) -> Verdict {
+    check(
+        &validator(&case["schema"], true, minor),
+        &case["object"],
+        None,
+    )
+    .map_err(|e| {
+        let texts: Vec<String> = e.iter().map(go_text).collect();
+        format!("denied: {}", texts.join("; "))
+    })?;
+    Err("not applicable: the validator evaluates no request that can be cancelled".to_owned())
 }
 
 /// TestCELValidationLimit: the rule, which holds, at a node with no budget gives

@@ -4,6 +4,7 @@
 //! functions of the Kubernetes version, and refused in the apiserver's words when it
 //! would refuse them.
 
+use kube_cel::cel::common::ast::{EntryExpr, Expr, operators};
 use kube_cel::cel::parser::{Expression, Parser};
 
 use super::check::{self, Analysis};
@@ -70,6 +71,123 @@ impl Refusal {
     }
 }
 
+/// How deep cel-go's parser lets an expression nest (its `maxRecursionDepth`), counted
+/// as [`nesting`] counts.
+const MAX_RECURSION_DEPTH: usize = 250;
+
+/// Parses `source` as the apiserver's environment does: optional syntax on, nesting
+/// limited as cel-go limits it. The error is the parser's, in cel-go's words where they
+/// differ.
+pub fn parse(source: &str) -> Result<Expression, String> {
+    with_stack(parse_levels(source), || parse_here(source))
+}
+
+fn parse_here(source: &str) -> Result<Expression, String> {
+    let mut expression = Parser::new()
+        .enable_optional_syntax(true)
+        // cel-go's limit on the nesting of each grammar rule, here of expressions.
+        .max_recursion_depth(MAX_RECURSION_DEPTH as u16)
+        .parse(source)
+        .map_err(|e| {
+            e.to_string().replace(
+                &format!("Recursion limit of {MAX_RECURSION_DEPTH} exceeded"),
+                &format!("expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"),
+            )
+        })?;
+    super::position::even_nots_removed(source, &mut expression);
+    match nesting(&expression) > MAX_RECURSION_DEPTH {
+        true => Err("ERROR: <input>:-1:0: max recursion depth exceeded".to_owned()),
+        false => Ok(expression),
+    }
+}
+
+/// The nesting of `e` as cel-go's parser counts it (binary operators but `&&` and `||`,
+/// conditionals, field selections, member calls and indexes; a comprehension is a
+/// macro's member call): at most 250 in an expression that parses.
+pub fn nesting(e: &Expression) -> usize {
+    let own = match &e.expr {
+        Expr::Call(call) => match call.func_name.as_str() {
+            operators::LOGICAL_AND
+            | operators::LOGICAL_OR
+            | operators::LOGICAL_NOT
+            | operators::NEGATE => 0,
+            name => {
+                usize::from(call.target.is_some() || name.starts_with('_') || name == operators::IN)
+            }
+        },
+        Expr::Select(_) | Expr::Comprehension(_) => 1,
+        _ => 0,
+    };
+    own + children(e).into_iter().map(nesting).max().unwrap_or(0)
+}
+
+/// Runs `f`, a recursive walk `levels` deep of a rule's tree (a check, an evaluation),
+/// on a stack with room for it: 64 KiB a level, enough for an unoptimised build's
+/// interpreter. The thread's own when it has that much left (a thread of tests or of
+/// tokio's has 2 MiB), else one grown for it.
+pub fn with_stack<R>(levels: usize, f: impl FnOnce() -> R) -> R {
+    const PER_LEVEL: usize = 64 * 1024;
+    let needed = levels.saturating_add(8).saturating_mul(PER_LEVEL);
+    stacker::maybe_grow(needed, needed.saturating_mul(2), f)
+}
+
+/// The levels of [`with_stack`] parsing `source` may take, read from its text before it
+/// is parsed: the nesting of its brackets and its `?`, `!` and `-` (which nest to the
+/// right), four levels each, as the parser recurses through the grammar's rules for
+/// each (an unoptimised build takes some 200 KiB a bracket).
+fn parse_levels(source: &str) -> usize {
+    let (mut open, mut deepest, mut prefixes) = (0usize, 0usize, 0usize);
+    for c in source.chars() {
+        match c {
+            '(' | '[' | '{' => {
+                open += 1;
+                deepest = deepest.max(open);
+            }
+            ')' | ']' | '}' => open = open.saturating_sub(1),
+            '?' | '!' | '-' => prefixes += 1,
+            _ => {}
+        }
+    }
+    4 * (deepest + prefixes)
+}
+
+/// The height of `e`'s tree: how deep a walk of it, the interpreter's, recurses.
+pub fn height(e: &Expression) -> usize {
+    1 + children(e).into_iter().map(height).max().unwrap_or(0)
+}
+
+/// The expressions directly below `e`.
+pub(super) fn children(e: &Expression) -> Vec<&Expression> {
+    match &e.expr {
+        Expr::Call(call) => call
+            .target
+            .as_deref()
+            .into_iter()
+            .chain(&call.args)
+            .collect(),
+        Expr::Select(select) => vec![&select.operand],
+        Expr::List(list) => list.elements.iter().collect(),
+        Expr::Map(map) => map
+            .entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                EntryExpr::MapEntry(e) => vec![&e.key, &e.value],
+                EntryExpr::StructField(f) => vec![&f.value],
+            })
+            .collect(),
+        Expr::Struct(s) => s
+            .entries
+            .iter()
+            .filter_map(|entry| match &entry.expr {
+                EntryExpr::StructField(f) => Some(&f.value),
+                EntryExpr::MapEntry(_) => None,
+            })
+            .collect(),
+        Expr::Comprehension(c) => vec![&c.iter_range, &c.accu_init, &c.loop_step, &c.result],
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
+    }
+}
+
 fn compile(
     source: &str,
     decl: Option<&Decl>,
@@ -77,25 +195,24 @@ fn compile(
     env: Env,
     result: &str,
 ) -> Result<Compiled, Refusal> {
-    let expression = Parser::new()
-        .enable_optional_syntax(true)
-        .parse(source)
-        .map_err(|e| Refusal::Issues(e.to_string()))?;
-    let Some(decl) = decl else {
-        return Ok(Compiled {
+    with_stack(parse_levels(source), || {
+        let expression = parse_here(source).map_err(Refusal::Issues)?;
+        let Some(decl) = decl else {
+            return Ok(Compiled {
+                expression,
+                analysis: None,
+            });
+        };
+        let analysis = check::analyze(&expression, source, decl, optional_old_self, env);
+        if let Some(issue) = analysis.errors.first() {
+            return Err(Refusal::Issues(issue.to_string()));
+        }
+        if analysis.result != result {
+            return Err(Refusal::Result);
+        }
+        Ok(Compiled {
             expression,
-            analysis: None,
-        });
-    };
-    let analysis = check::analyze(&expression, source, decl, optional_old_self, env);
-    if let Some(issue) = analysis.errors.first() {
-        return Err(Refusal::Issues(issue.to_string()));
-    }
-    if analysis.result != result {
-        return Err(Refusal::Result);
-    }
-    Ok(Compiled {
-        expression,
-        analysis: Some(analysis),
+            analysis: Some(analysis),
+        })
     })
 }

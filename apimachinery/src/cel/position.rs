@@ -4,8 +4,10 @@
 //! its text: string and number literals (and `true`, `false`, `null`) and identifiers in
 //! the order written, matched to the parsed ones of the same value in the same order.
 
-use kube_cel::cel::common::ast::{EntryExpr, Expr, LiteralValue};
+use kube_cel::cel::common::ast::{EntryExpr, Expr, LiteralValue, operators};
 use kube_cel::cel::parser::Expression;
+
+use super::compile::children;
 
 /// A literal token: its value as its text decodes it, and its line and column (1-based,
 /// in characters).
@@ -22,6 +24,8 @@ enum Scanned {
     Word(&'static str),
     /// An identifier.
     Name(String),
+    /// A run of `!` (logical not), and how many.
+    Nots(usize),
 }
 
 fn scanned(literal: &LiteralValue) -> Option<Scanned> {
@@ -176,10 +180,108 @@ fn scan(source: &str) -> Vec<Token> {
             after_operand = true;
             continue;
         }
+        if c == '!' && chars.get(i + 1) != Some(&'=') {
+            let mut run = 0;
+            while i < chars.len() && (chars[i] == '!' || chars[i].is_whitespace()) {
+                if chars[i] == '!' && chars.get(i + 1) == Some(&'=') {
+                    break;
+                }
+                run += usize::from(chars[i] == '!');
+                if chars[i] == '\n' {
+                    line += 1;
+                    line_start = i + 1;
+                }
+                i += 1;
+            }
+            tokens.push(Token {
+                value: Scanned::Nots(run),
+                line,
+                column,
+            });
+            after_operand = false;
+            continue;
+        }
         after_operand = matches!(c, ')' | ']' | '}');
         i += 1;
     }
     tokens
+}
+
+/// `rule` (parsed from `source`) with each run of an even number of `!` read as none, as
+/// cel-go reads it: the cel crate's parser keeps one `!` of every run (`!!x` is `!x`).
+pub fn even_nots_removed(source: &str, rule: &mut Expression) {
+    let runs: Vec<usize> = scan(source)
+        .into_iter()
+        .filter_map(|t| match t.value {
+            Scanned::Nots(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    let mut nots = Vec::new();
+    written_nots(rule, &mut nots);
+    // The parser numbers a run's `!` in the order written (macros' own come after).
+    nots.sort_unstable();
+    if nots.len() != runs.len() {
+        return;
+    }
+    let even: Vec<u64> = nots
+        .into_iter()
+        .zip(runs)
+        .filter(|(_, run)| run % 2 == 0)
+        .map(|(id, _)| id)
+        .collect();
+    if !even.is_empty() {
+        unwrap_nots(rule, &even);
+    }
+}
+
+/// The ids of the `!` calls written in `e` (not those a macro's expansion adds, in its
+/// loop condition).
+fn written_nots(e: &Expression, ids: &mut Vec<u64>) {
+    if matches!(&e.expr, Expr::Call(c) if c.func_name == operators::LOGICAL_NOT) {
+        ids.push(e.id);
+    }
+    match &e.expr {
+        Expr::Comprehension(c) => {
+            written_nots(&c.iter_range, ids);
+            written_nots(&c.loop_step, ids);
+        }
+        _ => children(e).into_iter().for_each(|c| written_nots(c, ids)),
+    }
+}
+
+/// Replaces each `!` call of `ids` by its operand.
+fn unwrap_nots(e: &mut Expression, ids: &[u64]) {
+    while ids.contains(&e.id) {
+        let Expr::Call(call) = &mut e.expr else {
+            return;
+        };
+        let Some(operand) = call.args.pop() else {
+            return;
+        };
+        *e = operand;
+    }
+    match &mut e.expr {
+        Expr::Call(call) => {
+            call.target.iter_mut().for_each(|t| unwrap_nots(t, ids));
+            call.args.iter_mut().for_each(|a| unwrap_nots(a, ids));
+        }
+        Expr::Select(select) => unwrap_nots(&mut select.operand, ids),
+        Expr::List(list) => list.elements.iter_mut().for_each(|a| unwrap_nots(a, ids)),
+        Expr::Map(map) => {
+            for entry in &mut map.entries {
+                if let EntryExpr::MapEntry(m) = &mut entry.expr {
+                    unwrap_nots(&mut m.key, ids);
+                    unwrap_nots(&mut m.value, ids);
+                }
+            }
+        }
+        Expr::Comprehension(c) => {
+            unwrap_nots(&mut c.iter_range, ids);
+            unwrap_nots(&mut c.loop_step, ids);
+        }
+        _ => {}
+    }
 }
 
 fn is_word(c: char) -> bool {
@@ -273,5 +375,27 @@ mod tests {
         assert_eq!(find("self.x > 0 && sefl.y", name("sefl"), 0), Some((1, 15)));
         // A name inside a string is no identifier.
         assert_eq!(find("'sefl' == sefl", name("sefl"), 0), Some((1, 11)));
+    }
+
+    #[test]
+    fn an_even_run_of_nots_is_none() {
+        let read = |rule: &str| {
+            let mut parsed = kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
+            even_nots_removed(rule, &mut parsed);
+            parsed
+        };
+        let plain = |rule: &str| kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
+        let nots = |e: &Expression| {
+            let mut ids = Vec::new();
+            written_nots(e, &mut ids);
+            ids.len()
+        };
+        assert_eq!(nots(&read("!!true")), 0);
+        assert_eq!(nots(&read("! ! !true")), 1);
+        assert_eq!(nots(&read("!(!!x) && y != '!!' && !!!z")), 2);
+        assert_eq!(nots(&read("[1].exists(x, !!(x > 0))")), 0);
+        assert_eq!(nots(&read("a != b")), 0);
+        // The parser's own reading, which cel-go's differs from.
+        assert_eq!(nots(&plain("!!true")), 1);
     }
 }

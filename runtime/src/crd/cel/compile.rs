@@ -94,6 +94,8 @@ pub(super) struct Program {
     /// Its estimated cost, which no evaluation exceeds (the most there is where the
     /// node has no type to estimate by).
     pub estimate: u64,
+    /// The height of its tree, which evaluating it recurses as deep as.
+    pub height: usize,
 }
 
 /// A rule's `messageExpression`, as written and compiled.
@@ -137,6 +139,7 @@ fn compile(
     };
     super::rewrite::rewrite(&mut expression, optional_old_self, &list_ops);
     Ok(Program {
+        height: compile::height(&expression),
         expression,
         estimate,
     })

@@ -208,12 +208,12 @@ fn evaluate(
 ) -> Result<Result<Cel, ExecutionError>, Limit> {
     if !budget.counts() {
         return match budget.estimate(program.estimate) {
-            true => Ok(scope.resolve(&program.expression)),
+            true => Ok(with_stack(program, || scope.resolve(&program.expression))),
             false => Err(Limit::Estimated),
         };
     }
     let mut tracker = budget.tracker();
-    let result = tracker.eval(&program.expression, scope);
+    let result = with_stack(program, || tracker.eval(&program.expression, scope));
     if !budget.spend(tracker.spent()) {
         return Err(Limit::Budget);
     }
@@ -225,6 +225,11 @@ fn evaluate(
             Err(Limit::PerCall)
         }
     }
+}
+
+/// Runs `evaluate` of `program` on a stack deep enough for its tree.
+fn with_stack<R>(program: &Program, evaluate: impl FnOnce() -> R) -> R {
+    crdgen_apimachinery::cel::compile::with_stack(program.height, evaluate)
 }
 
 /// An error on the node itself, naming its type in place of its value.

@@ -13,7 +13,6 @@ use std::rc::Rc;
 use crdgen_apimachinery::cel::{
     MAX_REQUEST_SIZE_BYTES, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT, escape,
 };
-use kube_cel::cel::parser::Parser;
 use serde_json::Value;
 
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
@@ -527,20 +526,11 @@ fn bound(field: &str, marker: &str) -> String {
     }
 }
 
-/// Parses a rule as the apiserver's environment does (optional syntax on).
+/// Parses a rule as the apiserver's environment does.
 fn parse(source: &str) -> Parsed {
-    Parser::new()
-        .enable_optional_syntax(true)
-        .parse(source)
-        // The first line: the parser's own message, without its drawing of the place.
-        .map_err(|e| {
-            e.to_string()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_owned()
-        })
+    // The first line: the parser's own message, without its drawing of the place.
+    crdgen_apimachinery::cel::compile::parse(source)
+        .map_err(|e| e.lines().next().unwrap_or_default().trim().to_owned())
 }
 
 /// Takes every rule origin off a schema that is not checked.
