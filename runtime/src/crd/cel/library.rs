@@ -136,6 +136,7 @@ pub(super) fn register(ctx: &mut Context<'_>) {
     ctx.add_function(OPTIONAL_SELECT, optional_select);
     ctx.add_function("sortBy", sort_by);
     ctx.add_function("optMap", |ftx: &FunctionContext| opt_map(ftx, false));
+    ctx.add_function("optional.ofNonZeroValue", of_non_zero_value);
     ctx.add_function("optFlatMap", |ftx: &FunctionContext| opt_map(ftx, true));
 }
 
@@ -160,21 +161,38 @@ fn size(ftx: &FunctionContext, This(this): This<Value>) -> ResolveResult {
 /// timestamps in RFC 3339 with as many fraction digits as they need, bytes that are
 /// UTF-8; IPs, CIDRs and the rest by their own `string` (kube-cel's).
 fn string(ftx: &FunctionContext, This(this): This<Value>) -> ResolveResult {
-    let text = match &this {
-        Value::String(_) => return Ok(this),
+    if let Value::String(_) = this {
+        return Ok(this);
+    }
+    match standard_string(&this) {
+        Some(Ok(text)) => Ok(Value::String(Arc::new(text))),
+        Some(Err(message)) => Err(ftx.error(message)),
+        None => kube_cel_string(ftx, this),
+    }
+}
+
+/// `string(x)` of a standard type as cel-go converts it; `None` for the others (IPs,
+/// CIDRs: kube-cel's).
+pub(super) fn standard_string(value: &Value) -> Option<Result<String, String>> {
+    Some(Ok(match value {
+        Value::String(s) => s.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::UInt(u) => u.to_string(),
-        Value::Float(f) => f.to_string(),
-        Value::Bytes(b) => String::from_utf8(b.to_vec())
-            .map_err(|_| ftx.error("invalid UTF-8 in bytes, cannot convert to string"))?,
+        Value::Float(f) => go_g(*f),
+        Value::Bytes(b) => match String::from_utf8(b.to_vec()) {
+            Ok(text) => text,
+            Err(_) => {
+                return Some(Err(
+                    "invalid UTF-8 in bytes, cannot convert to string".to_owned()
+                ));
+            }
+        },
         Value::Duration(d) => seconds(d),
         Value::Timestamp(t) => rfc3339_nano(t),
-        _ => return kube_cel_string(ftx, this),
-    };
-    Ok(Value::String(Arc::new(text)))
+        _ => return None,
+    }))
 }
-
 /// A timestamp as Go's `time.RFC3339Nano` writes it: in its own offset (`Z` for UTC),
 /// with the fraction of a second it has and no trailing zeros (`19:03:37.01+01:00`).
 fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
@@ -227,6 +245,35 @@ fn seconds(d: &chrono::Duration) -> String {
     }
 }
 
+/// Go's `%g` of a double, as cel-go converts one to a string.
+pub(super) fn go_g(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    let exponent = if f == 0.0 {
+        0
+    } else {
+        f.abs().log10().floor() as i32
+    };
+    if (-4..21).contains(&exponent) {
+        return f.to_string();
+    }
+    let text = format!("{f:e}");
+    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let (sign, digits) = match exp.strip_prefix('-') {
+        Some(d) => ('-', d),
+        None => ('+', exp),
+    };
+    format!("{mantissa}e{sign}{digits:0>2}")
+}
+
 /// `type(x)`.
 fn type_of(ftx: &FunctionContext, value: Value) -> ResolveResult {
     if ftx.this.is_some() {
@@ -235,7 +282,7 @@ fn type_of(ftx: &FunctionContext, value: Value) -> ResolveResult {
     Ok(Value::Opaque(Arc::new(Type(type_name(&value)))))
 }
 
-fn type_name(value: &Value) -> &'static str {
+pub(super) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::List(_) => "list",
         Value::Map(_) => "map",
@@ -545,6 +592,21 @@ fn optional_select(ftx: &FunctionContext) -> ResolveResult {
         None => OptionalValue::none(),
     })))
 }
+
+/// `optional.ofNonZeroValue(x)`: none for a type's zero value, a timestamp's too (Go's
+/// zero time, `0001-01-01T00:00:00Z`, which the interpreter does not count as one).
+fn of_non_zero_value(value: Value) -> ResolveResult {
+    let zero_time = matches!(&value, Value::Timestamp(t) if t.timestamp() == GO_ZERO_TIME && t.timestamp_subsec_nanos() == 0);
+    Ok(Value::Opaque(Arc::new(
+        match value.is_zero() || zero_time {
+            true => OptionalValue::none(),
+            false => OptionalValue::of(value),
+        },
+    )))
+}
+
+/// Go's zero `time.Time`, `0001-01-01T00:00:00Z`, in seconds since the Unix epoch.
+const GO_ZERO_TIME: i64 = -62_135_596_800;
 
 /// `opt.optMap(v, expr)` (`flat`: `optFlatMap`, whose expression gives an optional).
 fn opt_map(ftx: &FunctionContext, flat: bool) -> ResolveResult {

@@ -28,7 +28,9 @@ mod format;
 mod library;
 mod lists;
 mod rewrite;
+mod string_format;
 mod time;
+mod urls;
 mod value;
 mod walk;
 
@@ -103,6 +105,8 @@ impl Rules {
                 format::register(&mut ctx);
                 lists::register(&mut ctx);
                 time::register(&mut ctx);
+                urls::register(&mut ctx);
+                string_format::register(&mut ctx);
                 ctx
             });
             let mut budget = match count {
