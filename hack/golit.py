@@ -92,6 +92,10 @@ PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=":
               "+": 4, "-": 4, "|": 4, "^": 4, "*": 5, "/": 5, "%": 5, "<<": 5, ">>": 5, "&": 5}
 
 
+# Unexported struct types of the test files that their tables write literals of.
+LOCAL_TYPES = {"validationOptions", "validationMatch"}
+
+
 class Parser:
     def __init__(self, tokens):
         self.tokens = tokens
@@ -262,7 +266,7 @@ class Parser:
         # `Name{` is a composite literal when Name is exported from a package or a
         # type the table names; `if x {` never appears inside the expressions read here.
         name = self.dotted(node)
-        return "." in name or name[:1].isupper()
+        return "." in name or name[:1].isupper() or name in LOCAL_TYPES
 
     def composite(self, type_node):
         self.take("{")

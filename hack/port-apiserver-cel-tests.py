@@ -146,6 +146,9 @@ ELEMENT_TYPES = {
     "[]schema.NestedValueValidation": "schema.NestedValueValidation",
     "[]schema.JSON": "schema.JSON",
     "field.ErrorList": "field.Error",
+    "[]apiextensions.JSONSchemaProps": "apiextensions.JSONSchemaProps",
+    "map[string]apiextensions.JSONSchemaProps": "apiextensions.JSONSchemaProps",
+    "[]validationMatch": "validationMatch",
 }
 FIELD_TYPES = {
     "Generic": "schema.Generic", "Extensions": "schema.Extensions",
@@ -159,14 +162,49 @@ FIELD_TYPES = {
 }
 
 
+# apiextensions' internal JSONSchemaProps fields, as the keys of a CRD's schema.
+JSON_SCHEMA_PROPS = dict(GENERIC, **EXTENSIONS, **VALUE_VALIDATION, Properties="properties",
+                         Items="items", AdditionalProperties="additionalProperties",
+                         PatternProperties="patternProperties", ID="id", Ref="$ref",
+                         Schema="$schema", Example="example", ExternalDocs="externalDocs",
+                         AdditionalItems="additionalItems", Dependencies="dependencies",
+                         Definitions="definitions")
+
+
+def json_schema_props(type_name, fields):
+    """apiextensions' JSONSchemaProps (and what holds one) as the JSON of a CRD."""
+    if type_name == "apiextensions.CustomResourceValidation":
+        return fields.get("OpenAPIV3Schema")
+    if type_name == "apiextensions.JSONSchemaPropsOrArray":
+        return fields.get("Schema") if fields.get("Schema") is not None else fields.get("JSONSchemas")
+    if type_name == "apiextensions.JSONSchemaPropsOrBool":
+        return fields.get("Schema") if fields.get("Schema") is not None else fields.get("Allows", False)
+    out = {}
+    for go, value in fields.items():
+        if go not in JSON_SCHEMA_PROPS:
+            raise Unported(f"{type_name} field {go}")
+        key = JSON_SCHEMA_PROPS[go]
+        if value is None or (value in (False, "", []) and key not in ("default", "nullable")):
+            continue
+        out[key] = value
+    return out
+
+
+JSON_SCHEMA_TYPES = {"apiextensions.JSONSchemaProps", "apiextensions.CustomResourceValidation",
+                     "apiextensions.JSONSchemaPropsOrArray", "apiextensions.JSONSchemaPropsOrBool"}
+
+
 def to_openapi(type_name, fields):
     """A schema struct literal as the JSON a CRD's schema holds."""
+    if type_name in JSON_SCHEMA_TYPES:
+        return json_schema_props(type_name, fields)
     if type_name == "schema.JSON":
         return fields.get("Object")
     if type_name == "apiextensions.ValidationRule":
         out = {}
         for go, key in RULE.items():
-            if fields.get(go) not in (None, "", False):
+            # optionalOldSelf is a pointer: set to false is not unset.
+            if fields.get(go) not in (None, "", False) or (go == "OptionalOldSelf" and fields.get(go) is False):
                 out[key] = fields[go]
         return out
     if type_name == "schema.StructuralOrBool":
@@ -195,7 +233,7 @@ def to_openapi(type_name, fields):
 
 SCHEMA_TYPES = {"schema.Structural", "schema.Generic", "schema.Extensions", "schema.ValueValidation",
                 "schema.NestedValueValidation", "schema.ValidationExtensions", "schema.JSON",
-                "schema.StructuralOrBool", "apiextensions.ValidationRule"}
+                "schema.StructuralOrBool", "apiextensions.ValidationRule"} | JSON_SCHEMA_TYPES
 
 
 class Evaluator:
@@ -663,6 +701,60 @@ def context_cancellation(source):
     return out
 
 
+def crd_validation(source):
+    """TestValidateCustomResourceDefinitionValidation, the cases whose schema has rules:
+    the schema (`statusEnabled` and `opts` as given), and the errors expected at or below
+    an `x-kubernetes-validations` (their type and field, below `openAPIV3Schema`); the
+    other errors (of the structural schema, which crdgen always writes) are left out."""
+    class Match:
+        def __init__(self, kind, path, contains=""):
+            self.kind, self.path, self.contains = kind, path, contains
+
+        def contains_(self, text):
+            return Match(self.kind, self.path, text)
+
+    def matcher(kind):
+        return lambda *path: Match(kind, ".".join(path))
+
+    env = schema_helpers()
+    env.update({name: matcher(kind) for name, kind in (
+        ("invalid", "FieldValueInvalid"), ("required", "FieldValueRequired"),
+        ("forbidden", "FieldValueForbidden"), ("unsupported", "FieldValueNotSupported"),
+        ("invalidtypecode", "FieldValueTypeInvalid"), ("duplicate", "FieldValueDuplicate"),
+        ("tooMany", "FieldValueTooMany"), ("immutable", "FieldValueInvalid"))})
+    env["invalidIndex"] = lambda i, *path: Match("FieldValueInvalid", ".".join(path) + f"[{i}]")
+    # An environment set of compatibility version 1.N is a 1.N+1 apiserver's.
+    env["environment.MustBaseEnvSet"] = lambda minor, *strict: {"kubeMinor": minor + 1}
+    env["version.MajorMinor"] = lambda major, minor: minor
+    for option in ("requireStructuralSchema", "requireValidPropertyType", "requireAtomicSetType",
+                   "requireMapListKeysMapSetValidation", "allowDefaults", "requireRecognizedConversionReviewVersion",
+                   "requirePrunedDefaults", "requireUniqueDefaults", "suppressPerExpressionCost"):
+        env[option] = option
+    env["jsonPtr"] = lambda v: v
+    env["validValidationSchema"] = {"type": "object"}
+    out = []
+    prefix = "spec.validation.openAPIV3Schema"
+    for case in read_cases(source, "TestValidateCustomResourceDefinitionValidation", env):
+        if "unported" in case:
+            if "x-kubernetes-validations" in json.dumps(case) or "XValidations" in case.get("unported", ""):
+                out.append(case)
+            continue
+        schema = case.get("input")
+        text = json.dumps(schema)
+        matches = case.get("expectedErrors") or []
+        if "x-kubernetes-validations" not in text:
+            continue
+        errors = [{"type": m.kind, "field": m.path[len(prefix) + 1:], "contains": m.contains}
+                  for m in matches if "x-kubernetes-validations" in m.path or m.path == prefix]
+        entry = {"name": case["name"], "schema": schema, "statusEnabled": bool(case.get("statusEnabled")),
+                 "errors": errors, "otherErrors": len(matches) - len(errors)}
+        environment = (case.get("opts") or {}).get("celEnvironmentSet")
+        if environment:
+            entry["kubeMinor"] = environment["kubeMinor"]
+        out.append(entry)
+    return out
+
+
 def fix_tabs(source):
     """validation_test.go's FixTabsOrDie: the first line's leading tabs off every line,
     the tabs left as indentation."""
@@ -866,6 +958,8 @@ APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/validation_test.go", "TestCELValidationContextCancellation",
      context_cancellation),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
+    ("pkg/apis/apiextensions/validation/validation_test.go",
+     "TestValidateCustomResourceDefinitionValidation", crd_validation),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestRatcheting", ratcheting),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestMessageExpression", message_expressions),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestOptionalOldSelf",
@@ -877,9 +971,15 @@ APIEXTENSIONS_TABLES = [
 ]
 
 
+# Tables run by crdgen's own unit tests (through its generation checks), apart from
+# tests/cel_apiserver.rs.
+SUBDIRS = {"TestValidateCustomResourceDefinitionValidation": "crds"}
+
+
 def write(name, document):
-    os.makedirs(OUT, exist_ok=True)
-    path = os.path.join(OUT, name)
+    out = os.path.join(OUT, SUBDIRS.get(document["function"], ""))
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, name)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(document, f, indent=1, ensure_ascii=False, sort_keys=False, allow_nan=False)
         f.write("\n")

@@ -568,7 +568,9 @@ fn every_case_of_kube_apiservers_cel_tests_agrees_or_is_listed_with_its_reason()
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap() != "disagreements.json")
+        // `crds/` holds the tables crdgen's own unit tests run through its generation
+        // checks (generators::crd::cel::oracle).
+        .filter(|p| p.is_file() && p.file_name().unwrap() != "disagreements.json")
         .collect();
     files.sort();
     for file in &files {

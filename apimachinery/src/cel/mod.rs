@@ -13,6 +13,8 @@ mod cost;
 #[cfg(feature = "check")]
 pub mod decl;
 #[cfg(feature = "check")]
+pub mod field_path;
+#[cfg(feature = "check")]
 pub mod functions;
 #[cfg(feature = "check")]
 mod literals;

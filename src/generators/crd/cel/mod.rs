@@ -20,6 +20,7 @@ use crate::markers::schema::RULE_ORIGIN;
 use crate::model::Kind;
 use crdgen_apimachinery::cel::check;
 use crdgen_apimachinery::cel::decl::{Decl, Names};
+use crdgen_apimachinery::cel::field_path;
 use crdgen_apimachinery::cel::functions::{self, Env};
 
 /// Checks every rule of `schema` (the `version` of `kind`), reporting what the apiserver
@@ -31,25 +32,87 @@ pub(super) fn check(
     kube: crate::known::KubeVersion,
     diags: &mut Diagnostics,
 ) {
-    let names = Names::of(kube.minor());
+    for finding in findings(schema, &kind.name, version, kube.minor()) {
+        let Some((code, message, hint)) = finding.diagnostic else {
+            continue;
+        };
+        let file = finding.origin["file"].as_str().filter(|f| !f.is_empty());
+        let pos = Pos {
+            line: finding.origin["line"].as_u64().unwrap_or(0) as usize,
+            col: finding.origin["col"].as_u64().unwrap_or(0) as usize,
+        };
+        let diagnostic = Diagnostic::error(code, message).hint(hint);
+        // At the rule's marker, or at the kind for a rule of no marker of the user's
+        // (Kubernetes' own types) and for the rules' total.
+        diags.push(match file {
+            Some(file) if pos.line > 0 => diagnostic.at(file, pos),
+            _ => diagnostic.at(&kind.file, kind.pos),
+        });
+    }
+}
+
+/// One thing the apiserver refuses about a schema's rules: where it says it (the field
+/// below `openAPIV3Schema`, `properties[spec].x-kubernetes-validations[0].rule`) and as
+/// which error, and crdgen's diagnostic of it.
+#[derive(Debug)]
+pub(crate) struct Finding {
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "read by kube-apiserver's own tests of CRDs (oracle.rs)"
+        )
+    )]
+    pub field: String,
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "read by kube-apiserver's own tests of CRDs (oracle.rs)"
+        )
+    )]
+    pub reason: &'static str,
+    /// crdgen's diagnostic: code, message, hint; `None` where another says it (the
+    /// apiserver names each of the most expensive rules of a schema over its budget).
+    diagnostic: Option<(Code, String, String)>,
+    /// The rule's marker (`file`, `line`, `col`), when it has one.
+    origin: Value,
+}
+
+/// The apiserver's error types, as `field.ErrorType`'s reasons name them.
+const INVALID: &str = "FieldValueInvalid";
+const REQUIRED: &str = "FieldValueRequired";
+const FORBIDDEN: &str = "FieldValueForbidden";
+const NOT_SUPPORTED: &str = "FieldValueNotSupported";
+
+/// What the apiserver refuses about the rules of `schema` (`version` of the kind
+/// `kind_name`), for Kubernetes 1.`kube_minor`; the rules' origins come off.
+pub(crate) fn findings(
+    schema: &mut Value,
+    kind_name: &str,
+    version: &str,
+    kube_minor: u16,
+) -> Vec<Finding> {
+    let names = Names::of(kube_minor);
     // The CEL types of the whole schema, once: each rule's is found in it by its path.
     let root = has_rules(schema)
         .then(|| Decl::new(schema, true, names))
         .flatten();
     let mut walk = Walk {
-        kind,
+        kind_name,
         version,
-        diags,
+        findings: Vec::new(),
         root: root.as_ref(),
         names,
-        env: Env::for_new_rules(kube.minor()),
-        kube_minor: kube.minor(),
+        env: Env::for_new_rules(kube_minor),
+        kube_minor,
         total: 0,
         expensive: Vec::new(),
     };
     let at = At {
         up: None,
         step: "",
+        field: "",
         cardinality: Some(1),
         uncorrelatable: None,
         resource: true,
@@ -58,28 +121,41 @@ pub(super) fn check(
     walk.node(schema, &at);
     if walk.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
         walk.expensive
-            .sort_by_key(|(_, cost)| std::cmp::Reverse(*cost));
+            .sort_by_key(|(_, _, cost)| std::cmp::Reverse(*cost));
+        walk.expensive.truncate(4);
         let named: Vec<String> = walk
             .expensive
             .iter()
-            .take(4)
-            .map(|(rule, cost)| format!("`{rule}` ({cost})"))
+            .map(|(rule, _, cost)| format!("`{rule}` ({cost})"))
             .collect();
-        walk.diags.push(
-            Diagnostic::error(
+        let total = walk.total;
+        let mut findings = walk.findings;
+        // The apiserver names each of the most expensive, then the schema.
+        for (_, field, _) in &walk.expensive {
+            findings.push(Finding {
+                field: field.clone(),
+                reason: FORBIDDEN,
+                diagnostic: None,
+                origin: Value::Null,
+            });
+        }
+        findings.push(Finding {
+            field: String::new(),
+            reason: FORBIDDEN,
+            diagnostic: Some((
                 Code::RuleCost,
                 format!(
-                    "the CEL rules of `{}` in {version} cost an estimated {} together, {} the apiserver's budget of {STATIC_ESTIMATED_CRD_COST_LIMIT} for a CRD version; the most expensive: {}",
-                    kind.name,
-                    walk.total,
-                    factor(walk.total, STATIC_ESTIMATED_CRD_COST_LIMIT),
+                    "the CEL rules of `{kind_name}` in {version} cost an estimated {total} together, {} the apiserver's budget of {STATIC_ESTIMATED_CRD_COST_LIMIT} for a CRD version; the most expensive: {}",
+                    factor(total, STATIC_ESTIMATED_CRD_COST_LIMIT),
                     named.join(", ")
                 ),
-            )
-            .at(&kind.file, kind.pos)
-            .hint("bound the lists, maps and strings those rules read with `+kubebuilder:validation:MaxItems`, `MaxProperties` and `MaxLength`"),
-        );
+                "bound the lists, maps and strings those rules read with `+kubebuilder:validation:MaxItems`, `MaxProperties` and `MaxLength`".to_owned(),
+            )),
+            origin: Value::Null,
+        });
+        return findings;
     }
+    walk.findings
 }
 
 /// Where the walk is in the schema. Its field path is written out only where a rule is,
@@ -89,6 +165,9 @@ struct At<'a> {
     up: Option<&'a At<'a>>,
     /// The step from there: a field's name, or `[*]` for items and map values.
     step: &'a str,
+    /// The schema's key the step goes through: `properties`, `items` or
+    /// `additionalProperties`; empty at the root.
+    field: &'a str,
     /// How many times the node can occur in one object; `None` when unbounded.
     cardinality: Option<u64>,
     /// The list above this node whose items cannot be told apart between versions.
@@ -105,6 +184,7 @@ impl<'a> At<'a> {
     fn child(
         &'a self,
         step: &'a str,
+        field: &'a str,
         limit: Option<u64>,
         child: &Value,
         uncorrelatable: Option<&'a At<'a>>,
@@ -112,6 +192,7 @@ impl<'a> At<'a> {
         At {
             up: Some(self),
             step,
+            field,
             cardinality: self
                 .cardinality
                 .zip(limit)
@@ -138,6 +219,20 @@ impl<'a> At<'a> {
             path.push_str(step);
         }
         path
+    }
+
+    /// The node's place in the schema as the apiserver names it
+    /// (`properties[spec].items`); empty at the root.
+    fn schema_path(&self) -> String {
+        let segment = match self.field {
+            "" => return String::new(),
+            "properties" => format!("properties[{}]", self.step),
+            other => other.to_owned(),
+        };
+        match self.up.map(At::schema_path).filter(|p| !p.is_empty()) {
+            Some(up) => format!("{up}.{segment}"),
+            None => segment,
+        }
     }
 
     /// This node's CEL type within `root`'s, the root's.
@@ -169,7 +264,7 @@ impl<'a> At<'a> {
 }
 
 struct Walk<'a> {
-    kind: &'a Kind,
+    kind_name: &'a str,
     /// The CEL type of the root, when any rule needs it.
     root: Option<&'a Decl>,
     names: Names,
@@ -177,9 +272,11 @@ struct Walk<'a> {
     env: Env,
     kube_minor: u16,
     version: &'a str,
-    diags: &'a mut Diagnostics,
+    findings: Vec<Finding>,
     total: u64,
-    expensive: Vec<(String, u64)>,
+    /// The rules and messageExpressions that cost at least a hundredth of a CRD's
+    /// budget: their text, field and cost.
+    expensive: Vec<(String, String, u64)>,
 }
 
 type Parsed = Result<kube_cel::cel::parser::Expression, String>;
@@ -194,6 +291,116 @@ fn has_rules(schema: &Value) -> bool {
         || ["items", "additionalProperties"]
             .iter()
             .any(|key| schema.get(key).is_some_and(has_rules))
+}
+
+/// What the apiserver finds malformed in `rule` (on `schema`) before compiling any
+/// rule: the part, the error, why, and what to do.
+fn malformations(
+    schema: &Value,
+    rule: &Value,
+) -> Vec<(&'static str, &'static str, String, &'static str)> {
+    let text = |key: &str| rule.get(key).and_then(Value::as_str);
+    let lines = |t: &str| t.contains(['\n', '\r']);
+    let mut found = Vec::new();
+    let source = text("rule").unwrap_or_default().trim();
+    let message = text("message").unwrap_or_default();
+    if source.is_empty() {
+        found.push((
+            "rule",
+            REQUIRED,
+            "is not specified".to_owned(),
+            "write the rule",
+        ));
+    } else if !message.is_empty() && message.trim().is_empty() {
+        found.push((
+            "message",
+            INVALID,
+            "must be non-empty if specified".to_owned(),
+            "write the message, or leave it out",
+        ));
+    } else if lines(message.trim()) {
+        found.push((
+            "message",
+            INVALID,
+            "must not contain line breaks".to_owned(),
+            "write the message on one line",
+        ));
+    } else if lines(source) && message.trim().is_empty() {
+        found.push((
+            "message",
+            REQUIRED,
+            "must be specified if the rule contains line breaks".to_owned(),
+            "give the rule a message",
+        ));
+    }
+    if text("messageExpression").is_some_and(|m| !m.is_empty() && m.trim().is_empty()) {
+        found.push((
+            "messageExpression",
+            REQUIRED,
+            "must be non-empty if specified".to_owned(),
+            "write the messageExpression, or leave it out",
+        ));
+    }
+    if let Some(reason) = text("reason")
+        && !SUPPORTED_REASONS.contains(&reason)
+    {
+        found.push((
+            "reason",
+            NOT_SUPPORTED,
+            format!("`{reason}` is not one of {}", SUPPORTED_REASONS.join(", ")),
+            "use one of the reasons the apiserver supports",
+        ));
+    }
+    if let Some(path) = text("fieldPath").filter(|p| !p.is_empty()) {
+        let why = if path.trim().is_empty() {
+            Some("must be non-empty if specified".to_owned())
+        } else if lines(path) {
+            Some("must not contain line breaks".to_owned())
+        } else {
+            field_path::invalid(schema, path).map(|e| format!("must be a valid path: {e}"))
+        };
+        if let Some(why) = why {
+            found.push((
+                "fieldPath",
+                INVALID,
+                why,
+                "name a field below the rule's node, as `.spec.replicas` or `['a.b']`",
+            ));
+        }
+    }
+    found
+}
+
+/// The reasons a rule may give its error (`x-kubernetes-validations[].reason`).
+const SUPPORTED_REASONS: &[&str] = &[
+    "FieldValueDuplicate",
+    "FieldValueForbidden",
+    "FieldValueInvalid",
+    "FieldValueRequired",
+];
+
+/// Whether a rule below `schema` (not its own) is malformed.
+fn malformed_below(schema: &Value) -> bool {
+    let malformed_here = |s: &Value| {
+        s["x-kubernetes-validations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|rule| !malformations(s, rule).is_empty())
+    };
+    let children = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|p| p.values())
+        .chain(
+            ["items", "additionalProperties"]
+                .iter()
+                .filter_map(|k| schema.get(*k)),
+        );
+    children
+        .filter(|child| child.is_object())
+        .any(|child| malformed_here(child) || malformed_below(child))
 }
 
 /// How many values of a child one value of `schema` holds (the apiserver's
@@ -239,9 +446,21 @@ impl Walk<'_> {
             });
         let here = At { bound_by, ..*at };
         let map_list = schema["x-kubernetes-list-type"] == "map";
+        // A map of another type than granular or atomic is not matched key by key.
+        let properties_uncorrelatable = match schema.get("x-kubernetes-map-type") {
+            None => at.uncorrelatable,
+            Some(t) if t == "granular" || t == "atomic" => at.uncorrelatable,
+            Some(_) => at.uncorrelatable.or(Some(&here)),
+        };
         if let Some(Value::Object(properties)) = schema.get_mut("properties") {
             for (name, property) in properties.iter_mut() {
-                let next = here.child(name, limit, property, at.uncorrelatable);
+                let next = here.child(
+                    name,
+                    "properties",
+                    limit,
+                    property,
+                    properties_uncorrelatable,
+                );
                 self.node(property, &next);
             }
         }
@@ -249,7 +468,13 @@ impl Walk<'_> {
             .get_mut("additionalProperties")
             .filter(|a| a.is_object())
         {
-            let next = here.child("[*]", limit, values, at.uncorrelatable);
+            let next = here.child(
+                "[*]",
+                "additionalProperties",
+                limit,
+                values,
+                at.uncorrelatable,
+            );
             self.node(values, &next);
         }
         if let Some(items) = schema.get_mut("items") {
@@ -258,7 +483,7 @@ impl Walk<'_> {
                 true => at.uncorrelatable,
                 false => at.uncorrelatable.or(Some(&here)),
             };
-            let next = here.child("[*]", limit, items, uncorrelatable);
+            let next = here.child("[*]", "items", limit, items, uncorrelatable);
             self.node(items, &next);
         }
         // Rules in allOf/anyOf/oneOf branches are not the apiserver's to compile here;
@@ -276,6 +501,14 @@ impl Walk<'_> {
     }
 
     fn rules(&mut self, schema: &mut Value, at: &At<'_>) {
+        let node = at.schema_path();
+        let prefix = match node.is_empty() {
+            true => "x-kubernetes-validations".to_owned(),
+            false => format!("{node}.x-kubernetes-validations"),
+        };
+        // The apiserver compiles a node's rules only when no rule here or below is
+        // malformed (a missing rule, a message or fieldPath it does not take).
+        let malformed = self.malformed(schema, &prefix) || malformed_below(schema);
         let found = self.root.and_then(|root| at.decl_in(root));
         let built;
         let decl = match found {
@@ -289,29 +522,62 @@ impl Walk<'_> {
         let Some(Value::Array(rules)) = schema.get_mut("x-kubernetes-validations") else {
             return;
         };
-        for rule in rules.iter_mut() {
+        for (i, rule) in rules.iter_mut().enumerate() {
             let origin = rule
                 .as_object_mut()
                 .and_then(|r| r.remove(RULE_ORIGIN))
                 .unwrap_or(Value::Null);
-            let Some(decl) = decl else {
+            let Some(decl) = decl.filter(|_| !malformed) else {
                 continue;
             };
-            self.rule(rule, decl, at, &origin);
+            self.rule(rule, decl, at, &origin, &format!("{prefix}[{i}]"));
         }
     }
 
-    fn rule(&mut self, rule: &Value, decl: &Decl, at: &At<'_>, origin: &Value) {
+    /// Reports the rules of `schema` that are malformed, as the apiserver checks them
+    /// before it compiles any (`prefix`: their field); whether any is.
+    fn malformed(&mut self, schema: &Value, prefix: &str) -> bool {
+        let before = self.findings.len();
+        for (i, rule) in schema["x-kubernetes-validations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let origin = rule.get(RULE_ORIGIN).cloned().unwrap_or(Value::Null);
+            for (part, reason, why, hint) in malformations(schema, rule) {
+                self.report(
+                    format!("{prefix}[{i}].{part}"),
+                    reason,
+                    Code::InvalidRule,
+                    &origin,
+                    format!(
+                        "the CEL rule `{}` in {}: its `{part}` {why}",
+                        rule["rule"].as_str().unwrap_or_default(),
+                        self.version
+                    ),
+                    hint,
+                );
+            }
+        }
+        self.findings.len() > before
+    }
+
+    /// Compiles one rule (`field`: where the apiserver names it) as the apiserver does.
+    fn rule(&mut self, rule: &Value, decl: &Decl, at: &At<'_>, origin: &Value, field: &str) {
         let text = |key: &str| rule.get(key).and_then(Value::as_str);
         let source = text("rule").unwrap_or_default();
         let path = at.path();
         let place = match path.is_empty() {
-            true => format!("the root of `{}`", self.kind.name),
+            true => format!("the root of `{}`", self.kind_name),
             false => format!("`{path}`"),
         };
         let optional = rule["optionalOldSelf"] == true;
-        let invalid = |walk: &mut Walk<'_>, why: String, hint: &str| {
+        let rule_field = format!("{field}.rule");
+        let invalid = |walk: &mut Walk<'_>, part: &str, why: String, hint: &str| {
             walk.report(
+                format!("{field}.{part}"),
+                INVALID,
                 Code::InvalidRule,
                 origin,
                 format!(
@@ -327,6 +593,7 @@ impl Walk<'_> {
             Err(e) => {
                 invalid(
                     self,
+                    "rule",
                     format!("it does not parse: {e}"),
                     "write it in CEL, as https://kubernetes.io/docs/reference/using-api/cel/ describes it",
                 );
@@ -336,11 +603,12 @@ impl Walk<'_> {
         let analysis = check::analyze(parsed, source, decl, optional, self.env);
         for error in &analysis.errors {
             let hint = type_error_hint(&error.message, self.kube_minor);
-            invalid(self, error.message.clone(), &hint);
+            invalid(self, "rule", error.message.clone(), &hint);
         }
         if analysis.result != "bool" {
             invalid(
                 self,
+                "rule",
                 format!(
                     "it gives `{}`, and a rule must give `bool`",
                     analysis.result
@@ -358,14 +626,18 @@ impl Walk<'_> {
             };
             invalid(
                 self,
+                "rule",
                 format!(
                     "`oldSelf` cannot be used here: the items of {list} cannot be matched with their old versions"
                 ),
                 "make the list a map list (`+listType=map` with `+listMapKey`), or write the rule on the list itself",
             );
-        } else if optional && !analysis.uses_old_self {
+        } else if !analysis.uses_old_self
+            && rule.get("optionalOldSelf").is_some_and(|o| !o.is_null())
+        {
             invalid(
                 self,
+                "optionalOldSelf",
                 "`optionalOldSelf` is set but the rule does not read `oldSelf`".to_owned(),
                 "drop `optionalOldSelf`, or compare with `oldSelf`",
             );
@@ -373,7 +645,7 @@ impl Walk<'_> {
         let cardinality = at
             .cardinality
             .unwrap_or(MAX_REQUEST_SIZE_BYTES / (decl.min_size + 1));
-        let mut cost = analysis.cost.saturating_mul(cardinality);
+        let cost = analysis.cost.saturating_mul(cardinality);
         if cost > STATIC_ESTIMATED_COST_LIMIT {
             let mut unbounded: Vec<(String, &str)> = analysis
                 .unbounded
@@ -399,6 +671,8 @@ impl Walk<'_> {
                 }
             };
             self.report(
+                rule_field.clone(),
+                FORBIDDEN,
                 Code::RuleCost,
                 origin,
                 format!(
@@ -409,53 +683,70 @@ impl Walk<'_> {
                 &hint,
             );
         }
-        if let Some(message) = text("messageExpression") {
-            match self.parse(message).as_ref() {
-                Ok(parsed) => {
-                    let analysis = check::analyze(parsed, message, decl, optional, self.env);
-                    for error in &analysis.errors {
-                        invalid(
-                            self,
-                            format!("its messageExpression: {}", error.message),
-                            "a messageExpression reads what the rule reads",
-                        );
-                    }
-                    if analysis.result != "string" {
-                        invalid(
-                            self,
-                            format!(
-                                "its messageExpression gives `{}`, not `string`",
-                                analysis.result
-                            ),
-                            "make the messageExpression a string, such as `'no such tier: ' + self.tier`",
-                        );
-                    }
-                    // The apiserver counts a message once, however often its rule runs.
-                    if analysis.cost > STATIC_ESTIMATED_COST_LIMIT {
-                        self.report(
-                            Code::RuleCost,
-                            origin,
-                            format!(
-                                "the messageExpression `{message}` of the CEL rule `{source}` on {place} in {} costs an estimated {}, {} the apiserver's budget of {STATIC_ESTIMATED_COST_LIMIT}",
-                                self.version,
-                                analysis.cost,
-                                factor(analysis.cost, STATIC_ESTIMATED_COST_LIMIT)
-                            ),
-                            "a message of unknown length (such as `string(…)` of a number) costs as much as the longest string a request holds: build it from literals and bounded fields",
-                        );
-                    }
-                    cost = cost.saturating_add(analysis.cost);
-                }
-                Err(e) => invalid(
+        self.observe(source, rule_field, cost);
+        let Some(message) = text("messageExpression").filter(|m| !m.trim().is_empty()) else {
+            return;
+        };
+        let parsed = match self.parse(message).as_ref() {
+            Ok(parsed) => parsed.clone(),
+            Err(e) => {
+                invalid(
                     self,
+                    "messageExpression",
                     format!("its messageExpression does not parse: {e}"),
                     "write it in CEL",
-                ),
+                );
+                return;
             }
+        };
+        let analysis = check::analyze(&parsed, message, decl, optional, self.env);
+        for error in &analysis.errors {
+            invalid(
+                self,
+                "messageExpression",
+                format!("its messageExpression: {}", error.message),
+                "a messageExpression reads what the rule reads",
+            );
         }
+        if analysis.result != "string" {
+            invalid(
+                self,
+                "messageExpression",
+                format!(
+                    "its messageExpression gives `{}`, not `string`",
+                    analysis.result
+                ),
+                "make the messageExpression a string, such as `'no such tier: ' + self.tier`",
+            );
+        }
+        if !analysis.errors.is_empty() || analysis.result != "string" {
+            return;
+        }
+        // The apiserver counts a message once, however often its rule runs.
+        if analysis.cost > STATIC_ESTIMATED_COST_LIMIT {
+            self.report(
+                format!("{field}.messageExpression"),
+                FORBIDDEN,
+                Code::RuleCost,
+                origin,
+                format!(
+                    "the messageExpression `{message}` of the CEL rule `{source}` on {place} in {} costs an estimated {}, {} the apiserver's budget of {STATIC_ESTIMATED_COST_LIMIT}",
+                    self.version,
+                    analysis.cost,
+                    factor(analysis.cost, STATIC_ESTIMATED_COST_LIMIT)
+                ),
+                "a message of unknown length (such as `string(…)` of a number) costs as much as the longest string a request holds: build it from literals and bounded fields",
+            );
+        }
+        self.observe(message, format!("{field}.messageExpression"), analysis.cost);
+    }
+
+    /// Counts an expression's cost towards the schema's total, as the apiserver does,
+    /// keeping those that cost at least a hundredth of the budget.
+    fn observe(&mut self, source: &str, field: String, cost: u64) {
         self.total = self.total.saturating_add(cost);
         if cost >= STATIC_ESTIMATED_CRD_COST_LIMIT / 100 {
-            self.expensive.push((source.to_owned(), cost));
+            self.expensive.push((source.to_owned(), field, cost));
         }
     }
 
@@ -474,18 +765,21 @@ impl Walk<'_> {
         })
     }
 
-    /// A diagnostic at the rule's marker, or at the kind for a rule of no marker of the
-    /// user's (Kubernetes' own types).
-    fn report(&mut self, code: Code, origin: &Value, message: String, hint: &str) {
-        let file = origin["file"].as_str().filter(|f| !f.is_empty());
-        let pos = Pos {
-            line: origin["line"].as_u64().unwrap_or(0) as usize,
-            col: origin["col"].as_u64().unwrap_or(0) as usize,
-        };
-        let diagnostic = Diagnostic::error(code, message).hint(hint);
-        self.diags.push(match file {
-            Some(file) if pos.line > 0 => diagnostic.at(file, pos),
-            _ => diagnostic.at(&self.kind.file, self.kind.pos),
+    /// Records what the apiserver refuses at `field`, and crdgen's diagnostic of it.
+    fn report(
+        &mut self,
+        field: String,
+        reason: &'static str,
+        code: Code,
+        origin: &Value,
+        message: String,
+        hint: &str,
+    ) {
+        self.findings.push(Finding {
+            field,
+            reason,
+            diagnostic: Some((code, message, hint.to_owned())),
+            origin: origin.clone(),
         });
     }
 }
@@ -544,6 +838,9 @@ fn strip_origins(schema: &mut Value) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod oracle;
 
 #[cfg(test)]
 mod tests {
