@@ -4,12 +4,12 @@
 //! functions of the Kubernetes version, and refused in the apiserver's words when it
 //! would refuse them.
 
-use kube_cel::cel::common::ast::{EntryExpr, Expr, operators};
 use kube_cel::cel::parser::{Expression, Parser};
 
 use super::check::{self, Analysis};
 use super::decl::Decl;
 use super::functions::Env;
+use super::tree::nesting;
 
 /// A rule that compiles: the expression to evaluate and what its reading found.
 #[derive(Debug)]
@@ -72,7 +72,7 @@ impl Refusal {
 }
 
 /// How deep cel-go's parser lets an expression nest (its `maxRecursionDepth`), counted
-/// as [`nesting`] counts.
+/// as [`nesting`](super::tree::nesting) counts.
 const MAX_RECURSION_DEPTH: usize = 250;
 
 /// Parses `source` as the apiserver's environment does: optional syntax on, nesting
@@ -99,26 +99,6 @@ fn parse_here(source: &str) -> Result<Expression, String> {
         true => Err("ERROR: <input>:-1:0: max recursion depth exceeded".to_owned()),
         false => Ok(expression),
     }
-}
-
-/// The nesting of `e` as cel-go's parser counts it (binary operators but `&&` and `||`,
-/// conditionals, field selections, member calls and indexes; a comprehension is a
-/// macro's member call): at most 250 in an expression that parses.
-pub fn nesting(e: &Expression) -> usize {
-    let own = match &e.expr {
-        Expr::Call(call) => match call.func_name.as_str() {
-            operators::LOGICAL_AND
-            | operators::LOGICAL_OR
-            | operators::LOGICAL_NOT
-            | operators::NEGATE => 0,
-            name => {
-                usize::from(call.target.is_some() || name.starts_with('_') || name == operators::IN)
-            }
-        },
-        Expr::Select(_) | Expr::Comprehension(_) => 1,
-        _ => 0,
-    };
-    own + children(e).into_iter().map(nesting).max().unwrap_or(0)
 }
 
 /// Runs `f`, a recursive walk `levels` deep of a rule's tree (a check, an evaluation),
@@ -149,43 +129,6 @@ fn parse_levels(source: &str) -> usize {
         }
     }
     4 * (deepest + prefixes)
-}
-
-/// The height of `e`'s tree: how deep a walk of it, the interpreter's, recurses.
-pub fn height(e: &Expression) -> usize {
-    1 + children(e).into_iter().map(height).max().unwrap_or(0)
-}
-
-/// The expressions directly below `e`.
-pub(super) fn children(e: &Expression) -> Vec<&Expression> {
-    match &e.expr {
-        Expr::Call(call) => call
-            .target
-            .as_deref()
-            .into_iter()
-            .chain(&call.args)
-            .collect(),
-        Expr::Select(select) => vec![&select.operand],
-        Expr::List(list) => list.elements.iter().collect(),
-        Expr::Map(map) => map
-            .entries
-            .iter()
-            .flat_map(|entry| match &entry.expr {
-                EntryExpr::MapEntry(e) => vec![&e.key, &e.value],
-                EntryExpr::StructField(f) => vec![&f.value],
-            })
-            .collect(),
-        Expr::Struct(s) => s
-            .entries
-            .iter()
-            .filter_map(|entry| match &entry.expr {
-                EntryExpr::StructField(f) => Some(&f.value),
-                EntryExpr::MapEntry(_) => None,
-            })
-            .collect(),
-        Expr::Comprehension(c) => vec![&c.iter_range, &c.accu_init, &c.loop_step, &c.result],
-        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
-    }
 }
 
 fn compile(

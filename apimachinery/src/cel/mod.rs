@@ -21,6 +21,8 @@ mod literals;
 #[cfg(feature = "check")]
 mod position;
 #[cfg(feature = "check")]
+pub mod tree;
+#[cfg(feature = "check")]
 mod types;
 
 use std::borrow::Cow;

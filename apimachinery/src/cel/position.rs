@@ -7,7 +7,7 @@
 use kube_cel::cel::common::ast::{EntryExpr, Expr, LiteralValue, operators};
 use kube_cel::cel::parser::Expression;
 
-use super::compile::children;
+use super::tree::children;
 
 /// A literal token: its value as its text decodes it, and its line and column (1-based,
 /// in characters).

@@ -139,7 +139,7 @@ fn compile(
     };
     super::rewrite::rewrite(&mut expression, optional_old_self, &list_ops);
     Ok(Program {
-        height: compile::height(&expression),
+        height: crdgen_apimachinery::cel::tree::height(&expression),
         expression,
         estimate,
     })
