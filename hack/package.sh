@@ -12,6 +12,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 crates=(crdgen-apimachinery crdgen-runtime crdgen)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+# cargo unpacks each verified crate into its registry cache by name and version, and
+# reuses what an earlier run of this script unpacked there: stale sources of a version
+# not yet released. Nothing of ours is published, so every copy there is such a one.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/crdgen-*-"$version"
 # The work tree as it is (--allow-dirty: CI's clone is clean; a contributor's need not be).
 # cargo names each test, bench and example the package leaves out: expected, not news.
 # crdgen-runtime is a library, which leaves k8s-openapi's Kubernetes version to the
