@@ -210,12 +210,32 @@ class Parser:
         if text == "{":
             return self.composite(None)
         if text == "func":
-            # A func literal is read past (its signature, then its body), and refused
-            # only if evaluated.
+            # A func literal whose body is one `return` of an expression (`func(c T) T {
+            # return c + 1 }`) is read as that expression of its parameters; any other is
+            # read past and refused only if evaluated.
+            self.take()
+            self.take("(")
+            params = []
+            while not self.at(")"):
+                params.append(self.take()[1])
+                while not self.at(",") and not self.at(")"):
+                    self.take()
+                if self.at(","):
+                    self.take()
+            self.take(")")
             while not self.at("{"):
                 self.take()
+            start = self.i
+            self.take("{")
+            if self.peek()[1] == "return":
+                self.take()
+                body = self.expression()
+                if self.at("}"):
+                    self.take("}")
+                    return Node("funclit", params, body)
+            self.i = start
             self.skip_braces()
-            return Node("funclit")
+            return Node("funclit", None, None)
         if kind == "name":
             self.take()
             return Node("name", text)
@@ -305,12 +325,15 @@ def find_block(source, start_pattern):
 
 
 def table(source, func, var="tests"):
-    """The cases of `<var> := []struct{...}{ ... }` (or `[]T{ ... }`) in func `func`, each
-    as the tokens of one element."""
+    """The cases of `<var> := []struct{...}{ ... }` (or `[]T{ ... }`, or the cases
+    `<var> := append(cases, []T{ ... }...)` adds) in func `func`, each as the tokens of
+    one element."""
     m = re.search(r"func " + re.escape(func) + r"\(", source)
     if not m:
         raise Unported(f"no func {func}")
-    start = source.index(var + " := []", m.end()) + len(var + " := []")
+    opening = next(o for o in (var + " := []", var + " := append(cases, []")
+                   if source.find(o, m.end()) >= 0)
+    start = source.index(opening, m.end()) + len(opening)
     p = Parser(tokenize(source[start:]))
     if p.at("struct"):
         p.take()

@@ -44,6 +44,21 @@ class Struct(dict):
         super().__init__(fields)
         self.type_name = type_name
 
+    def __getattr__(self, name):
+        if name in self:
+            return self[name]
+        raise AttributeError(name)
+
+
+class CostEstimate(Struct):
+    """cel-go's `checker.CostEstimate`: a range of costs."""
+
+    def __init__(self, fields):
+        super().__init__("checker.CostEstimate", {"Min": fields.get("Min", 0), "Max": fields.get("Max", 0)})
+
+    def Add(self, other):  # noqa: N802 (Go's name)
+        return CostEstimate({"Min": self.Min + other.Min, "Max": self.Max + other.Max})
+
 
 def go_sprintf(fmt, *args):
     out = []
@@ -253,6 +268,11 @@ class Evaluator:
             name = Parser.dotted(node) if node.parts[0].kind in ("name", "select") else None
             if name in self.env:
                 return self.env[name]
+            base, field = node.parts
+            if base.kind != "name" or base.parts[0] in self.env:
+                value = self.eval(base)
+                if hasattr(value, field):
+                    return getattr(value, field)
             raise Unported(f"the selector {name or node}")
         if k == "unary":
             op, inner = node.parts
@@ -296,7 +316,13 @@ class Evaluator:
         if k == "composite":
             return self.composite(node, expected)
         if k == "funclit":
-            raise Unported("a func literal")
+            params, body = node.parts
+            if body is None:
+                raise Unported("a func literal")
+            def call(*args, params=params, body=body):
+                inner = Evaluator(dict(self.env, **dict(zip(params, args))))
+                return inner.eval(body)
+            return call
         raise Unported(f"expression {k}")
 
     def type_text(self, t):
@@ -334,6 +360,8 @@ class Evaluator:
                 fields[field] = self.eval(value, FIELD_TYPES.get(field))
             if type_name in SCHEMA_TYPES:
                 return to_openapi(type_name, fields)
+            if type_name == "checker.CostEstimate":
+                return CostEstimate(fields)
             return Struct(type_name, fields)
         if type_name and type_name.startswith("map[") or (keyed and type_name is None):
             return {self.eval(key): self.eval(value, element_type) for key, value in elements}
@@ -755,6 +783,98 @@ def crd_validation(source):
     return out
 
 
+LIBRARY_LITERALS = {
+    "intListLiteral": "[1, 2, 3, 4, 5]",
+    "uintListLiteral": "[uint(1), uint(2), uint(3), uint(4), uint(5)]",
+    "doubleListLiteral": "[1.0, 2.0, 3.0, 4.0, 5.0]",
+    "boolListLiteral": "[false, true, false, true, false]",
+    "stringListLiteral": "['012345678901', '012345678901', '012345678901', '012345678901', '012345678901']",
+    "bytesListLiteral": "[bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901'), bytes('012345678901')]",
+    "durationListLiteral": "[duration('1s'), duration('2s'), duration('3s'), duration('4s'), duration('5s')]",
+    "timestampListLiteral": "[timestamp('2011-01-01T00:00:00.000+01:00'), timestamp('2011-01-02T00:00:00.000+01:00'), "
+                            "timestamp('2011-01-03T00:00:00.000+01:00'), timestamp('2011-01-04T00:00:00.000+01:00'), "
+                            "timestamp('2011-01-05T00:00:00.000+01:00')]",
+    "stringLiteral": "'01234567890123456789012345678901234567890123456789'",
+}
+
+
+# apiserver's cost_test.go tables of its libraries (TestAuthzLibrary's are of no CRD's
+# environment; TestSize and TestTypeEquality call the estimator directly).
+COST_TABLES = (
+    "TestListsCost", "TestIndexOfCost", "TestURLsCost", "TestIPCost", "TestIPIsCanonicalCost",
+    "TestCIDRCost", "TestStringLibrary", "TestQuantityCost", "TestNameFormatCost", "TestSetsCost",
+    "TestSemverCost", "TestTwoVariableComprehensionCost")
+
+
+def library_cost(func):
+    """apiserver's pkg/cel/library cost tables (testCost): each expression, of no
+    variables, with its estimated cost range and its runtime cost, in an environment of
+    every Kubernetes library with no OptOptimize and string sizes unknown but 0..12."""
+    def cost(c):
+        return [c.Min, c.Max]
+
+    def reader(source):
+        env = dict(BASE_ENV, **LIBRARY_LITERALS)
+        env["checker.CostEstimate"] = CostEstimate
+        body = function_body(source, func)
+        # The tables' own bindings (`ipv4 := "ip('192.168.0.1')"`), read in order.
+        for name, value in re.findall(r"^\t(\w+) := (\"[^\"\n]*\"|checker\.CostEstimate\{[^}]*\}|uint64\(\d+\))$", body, re.M):
+            env[name] = Evaluator(env).eval(Parser(tokenize(value)).expression())
+        out = []
+        var = "testCases" if "testCases := " in body else "cases"
+        # TestCIDRCost's IPv4 and IPv6 cases are the shared ones and each family's own.
+        tables = [(var, ["ipv4", "ipv6"])]
+        if "ipv4Cases := " in body:
+            tables = [("cases", ["ipv4", "ipv6"]), ("ipv4Cases", ["ipv4"]), ("ipv6Cases", ["ipv6"])]
+        for name, families in tables:
+            for case in read_cases(source, func, env, var=name):
+                if "unported" in case:
+                    out.append(case)
+                    continue
+                case["families"] = families
+                out.extend(library_cost_cases(func, case, env))
+        return out
+    return reader
+
+
+def library_cost_cases(func, case, env):
+    """The expressions one case of a cost table stands for, as its loop makes them."""
+    def entry(name, expr, estimated, runtime):
+        return {"name": name, "expr": expr, "estimated": [estimated.Min, estimated.Max], "runtime": runtime}
+
+    if "costs" in case:  # TestListsCost, TestIndexOfCost: each op on each literal
+        out = []
+        for op in case["opts"]:
+            for typ in case["costs"]:
+                with_param = go_sprintf(op, typ["param"]) if "%s" in op else op
+                expr = typ["comparableLiteral"] + with_param
+                out.append(entry(expr, expr, typ["expectedEstimatedCost"], typ["expectedRuntimeCost"]))
+        return out
+    if func == "TestURLsCost":
+        return [entry("url." + op, "url('https:://kubernetes.io/')" + op, case["expectEsimatedCost"],
+                      case["expectRuntimeCost"]) for op in case["ops"]]
+    if func in ("TestIPCost", "TestCIDRCost"):
+        # Each op on the IPv4 and the IPv6 address (or CIDR), the expectations made from
+        # each one's base.
+        out = []
+        for family in case["families"]:
+            base, estimated, runtime = env[family], env[family + "BaseEstimatedCost"], env[family + "BaseRuntimeCost"]
+            for op in case["ops"]:
+                out.append(entry(base + op, base + op, case["expectEsimatedCost"](estimated),
+                                 case["expectRuntimeCost"](runtime)))
+        return out
+    if "op" in case:  # TestIPIsCanonicalCost
+        return [entry(case["op"], case["op"], case["expectEsimatedCost"], case["expectRuntimeCost"])]
+    estimated = case.get("expectEstimatedCost") or case.get("expectEsimatedCost")
+    return [entry(case.get("name") or case["expr"], case["expr"], estimated, case["expectRuntimeCost"])]
+
+
+def function_body(source, func):
+    start = source.index(f"func {func}(")
+    end = source.find("\nfunc ", start + 1)
+    return source[start:end if end > 0 else len(source)]
+
+
 def fix_tabs(source):
     """validation_test.go's FixTabsOrDie: the first line's leading tabs off every line,
     the tabs left as indentation."""
@@ -941,7 +1061,7 @@ APISERVER_TABLES = [
     ("pkg/cel/library/quantity_test.go", "TestQuantity", library_table("TestQuantity", "pattern")),
     ("pkg/cel/library/semver_test.go", "TestSemver", library_table("TestSemver", "pattern")),
     ("pkg/cel/library/format_test.go", "TestFormat", library_table("TestFormat", "pattern")),
-]
+] + [("pkg/cel/library/cost_test.go", func, library_cost(func)) for func in COST_TABLES]
 
 
 APIEXTENSIONS_TABLES = [
@@ -974,6 +1094,8 @@ APIEXTENSIONS_TABLES = [
 # Tables run by crdgen's own unit tests (through its generation checks), apart from
 # tests/cel_apiserver.rs.
 SUBDIRS = {"TestValidateCustomResourceDefinitionValidation": "crds"}
+# And by crdgen-runtime's own unit tests (its runtime cost without OptOptimize).
+SUBDIRS.update({func: "library" for func in COST_TABLES})
 
 
 def write(name, document):

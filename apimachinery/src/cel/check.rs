@@ -62,6 +62,8 @@ struct Local<'d> {
 pub struct Analysis {
     /// Its estimated cost, as cel-go's `EstimateCost(..).Max`.
     pub cost: u64,
+    /// The least it may cost, as cel-go's `EstimateCost(..).Min`.
+    pub min_cost: u64,
     /// What the apiserver's compiler would refuse, in its words.
     pub errors: Vec<Issue>,
     /// Whether it reads `oldSelf`.
@@ -134,7 +136,23 @@ pub fn analyze(
     optional_old_self: bool,
     env: Env,
 ) -> Analysis {
+    analyze_sizing_text(rule, source, root, optional_old_self, env, None)
+}
+
+/// [`analyze`], a string or bytes of no size known from the schema, a literal or a
+/// function estimated as `unknown_text` long (the fewest and most characters), as an
+/// estimator of cel-go's that sizes them does (apiserver's library tests use one that
+/// says 0 to 12); `None`: unknown, as the apiserver's CRD estimator leaves it.
+pub fn analyze_sizing_text(
+    rule: &Expression,
+    source: &str,
+    root: &Decl,
+    optional_old_self: bool,
+    env: Env,
+    unknown_text: Option<(u64, u64)>,
+) -> Analysis {
     let mut checker = Checker {
+        unknown_text: unknown_text.map(|(min, max)| Range { min, max }),
         root,
         env,
         optional_old_self,
@@ -168,6 +186,7 @@ pub fn analyze(
     }
     Analysis {
         cost: node.cost.max,
+        min_cost: node.cost.min,
         errors,
         uses_old_self: checker.uses_old_self,
         list_ops: checker.list_ops,
@@ -197,6 +216,8 @@ struct Checker<'d> {
     /// The list type of each expression that is a set or map list of the object.
     list_types: HashMap<u64, &'d ListType>,
     list_ops: Vec<(u64, ListType)>,
+    /// The size of a string or bytes that nothing else sizes.
+    unknown_text: Option<Range>,
 }
 
 fn literal_size(literal: &LiteralValue) -> u64 {
@@ -262,7 +283,11 @@ impl<'d> Checker<'d> {
         if ty.scalar() {
             return Some(Range::fixed(1));
         }
-        local.and_then(|name| self.local(name)).and_then(|l| l.size)
+        let local = local.and_then(|name| self.local(name)).and_then(|l| l.size);
+        match ty {
+            Ty::String | Ty::Bytes => local.or(self.unknown_text),
+            _ => local,
+        }
     }
 
     fn note_unbounded(&mut self, path: &[String], decl: &Decl) {
@@ -931,11 +956,13 @@ impl<'d> Checker<'d> {
             });
         }
         let mut body = Range::fixed(0);
+        let mut parts = Vec::new();
         let mut last = Ty::Dyn;
         let rest = &args[variables..];
         for (i, arg) in rest.iter().enumerate() {
             let node = self.expr(arg);
             body = body.add(node.cost);
+            parts.push(node.cost);
             // A quantifier's predicate, or a transform's filter, is a bool.
             let predicate = i + 1 < rest.len() || matches!(name, "all" | "exists" | "existsOne");
             if predicate && !self.mapping.assignable(&Ty::Bool, &node.ty) {
@@ -969,9 +996,18 @@ impl<'d> Checker<'d> {
                     .add(body)
                     .add(Range::fixed(cost::LIST + 2 + wrap))
             }
-            _ => {
+            "sortBy" => {
                 let count = target.size.unwrap_or(Range::UNKNOWN);
                 target.cost.add(count.mul(body.add(Range::fixed(2))))
+            }
+            _ => {
+                let count = target.size.unwrap_or(Range::UNKNOWN);
+                let (init, per, result) = two_variable_costs(name, &parts);
+                target
+                    .cost
+                    .add(Range::fixed(init))
+                    .add(count.mul(per))
+                    .add(Range::fixed(result))
             }
         };
         Some(self.node(ty, cost, None))
@@ -1067,6 +1103,11 @@ impl<'d> Checker<'d> {
             ) if lhs.ty.textual() || rhs.ty.textual() => with_args(compare(size(lhs), size(rhs))),
             (operators::EQUALS | operators::NOT_EQUALS, None, [lhs, rhs]) => {
                 with_args(compare(size(lhs), size(rhs)))
+            }
+            // ext.Sets: the product of the sizes (twice for equivalence), and the call.
+            ("sets.contains" | "sets.intersects" | "sets.equivalent", None, [a, b]) => {
+                let times = if name == "sets.equivalent" { 2.0 } else { 1.0 };
+                with_args(size(a).mul(size(b)).factor(times).add(Range::fixed(1)))
             }
             ("dyn", None, [a]) => (Range::fixed(1).add(a.cost), a.size, a.entries),
             _ => with_args(Range::fixed(1)),
@@ -1207,15 +1248,79 @@ impl<'d> Checker<'d> {
                 _,
                 _,
             ) => one,
-            (operators::EQUALS, None, [lhs, rhs])
-                if matches!((&lhs.ty, &rhs.ty), (Ty::Opaque(_), Ty::Opaque(_))) =>
-            {
-                one
-            }
+            // Equal Kubernetes values: a URL's by the right one's length (the
+            // apiserver's estimator reads its size twice), a format's by the longest
+            // name, the rest in one step.
+            (operators::EQUALS, None, [lhs, rhs]) => match (&lhs.ty, &rhs.ty) {
+                (Ty::Opaque(a), Ty::Opaque(b)) if a == b => Some((
+                    match *a {
+                        "kubernetes.URL" => Range {
+                            min: 1,
+                            max: rhs.size.map_or(1, |s| s.max),
+                        }
+                        .factor(cost::TRAVERSAL),
+                        "kubernetes.NamedFormat" => Range {
+                            min: 1,
+                            max: MAX_FORMAT_SIZE,
+                        }
+                        .factor(cost::TRAVERSAL),
+                        _ => Range::fixed(1),
+                    },
+                    None,
+                )),
+                _ => None,
+            },
             _ => None,
         }
     }
 }
+
+/// A two-variable comprehension's costs as cel-go expands and estimates it: its
+/// accumulator's start, each element's condition and step, and its result. `parts`: the
+/// costs of its predicate, or of its filter (if any) and transform.
+fn two_variable_costs(name: &str, parts: &[Range]) -> (u64, Range, u64) {
+    let last = parts.last().copied().unwrap_or_default();
+    // `filter ? step : @result`: the filter, then the step or the accumulator (one).
+    let filtered = |step: Range| match parts {
+        [filter, _] => Range {
+            min: filter.min.saturating_add(1),
+            max: filter.max.saturating_add(step.max),
+        },
+        _ => step,
+    };
+    match name {
+        // `@not_strictly_false(@result)` (two; three with `!`), then `@result && p`:
+        // the accumulator, and the predicate at most.
+        "all" | "exists" => {
+            let condition = if name == "all" { 2 } else { 3 };
+            let per = Range {
+                min: condition + 1,
+                max: (condition + 1u64).saturating_add(last.max),
+            };
+            (0, per, 1)
+        }
+        // `p ? @result + 1 : @result`, then `@result == 1`.
+        "existsOne" => {
+            let per = Range {
+                min: last.min.saturating_add(1),
+                max: last.max.saturating_add(2),
+            };
+            (0, per, 2)
+        }
+        // `@result + [t]` from `[]`.
+        "transformList" => (
+            cost::LIST,
+            filtered(last.add(Range::fixed(cost::LIST + 2))),
+            1,
+        ),
+        // `cel.@mapInsert(@result, k, t)` from `{}`; `cel.@mapInsert(@result, t)`.
+        "transformMap" => (cost::MAP, filtered(last.add(Range::fixed(3))), 1),
+        _ => (cost::MAP, filtered(last.add(Range::fixed(2))), 1),
+    }
+}
+
+/// The longest name of a format (apiserver's `cel.MaxFormatSize`).
+const MAX_FORMAT_SIZE: u64 = 64;
 
 /// What selecting a field costs: a lookup in a map or object, nothing else.
 fn lookup_cost(ty: &Ty<'_>) -> Range {

@@ -47,16 +47,37 @@ type Eval = Result<Value, Stop>;
 pub(super) struct Tracker {
     spent: u64,
     limit: u64,
+    /// Whether the program is planned with `OptOptimize`, as Kubernetes plans it
+    /// (constants folded, lists of constants looked up as sets).
+    optimized: bool,
 }
 
 impl Tracker {
     pub fn new(limit: u64) -> Tracker {
-        Tracker { spent: 0, limit }
+        Tracker {
+            spent: 0,
+            limit,
+            optimized: true,
+        }
+    }
+
+    /// A tracker of a program planned without `OptOptimize`, as cel-go's own and
+    /// apiserver's library tests plan theirs.
+    #[cfg(test)]
+    pub fn unoptimized(limit: u64) -> Tracker {
+        Tracker {
+            optimized: false,
+            ..Tracker::new(limit)
+        }
     }
 
     /// What the evaluation has cost.
     pub fn spent(&self) -> u64 {
         self.spent
+    }
+
+    fn is_constant(&self, e: &IdedExpr, scope: &Context<'_>) -> bool {
+        constant(e, scope, self.optimized)
     }
 
     fn charge(&mut self, cost: u64) -> Result<(), Stop> {
@@ -69,7 +90,7 @@ impl Tracker {
 
     /// Evaluates `e` in `scope`, charging each step.
     pub fn eval(&mut self, e: &IdedExpr, scope: &Context<'_>) -> Eval {
-        if is_constant(e, scope) {
+        if self.is_constant(e, scope) {
             return Ok(scope.resolve(e)?);
         }
         match &e.expr {
@@ -168,7 +189,7 @@ impl Tracker {
         scope: &Context<'_>,
         bound: &mut Bindings,
     ) -> Result<IdedExpr, Stop> {
-        match is_constant(e, scope) {
+        match self.is_constant(e, scope) {
             true => Ok(e.clone()),
             false => Ok(bound.bind(self.eval(e, scope)?)),
         }
@@ -271,7 +292,7 @@ impl Tracker {
         self.charge(relative(op, scope))?;
         // A constant qualifier is charged once it has qualified (or failed to), an
         // optional one only when it found a value.
-        let constant = is_constant(i, scope);
+        let constant = self.is_constant(i, scope);
         let index = match constant {
             true => i.clone(),
             false => {
@@ -318,7 +339,7 @@ impl Tracker {
         let mut values = Vec::with_capacity(operands.len());
         let mut failed = None;
         for operand in &operands {
-            if is_constant(operand, scope) {
+            if self.is_constant(operand, scope) {
                 values.push(scope.resolve(operand).unwrap_or(Value::Null));
                 exprs.push((*operand).clone());
                 continue;
@@ -354,7 +375,7 @@ impl Tracker {
             && call
                 .args
                 .get(1)
-                .is_some_and(|list| is_constant(list, scope))
+                .is_some_and(|list| self.is_constant(list, scope))
             && matches!(&values[..], [_, Value::List(items)] if items.iter().all(is_primitive));
         if let Some(error) = failed {
             self.charge(call_cost(name, &values, &Value::Null))?;
@@ -493,12 +514,16 @@ impl Tracker {
             [filter, expr] => (Some(filter), expr),
             _ => return Err(ExecutionError::invalid_argument_count(4, call.args.len()).into()),
         };
-        let step = match call.func_name.as_str() {
-            "transformList" => 2 + LIST,
-            "transformMap" => 3,
-            _ => 2,
+        let (init, step) = match call.func_name.as_str() {
+            "transformList" => (LIST, 2 + LIST),
+            "transformMap" => (MAP, 3),
+            _ => (MAP, 2),
         };
         let value = self.eval(range, scope)?;
+        // The accumulator's start, `[]` or `{}`: a constant when optimized.
+        if !self.optimized {
+            self.charge(init)?;
+        }
         for (first, second) in elements(&value, true)? {
             let inner = bind(scope, &names, first, second);
             let kept = match filter {
@@ -528,8 +553,9 @@ impl Tracker {
     ) -> Eval {
         let names = identifiers(&[var])?;
         let value = self.eval(range, scope)?;
-        // `@input` as the map's range.
-        self.charge(1)?;
+        // `@input` as the map's range; unoptimized, `cel.bind`'s range `[]` and the
+        // map's accumulator's start `[]` (constants when optimized).
+        self.charge(1 + if self.optimized { 0 } else { 2 * LIST })?;
         let mut keys = Vec::new();
         for (item, _) in elements(&value, false)? {
             let inner = bind(scope, &names, item, None);
@@ -692,23 +718,22 @@ fn elements(range: &Value, two: bool) -> Result<Vec<(Value, Option<Value>)>, Sto
 }
 
 /// Whether cel-go plans `e` as a constant, which costs nothing: a literal, a type's name,
-/// and with `OptOptimize` a type conversion of a constant and a list or map of constants.
-fn is_constant(e: &IdedExpr, scope: &Context<'_>) -> bool {
+/// and (`optimized`, with `OptOptimize`) a type conversion of a constant and a list or
+/// map of constants.
+fn constant(e: &IdedExpr, scope: &Context<'_>, optimized: bool) -> bool {
+    let constant = |e: &IdedExpr| constant(e, scope, optimized);
     match &e.expr {
         Expr::Literal(_) => true,
         Expr::Ident(name) => library::is_type_name(name) && scope.get_variable(name).is_some(),
-        Expr::List(list) => {
-            list.optional_indices.is_empty() && list.elements.iter().all(|x| is_constant(x, scope))
-        }
+        _ if !optimized => false,
+        Expr::List(list) => list.optional_indices.is_empty() && list.elements.iter().all(constant),
         Expr::Map(map) => map.entries.iter().all(|entry| match &entry.expr {
-            EntryExpr::MapEntry(e) => {
-                !e.optional && is_constant(&e.key, scope) && is_constant(&e.value, scope)
-            }
+            EntryExpr::MapEntry(e) => !e.optional && constant(&e.key) && constant(&e.value),
             EntryExpr::StructField(_) => false,
         }),
         Expr::Call(call) => {
             call.target.is_none()
-                && matches!(&call.args[..], [arg] if is_constant(arg, scope))
+                && matches!(&call.args[..], [arg] if constant(arg))
                 && is_conversion(cel_go_name(&call.func_name))
         }
         _ => false,
@@ -744,7 +769,8 @@ fn is_conversion(name: &str) -> bool {
 /// into one, or a conditional of them.
 fn is_attribute(e: &IdedExpr, scope: &Context<'_>) -> bool {
     match &e.expr {
-        Expr::Ident(_) => !is_constant(e, scope),
+        // A type's name is a constant, however the program is planned.
+        Expr::Ident(_) => !constant(e, scope, false),
         Expr::Select(select) => !select.test,
         Expr::Call(call) => matches!(
             call.func_name.as_str(),

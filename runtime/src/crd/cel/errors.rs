@@ -4,12 +4,6 @@
 
 use kube_cel::cel::{ExecutionError, Value};
 
-/// kube-cel's texts for errors kube-apiserver words otherwise.
-const LIBRARY_TEXTS: &[(&str, &str)] = &[
-    ("cannot call min on empty list", "min called on empty list"),
-    ("cannot call max on empty list", "max called on empty list"),
-];
-
 /// The text kube-apiserver gives `error`.
 pub(super) fn text(error: &ExecutionError) -> String {
     match error {
@@ -24,10 +18,7 @@ pub(super) fn text(error: &ExecutionError) -> String {
         ExecutionError::UndeclaredReference(name) => {
             format!("undeclared reference to '{name}'")
         }
-        ExecutionError::FunctionError { message, .. } => LIBRARY_TEXTS
-            .iter()
-            .find(|(theirs, _)| theirs == message)
-            .map_or_else(|| message.clone(), |(_, ours)| (*ours).to_owned()),
+        ExecutionError::FunctionError { message, .. } => message.clone(),
         _ => "no such overload".to_owned(),
     }
 }

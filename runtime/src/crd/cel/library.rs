@@ -521,7 +521,7 @@ fn key(value: &Value) -> Result<Key, ExecutionError> {
 }
 
 /// The order of two values of one comparable type.
-fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+pub(super) fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
         (Value::UInt(x), Value::UInt(y)) => Some(x.cmp(y)),

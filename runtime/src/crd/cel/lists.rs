@@ -1,9 +1,10 @@
 //! List functions as cel-go's `ext.Lists` and Kubernetes' lists library evaluate them,
 //! where kube-cel's differ: `slice` and `flatten` fail in cel-go's words, and `sum`
-//! adds durations too; and `==`, `!=` and `+` on a set or map list of the object, which
+//! adds durations too, `isSorted`, `max` and `min` order bytes and timestamps too; and `==`, `!=` and `+` on a set or map list of the object, which
 //! compare and concatenate by its list type as the apiserver's values of it do
 //! (apiserver's `unstructuredSetList` and `unstructuredMapList`).
 
+use std::cmp::Ordering;
 use std::sync::Arc;
 
 use kube_cel::cel::common::ast::{Expr, IdedExpr, ListExpr, LiteralValue, operators};
@@ -14,6 +15,7 @@ use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Val
 use crdgen_apimachinery::cel::decl::ListType;
 
 use super::equality::equal;
+use super::library::compare;
 
 /// Registers them on `ctx`, over kube-cel's functions of the same names.
 pub(super) fn register(ctx: &mut Context<'_>) {
@@ -23,6 +25,19 @@ pub(super) fn register(ctx: &mut Context<'_>) {
     ctx.add_function("slice", slice);
     ctx.add_function("flatten", flatten);
     ctx.add_function("sum", sum);
+    ctx.add_function("isSorted", is_sorted);
+    ctx.add_function(
+        "max",
+        |ftx: &FunctionContext, This(list): This<Arc<Vec<Value>>>| {
+            extreme(ftx, &list, Ordering::Greater)
+        },
+    );
+    ctx.add_function(
+        "min",
+        |ftx: &FunctionContext, This(list): This<Arc<Vec<Value>>>| {
+            extreme(ftx, &list, Ordering::Less)
+        },
+    );
 }
 
 /// The functions `==`, `!=` and `+` are evaluated by when their left operand is a set or
@@ -262,4 +277,31 @@ fn sum(ftx: &FunctionContext, This(list): This<Arc<Vec<Value>>>) -> ResolveResul
         Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Duration(_) => Ok(total),
         _ => Err(ExecutionError::NoSuchOverload),
     }
+}
+
+/// `list.isSorted()`: each item no greater than the next (of one comparable type).
+fn is_sorted(This(list): This<Arc<Vec<Value>>>) -> ResolveResult {
+    for pair in list.windows(2) {
+        match compare(&pair[0], &pair[1]) {
+            Some(Ordering::Greater) => return Ok(Value::Bool(false)),
+            Some(_) => {}
+            None => return Err(ExecutionError::NoSuchOverload),
+        }
+    }
+    Ok(Value::Bool(true))
+}
+
+/// `list.max()` (`wanted` greater) and `list.min()`: the first of the extreme items.
+fn extreme(ftx: &FunctionContext, list: &[Value], wanted: Ordering) -> ResolveResult {
+    let Some(mut best) = list.first() else {
+        return Err(ftx.error(format!("{} called on empty list", ftx.name)));
+    };
+    for item in &list[1..] {
+        match compare(item, best) {
+            Some(o) if o == wanted => best = item,
+            Some(_) => {}
+            None => return Err(ExecutionError::NoSuchOverload),
+        }
+    }
+    Ok(best.clone())
 }

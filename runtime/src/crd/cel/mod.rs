@@ -27,6 +27,8 @@ mod errors;
 mod format;
 mod library;
 mod lists;
+#[cfg(test)]
+mod oracle;
 mod rewrite;
 mod string_format;
 mod time;
@@ -67,6 +69,24 @@ thread_local! {
     static BASE: RefCell<Option<Context<'static>>> = const { RefCell::new(None) };
 }
 
+/// Runs `f` with the thread's context of every function a rule may call.
+fn with_base<R>(f: impl FnOnce(&Context<'static>) -> R) -> R {
+    BASE.with(|base| {
+        let mut base = base.borrow_mut();
+        let ctx = base.get_or_insert_with(|| {
+            let mut ctx = Context::default().with_all();
+            library::register(&mut ctx);
+            format::register(&mut ctx);
+            lists::register(&mut ctx);
+            time::register(&mut ctx);
+            urls::register(&mut ctx);
+            string_format::register(&mut ctx);
+            ctx
+        });
+        f(ctx)
+    })
+}
+
 impl Rules {
     /// The rules of a resource's `openAPIV3Schema` (`resource`), or of a schema below a
     /// resource's root, as Kubernetes 1.`minor` runs them.
@@ -97,18 +117,7 @@ impl Rules {
         if self.is_empty() {
             return Some(0);
         }
-        BASE.with(|base| {
-            let mut base = base.borrow_mut();
-            let ctx = base.get_or_insert_with(|| {
-                let mut ctx = Context::default().with_all();
-                library::register(&mut ctx);
-                format::register(&mut ctx);
-                lists::register(&mut ctx);
-                time::register(&mut ctx);
-                urls::register(&mut ctx);
-                string_format::register(&mut ctx);
-                ctx
-            });
+        with_base(|ctx| {
             let mut budget = match count {
                 true => Budget::counting(limits),
                 false => Budget::estimating(limits),

@@ -14,6 +14,11 @@ use serde_json::Value;
 
 use super::findings;
 
+// The integration tests' expected files, which `CRDGEN_BLESS=1` rewrites.
+#[path = "../../../../tests/common/expect.rs"]
+#[expect(dead_code, reason = "the tree comparisons are the integration tests'")]
+mod expect;
+
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/cel/apiserver/crds")
 }
@@ -85,15 +90,5 @@ fn every_crd_kube_apiserver_refuses_for_its_rules_crdgen_refuses() {
     );
     let mut listed = serde_json::to_string_pretty(&disagreements).unwrap();
     listed.push('\n');
-    let pinned = dir().join("disagreements.json");
-    if std::env::var_os("CRDGEN_BLESS").is_some() {
-        std::fs::write(&pinned, &listed).unwrap();
-    }
-    let expected = std::fs::read_to_string(&pinned).unwrap_or_default();
-    assert_eq!(
-        listed,
-        expected,
-        "the cases that disagree changed (CRDGEN_BLESS=1 rewrites {})",
-        pinned.display()
-    );
+    expect::file(&dir().join("disagreements.json"), &listed);
 }
