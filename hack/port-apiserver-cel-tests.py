@@ -875,6 +875,31 @@ def function_body(source, func):
     return source[start:end if end > 0 else len(source)]
 
 
+def field_paths(source):
+    """TestValidateFieldPath: each fieldPath on the test's schema (`sts`), with the text
+    its error contains, or none (the path it resolves to is not compared)."""
+    env = schema_helpers()
+    body = function_body(source, "TestValidateFieldPath")
+    literal = body[body.index("sts := ") + len("sts := "):body.index("\n\tpath := ")]
+    env["sts"] = Evaluator(env).eval(Parser(tokenize(literal)).expression())
+
+    class GoPath:
+        def Child(self, *names):  # noqa: N802 (Go's names)
+            return self
+
+        Key = Child
+
+    env["path"] = GoPath()
+    out = []
+    for case in read_cases(source, "TestValidateFieldPath", env):
+        if "unported" in case:
+            out.append(case)
+            continue
+        out.append({"name": case["name"], "schema": case["schema"], "fieldPath": case["fieldPath"],
+                    "error": case.get("errDetail") or ""})
+    return out
+
+
 def fix_tabs(source):
     """validation_test.go's FixTabsOrDie: the first line's leading tabs off every line,
     the tabs left as indentation."""
@@ -1078,6 +1103,7 @@ APIEXTENSIONS_TABLES = [
     ("pkg/apiserver/schema/cel/validation_test.go", "TestCELValidationContextCancellation",
      context_cancellation),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestReasonAndFldPath", reason_and_field_path),
+    ("pkg/apiserver/schema/cel/validation_test.go", "TestValidateFieldPath", field_paths),
     ("pkg/apis/apiextensions/validation/validation_test.go",
      "TestValidateCustomResourceDefinitionValidation", crd_validation),
     ("pkg/apiserver/schema/cel/validation_test.go", "TestRatcheting", ratcheting),

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use crdgen_apimachinery::cel::compile;
 use crdgen_apimachinery::cel::decl::{Decl, Names};
+use crdgen_apimachinery::cel::field_path;
 use crdgen_apimachinery::cel::functions::Env;
 use crdgen_runtime::crd::{CostLimits, Validator};
 use crdgen_runtime::field::{Error, ErrorType};
@@ -73,6 +74,10 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             }
             "TestCELValidationLimit" => {
                 verdicts.insert(name, validation_limit(case, minor));
+            }
+            "TestValidateFieldPath" => {
+                let id = format!("{name}: {}", case["fieldPath"].as_str().unwrap());
+                verdicts.insert(id, field_path(case));
             }
             "TestCELMaxRecursionDepth" => {
                 verdicts.insert(name, recursion_depth(case, minor));
@@ -309,6 +314,21 @@ fn runtime_cost(case: &Value, minor: u16) -> Verdict {
         wrong.push(format!("cost {spent}, not {expected}"));
     }
     verdict(wrong)
+}
+
+/// TestValidateFieldPath: the fieldPath on the schema names a field, or fails with an
+/// error containing the text (crdgen-apimachinery's `field_path`, which crdgen checks
+/// a rule's `fieldPath` with).
+fn field_path(case: &Value) -> Verdict {
+    let path = case["fieldPath"].as_str().unwrap();
+    let expected = case["error"].as_str().unwrap();
+    match (field_path::invalid(&case["schema"], path), expected) {
+        (None, "") => Ok(()),
+        (Some(e), "") => Err(format!("refused: {e}")),
+        (None, expected) => Err(format!("taken; the apiserver says {expected:?}")),
+        (Some(e), expected) if e.contains(expected) => Ok(()),
+        (Some(e), expected) => Err(format!("{e:?}, not {expected:?}")),
+    }
 }
 
 /// TestCELMaxRecursionDepth: the rule, as deep as cel-go's parser goes, holds at a

@@ -25,7 +25,10 @@ pub fn invalid(schema: &Value, path: &str) -> Option<String> {
                     });
                 }
                 i += 3;
-                quoted[1..quoted.len() - 1].replace("\\'", "'")
+                match unescape(&quoted[1..quoted.len() - 1]) {
+                    Ok(name) => name,
+                    Err(e) => return Some(format!("invalid string literal: {e}")),
+                }
             }
             "." => {
                 let Some(name) = tokens.get(i + 1) else {
@@ -46,6 +49,32 @@ pub fn invalid(schema: &Value, path: &str) -> Option<String> {
         };
     }
     None
+}
+
+/// A quoted name's escapes read as the apiserver reads them (`\\'`, `\\\\`, `\\n`, …).
+fn unescape(quoted: &str) -> Result<String, String> {
+    let mut name = String::with_capacity(quoted.len());
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            name.push(c);
+            continue;
+        }
+        name.push(match chars.next() {
+            Some('a') => '\u{7}',
+            Some('b') => '\u{8}',
+            Some('f') => '\u{c}',
+            Some('n') => '\n',
+            Some('r') => '\r',
+            Some('t') => '\t',
+            Some('v') => '\u{b}',
+            Some('\'') => '\'',
+            Some('\\') => '\\',
+            Some(other) => return Err(format!("invalid escape char \\{other}")),
+            None => return Err("invalid escape char \\".to_owned()),
+        });
+    }
+    Ok(name)
 }
 
 /// The path's tokens: `.`, `[`, `]`, single-quoted strings (delimiters inside them
