@@ -900,6 +900,24 @@ def field_paths(source):
     return out
 
 
+def library_compatibility(source):
+    """TestLibraryCompatibility: the functions Kubernetes' libraries declare, each with the
+    release its comment gives (the test checks the set of names only)."""
+    body = function_body(source, "TestLibraryCompatibility")
+    block = body[body.index("knownFunctions := sets.New("):body.index("// TODO: test celgo function lists")]
+    out, since, seen = [], "", set()
+    for line in block.split("\n"):
+        comment = re.match(r"\s*// Kubernetes (.*):", line)
+        if comment:
+            since = comment.group(1)
+            continue
+        for name in re.findall(r'"([^"]+)"', line):
+            if name not in seen:
+                seen.add(name)
+                out.append({"name": name, "since": since})
+    return out
+
+
 def fix_tabs(source):
     """validation_test.go's FixTabsOrDie: the first line's leading tabs off every line,
     the tabs left as indentation."""
@@ -1086,6 +1104,7 @@ APISERVER_TABLES = [
     ("pkg/cel/library/quantity_test.go", "TestQuantity", library_table("TestQuantity", "pattern")),
     ("pkg/cel/library/semver_test.go", "TestSemver", library_table("TestSemver", "pattern")),
     ("pkg/cel/library/format_test.go", "TestFormat", library_table("TestFormat", "pattern")),
+    ("pkg/cel/library/library_compatibility_test.go", "TestLibraryCompatibility", library_compatibility),
 ] + [("pkg/cel/library/cost_test.go", func, library_cost(func)) for func in COST_TABLES]
 
 

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use crdgen_apimachinery::cel::compile;
 use crdgen_apimachinery::cel::decl::{Decl, Names};
 use crdgen_apimachinery::cel::field_path;
-use crdgen_apimachinery::cel::functions::Env;
+use crdgen_apimachinery::cel::functions::{self, Env};
 use crdgen_runtime::crd::{CostLimits, Validator};
 use crdgen_runtime::field::{Error, ErrorType};
 use serde_json::{Value, json};
@@ -74,6 +74,9 @@ fn run_table(document: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
             }
             "TestCELValidationLimit" => {
                 verdicts.insert(name, validation_limit(case, minor));
+            }
+            "TestLibraryCompatibility" => {
+                verdicts.insert(name, library_function(case));
             }
             "TestValidateFieldPath" => {
                 let id = format!("{name}: {}", case["fieldPath"].as_str().unwrap());
@@ -314,6 +317,42 @@ fn runtime_cost(case: &Value, minor: u16) -> Verdict {
         wrong.push(format!("cost {spent}, not {expected}"));
     }
     verdict(wrong)
+}
+
+/// Functions of Kubernetes' libraries no CRD rule can call: the authorizer's (whose
+/// values only admission policies have) and JSON patch's (not in a CRD's environment).
+const NOT_FOR_CRDS: &[&str] = &[
+    "path",
+    "group",
+    "serviceAccount",
+    "resource",
+    "subresource",
+    "namespace",
+    "name",
+    "check",
+    "allowed",
+    "reason",
+    "errored",
+    "error",
+    "fieldSelector",
+    "labelSelector",
+    "jsonpatch.escapeKey",
+];
+
+/// TestLibraryCompatibility: each function Kubernetes' libraries declare is one a CRD's
+/// rules may call from some version (crdgen-apimachinery's table of functions).
+fn library_function(case: &Value) -> Verdict {
+    let name = case["name"].as_str().unwrap();
+    if NOT_FOR_CRDS.contains(&name) {
+        return Err("not applicable: no CRD rule can call it".to_owned());
+    }
+    match functions::first_minor_for_new_rules(name) {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "not declared (Kubernetes {})",
+            case["since"].as_str().unwrap()
+        )),
+    }
 }
 
 /// TestValidateFieldPath: the fieldPath on the schema names a field, or fails with an
