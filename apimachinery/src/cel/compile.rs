@@ -94,7 +94,7 @@ fn parse_here(source: &str) -> Result<Expression, String> {
                 &format!("expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"),
             )
         })?;
-    super::position::even_nots_removed(source, &mut expression);
+    super::position::even_prefixes_removed(source, &mut expression);
     match nesting(&expression) > MAX_RECURSION_DEPTH {
         true => Err("ERROR: <input>:-1:0: max recursion depth exceeded".to_owned()),
         false => Ok(expression),

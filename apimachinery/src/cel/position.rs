@@ -24,8 +24,8 @@ enum Scanned {
     Word(&'static str),
     /// An identifier.
     Name(String),
-    /// A run of `!` (logical not), and how many.
-    Nots(usize),
+    /// A run of a prefix operator (`!`, or a `-` that negates), and how long.
+    Prefixes(char, usize),
 }
 
 fn scanned(literal: &LiteralValue) -> Option<Scanned> {
@@ -143,6 +143,19 @@ fn scan(source: &str) -> Vec<Token> {
             after_operand = true;
             continue;
         }
+        // Negations: a run of them (but a number's one sign) is one token.
+        if c == '-' && !after_operand {
+            let (run, end) = prefix_run(&chars, i, '-');
+            if !(run == 1 && chars.get(end).is_some_and(char::is_ascii_digit)) {
+                tokens.push(Token {
+                    value: Scanned::Prefixes('-', run),
+                    line,
+                    column,
+                });
+                i = end;
+                continue;
+            }
+        }
         let negative =
             c == '-' && !after_operand && chars.get(i + 1).is_some_and(char::is_ascii_digit);
         if c.is_ascii_digit() || negative {
@@ -181,23 +194,13 @@ fn scan(source: &str) -> Vec<Token> {
             continue;
         }
         if c == '!' && chars.get(i + 1) != Some(&'=') {
-            let mut run = 0;
-            while i < chars.len() && (chars[i] == '!' || chars[i].is_whitespace()) {
-                if chars[i] == '!' && chars.get(i + 1) == Some(&'=') {
-                    break;
-                }
-                run += usize::from(chars[i] == '!');
-                if chars[i] == '\n' {
-                    line += 1;
-                    line_start = i + 1;
-                }
-                i += 1;
-            }
+            let (run, end) = prefix_run(&chars, i, '!');
             tokens.push(Token {
-                value: Scanned::Nots(run),
+                value: Scanned::Prefixes('!', run),
                 line,
                 column,
             });
+            i = end;
             after_operand = false;
             continue;
         }
@@ -207,51 +210,75 @@ fn scan(source: &str) -> Vec<Token> {
     tokens
 }
 
-/// `rule` (parsed from `source`) with each run of an even number of `!` read as none, as
-/// cel-go reads it: the cel crate's parser keeps one `!` of every run (`!!x` is `!x`).
-pub fn even_nots_removed(source: &str, rule: &mut Expression) {
-    let runs: Vec<usize> = scan(source)
-        .into_iter()
-        .filter_map(|t| match t.value {
-            Scanned::Nots(n) => Some(n),
-            _ => None,
-        })
-        .collect();
-    let mut nots = Vec::new();
-    written_nots(rule, &mut nots);
-    // The parser numbers a run's `!` in the order written (macros' own come after).
-    nots.sort_unstable();
-    if nots.len() != runs.len() {
-        return;
+/// How many `op` start at `start` (whitespace between them; a `!` of `!=` is none), and
+/// where the run ends.
+fn prefix_run(chars: &[char], start: usize, op: char) -> (usize, usize) {
+    let (mut run, mut end, mut i) = (0, start, start);
+    while i < chars.len() && (chars[i] == op || chars[i].is_whitespace()) {
+        if chars[i] == op {
+            if op == '!' && chars.get(i + 1) == Some(&'=') {
+                break;
+            }
+            run += 1;
+            end = i + 1;
+        }
+        i += 1;
     }
-    let even: Vec<u64> = nots
-        .into_iter()
-        .zip(runs)
-        .filter(|(_, run)| run % 2 == 0)
-        .map(|(id, _)| id)
-        .collect();
-    if !even.is_empty() {
-        unwrap_nots(rule, &even);
+    (run, end)
+}
+
+/// `rule` (parsed from `source`) with each run of an even number of `!` or of `-` (a
+/// negation) read as none, as cel-go reads it: the cel crate's parser keeps one of every
+/// run (`!!x` is `!x`, `--5` is `-5`).
+pub fn even_prefixes_removed(source: &str, rule: &mut Expression) {
+    let tokens = scan(source);
+    for (op, function) in [('!', operators::LOGICAL_NOT), ('-', operators::NEGATE)] {
+        let runs: Vec<usize> = tokens
+            .iter()
+            .filter_map(|t| match t.value {
+                Scanned::Prefixes(o, n) if o == op => Some(n),
+                _ => None,
+            })
+            .collect();
+        let mut calls = Vec::new();
+        written_calls(rule, function, &mut calls);
+        // The parser numbers a run's operator in the order written (macros' own come
+        // after).
+        calls.sort_unstable();
+        if calls.len() != runs.len() {
+            continue;
+        }
+        let even: Vec<u64> = calls
+            .into_iter()
+            .zip(runs)
+            .filter(|(_, run)| run % 2 == 0)
+            .map(|(id, _)| id)
+            .collect();
+        if !even.is_empty() {
+            unwrap_calls(rule, &even);
+        }
     }
 }
 
-/// The ids of the `!` calls written in `e` (not those a macro's expansion adds, in its
-/// loop condition).
-fn written_nots(e: &Expression, ids: &mut Vec<u64>) {
-    if matches!(&e.expr, Expr::Call(c) if c.func_name == operators::LOGICAL_NOT) {
+/// The ids of the calls of `function` written in `e` (not those a macro's expansion
+/// adds, in its loop condition).
+fn written_calls(e: &Expression, function: &str, ids: &mut Vec<u64>) {
+    if matches!(&e.expr, Expr::Call(c) if c.func_name == function) {
         ids.push(e.id);
     }
     match &e.expr {
         Expr::Comprehension(c) => {
-            written_nots(&c.iter_range, ids);
-            written_nots(&c.loop_step, ids);
+            written_calls(&c.iter_range, function, ids);
+            written_calls(&c.loop_step, function, ids);
         }
-        _ => children(e).into_iter().for_each(|c| written_nots(c, ids)),
+        _ => children(e)
+            .into_iter()
+            .for_each(|c| written_calls(c, function, ids)),
     }
 }
 
-/// Replaces each `!` call of `ids` by its operand.
-fn unwrap_nots(e: &mut Expression, ids: &[u64]) {
+/// Replaces each call of `ids` by its operand.
+fn unwrap_calls(e: &mut Expression, ids: &[u64]) {
     while ids.contains(&e.id) {
         let Expr::Call(call) = &mut e.expr else {
             return;
@@ -263,22 +290,22 @@ fn unwrap_nots(e: &mut Expression, ids: &[u64]) {
     }
     match &mut e.expr {
         Expr::Call(call) => {
-            call.target.iter_mut().for_each(|t| unwrap_nots(t, ids));
-            call.args.iter_mut().for_each(|a| unwrap_nots(a, ids));
+            call.target.iter_mut().for_each(|t| unwrap_calls(t, ids));
+            call.args.iter_mut().for_each(|a| unwrap_calls(a, ids));
         }
-        Expr::Select(select) => unwrap_nots(&mut select.operand, ids),
-        Expr::List(list) => list.elements.iter_mut().for_each(|a| unwrap_nots(a, ids)),
+        Expr::Select(select) => unwrap_calls(&mut select.operand, ids),
+        Expr::List(list) => list.elements.iter_mut().for_each(|a| unwrap_calls(a, ids)),
         Expr::Map(map) => {
             for entry in &mut map.entries {
                 if let EntryExpr::MapEntry(m) = &mut entry.expr {
-                    unwrap_nots(&mut m.key, ids);
-                    unwrap_nots(&mut m.value, ids);
+                    unwrap_calls(&mut m.key, ids);
+                    unwrap_calls(&mut m.value, ids);
                 }
             }
         }
         Expr::Comprehension(c) => {
-            unwrap_nots(&mut c.iter_range, ids);
-            unwrap_nots(&mut c.loop_step, ids);
+            unwrap_calls(&mut c.iter_range, ids);
+            unwrap_calls(&mut c.loop_step, ids);
         }
         _ => {}
     }
@@ -378,18 +405,24 @@ mod tests {
     }
 
     #[test]
-    fn an_even_run_of_nots_is_none() {
+    fn an_even_run_of_nots_or_negations_is_none() {
         let read = |rule: &str| {
             let mut parsed = kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
-            even_nots_removed(rule, &mut parsed);
+            even_prefixes_removed(rule, &mut parsed);
             parsed
         };
         let plain = |rule: &str| kube_cel::cel::parser::Parser::new().parse(rule).unwrap();
-        let nots = |e: &Expression| {
+        let count = |e: &Expression, function: &str| {
             let mut ids = Vec::new();
-            written_nots(e, &mut ids);
+            written_calls(e, function, &mut ids);
             ids.len()
         };
+        let nots = |e: &Expression| count(e, operators::LOGICAL_NOT);
+        let negations = |e: &Expression| count(e, operators::NEGATE);
+        assert_eq!(negations(&read("--5 == 5")), 0);
+        assert_eq!(negations(&read("- - -x")), 1);
+        assert_eq!(negations(&read("a - -b == a--5")), 1);
+        assert_eq!(negations(&read("-5 == '--'")), 0);
         assert_eq!(nots(&read("!!true")), 0);
         assert_eq!(nots(&read("! ! !true")), 1);
         assert_eq!(nots(&read("!(!!x) && y != '!!' && !!!z")), 2);
