@@ -71,6 +71,9 @@ pub struct Analysis {
     /// The `==`, `!=` and `+` whose left operand is a set or map list of the object,
     /// by expression id, with its list type: they compare and concatenate by it.
     pub list_ops: Vec<(u64, ListType)>,
+    /// The `sum()` calls of a list of other numbers than ints, by expression id, with
+    /// the type whose zero an empty list sums to (`uint`, `double`, `duration`).
+    pub typed_sums: Vec<(u64, &'static str)>,
     /// Its result type, as CEL names it (`bool`, `list(int)`); a rule must give `bool`,
     /// a message expression `string`.
     pub result: String,
@@ -166,6 +169,7 @@ pub fn analyze_sizing_text(
         unbounded: Vec::new(),
         list_types: HashMap::new(),
         list_ops: Vec::new(),
+        typed_sums: Vec::new(),
     };
     let node = checker.expr(rule);
     let mut errors: Vec<Issue> = checker.errors.into_iter().map(Issue::new).collect();
@@ -190,6 +194,7 @@ pub fn analyze_sizing_text(
         errors,
         uses_old_self: checker.uses_old_self,
         list_ops: checker.list_ops,
+        typed_sums: checker.typed_sums,
         result: checker.mapping.substitute(&node.ty, true).to_string(),
         unbounded: checker.unbounded,
     }
@@ -216,6 +221,7 @@ struct Checker<'d> {
     /// The list type of each expression that is a set or map list of the object.
     list_types: HashMap<u64, &'d ListType>,
     list_ops: Vec<(u64, ListType)>,
+    typed_sums: Vec<(u64, &'static str)>,
     /// The size of a string or bytes that nothing else sizes.
     unknown_text: Option<Range>,
 }
@@ -772,7 +778,19 @@ impl<'d> Checker<'d> {
             }
             return node;
         }
-        self.call_node(name, target, args)
+        let node = self.call_node(name, target, args);
+        if name == "sum" && target.is_some() {
+            let zero = match self.mapping.substitute(&node.ty, false) {
+                Ty::Uint => Some("uint"),
+                Ty::Double => Some("double"),
+                Ty::Duration => Some("duration"),
+                _ => None,
+            };
+            if let Some(zero) = zero {
+                self.typed_sums.push((id, zero));
+            }
+        }
+        node
     }
 
     fn call_node(

@@ -133,11 +133,15 @@ fn compile(
     };
     let compiled = compiled?;
     let mut expression = compiled.expression;
-    let (list_ops, estimate) = match compiled.analysis {
-        Some(a) => (a.list_ops, a.cost),
-        None => (Vec::new(), u64::MAX),
+    let (list_ops, typed_sums, estimate) = match compiled.analysis {
+        Some(a) => (a.list_ops, a.typed_sums, a.cost),
+        None => (Vec::new(), Vec::new(), u64::MAX),
     };
-    super::rewrite::rewrite(&mut expression, optional_old_self, &list_ops);
+    let typing = super::rewrite::Typing {
+        list_ops: &list_ops,
+        typed_sums: &typed_sums,
+    };
+    super::rewrite::rewrite(&mut expression, optional_old_self, &typing);
     Ok(Program {
         height: crdgen_apimachinery::cel::tree::height(&expression),
         expression,

@@ -254,7 +254,17 @@ fn flatten_into(list: &[Value], depth: i64, out: &mut Vec<Value>) {
 /// `list.sum()`: of ints, uints, doubles or durations; 0 for an empty list.
 fn sum(ftx: &FunctionContext, This(list): This<Arc<Vec<Value>>>) -> ResolveResult {
     let Some(first) = list.first() else {
-        return Ok(Value::Int(0));
+        // The checker names the list's number type where it is not int.
+        return Ok(
+            match ftx.args.first().map(|a| ftx.ptx.resolve(a)).transpose()? {
+                Some(Value::String(zero)) if zero.as_str() == "uint" => Value::UInt(0),
+                Some(Value::String(zero)) if zero.as_str() == "double" => Value::Float(0.0),
+                Some(Value::String(zero)) if zero.as_str() == "duration" => {
+                    Value::Duration(chrono::Duration::zero())
+                }
+                _ => Value::Int(0),
+            },
+        );
     };
     let overflow = || ftx.error("integer overflow");
     let mut total = first.clone();

@@ -67,7 +67,11 @@ fn verdict(case: &Value) -> Result<(), String> {
         wrong.push(format!("estimated {estimated:?}, not {expected:?}"));
     }
     let mut program = parsed;
-    super::rewrite::rewrite(&mut program, false, &analysis.list_ops);
+    let typing = super::rewrite::Typing {
+        list_ops: &analysis.list_ops,
+        typed_sums: &analysis.typed_sums,
+    };
+    super::rewrite::rewrite(&mut program, false, &typing);
     let mut tracker = Tracker::unoptimized(u64::MAX);
     match with_base(|ctx| tracker.eval(&program, ctx)) {
         Ok(_) => {

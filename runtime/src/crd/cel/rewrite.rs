@@ -24,9 +24,9 @@ use crdgen_apimachinery::cel::decl::ListType;
 use super::{library, lists};
 
 /// Rewrites `expr` and everything below it; `optional_old_self`: `oldSelf` is an
-/// optional; `list_ops`: the `==`, `!=` and `+` of a set or map list of the object (the
-/// checker's), by expression id.
-pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool, list_ops: &[(u64, ListType)]) {
+/// optional; `typing`: what the checker found of the types (the `==`, `!=` and `+` of a
+/// set or map list of the object, the `sum()` of a list of other numbers than ints).
+pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool, typing: &Typing<'_>) {
     if let Some(name) = qualified_type(&expr.expr) {
         expr.expr = Expr::Ident(name.to_owned());
         return;
@@ -36,7 +36,7 @@ pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool, list_ops: &[
             return;
         };
         let mut operand = *select.operand;
-        rewrite(&mut operand, optional_old_self, list_ops);
+        rewrite(&mut operand, optional_old_self, typing);
         let field = IdedExpr {
             id: expr.id,
             expr: Expr::Literal(LiteralValue::String(select.field.into())),
@@ -49,10 +49,17 @@ pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool, list_ops: &[
         return;
     }
     let id = expr.id;
-    let rewrite = |e: &mut IdedExpr| rewrite(e, optional_old_self, list_ops);
+    let rewrite = |e: &mut IdedExpr| rewrite(e, optional_old_self, typing);
     match &mut expr.expr {
         Expr::Call(call) => {
-            let list_op = list_ops.iter().find(|(op, _)| *op == id);
+            let list_op = typing.list_ops.iter().find(|(op, _)| *op == id);
+            // An empty list sums to its numbers' zero, which only the checker knows.
+            if let Some((_, zero)) = typing.typed_sums.iter().find(|(call, _)| *call == id) {
+                call.args.push(IdedExpr {
+                    id,
+                    expr: Expr::Literal(LiteralValue::String((*zero).to_owned().into())),
+                });
+            }
             match (list_op, lists::list_operator(&call.func_name)) {
                 (Some((_, list_type)), Some(ours)) => {
                     call.func_name = ours.to_owned();
@@ -118,6 +125,12 @@ pub(super) fn rewrite(expr: &mut IdedExpr, optional_old_self: bool, list_ops: &[
         }
         Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
     }
+}
+
+/// What the checker found of a rule's types that its evaluation needs.
+pub(super) struct Typing<'a> {
+    pub list_ops: &'a [(u64, ListType)],
+    pub typed_sums: &'a [(u64, &'static str)],
 }
 
 /// Whether `expr` selects a field (not `has()`) of `oldSelf`, or of such a selection.
