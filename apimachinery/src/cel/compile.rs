@@ -4,12 +4,14 @@
 //! functions of the Kubernetes version, and refused in the apiserver's words when it
 //! would refuse them.
 
+use kube_cel::cel::common::ast::{Expr, LiteralValue};
 use kube_cel::cel::parser::{Expression, Parser};
 
 use super::check::{self, Analysis};
 use super::decl::Decl;
 use super::functions::Env;
-use super::tree::nesting;
+use super::literals;
+use super::tree::{children, nesting};
 
 /// A rule that compiles: the expression to evaluate and what its reading found.
 #[derive(Debug)]
@@ -60,6 +62,9 @@ enum Refusal {
     Issues(String),
     /// It gives another type than the one asked.
     Result,
+    /// Its program cannot be made (a constant pattern of `find` that is no RE2
+    /// expression, which the apiserver compiles when it makes the program).
+    Program(String),
 }
 
 impl Refusal {
@@ -67,6 +72,7 @@ impl Refusal {
         match self {
             Refusal::Issues(issues) => format!("{failed}: {issues}"),
             Refusal::Result => result.to_owned(),
+            Refusal::Program(why) => why,
         }
     }
 }
@@ -111,6 +117,24 @@ pub fn with_stack<R>(levels: usize, f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(needed, needed.saturating_mul(2), f)
 }
 
+/// Why the program of a rule `e` (which type-checks) cannot be made, in the apiserver's
+/// words: a constant pattern of `find` or `findAll` that is no RE2 expression (the
+/// apiserver compiles those when it makes the program).
+pub fn program_error(e: &Expression) -> Option<String> {
+    if let Expr::Call(call) = &e.expr
+        && matches!(call.func_name.as_str(), "find" | "findAll")
+        && call.target.is_some()
+        && let Some(Expr::Literal(LiteralValue::String(pattern))) =
+            call.args.first().map(|a| &a.expr)
+        && let Some(error) = literals::regex_error(pattern.inner())
+    {
+        return Some(format!(
+            "program instantiation failed: error parsing regexp: {error}"
+        ));
+    }
+    children(e).into_iter().find_map(program_error)
+}
+
 /// The levels of [`with_stack`] parsing `source` may take, read from its text before it
 /// is parsed: the nesting of its brackets and its `?`, `!` and `-` (which nest to the
 /// right), four levels each, as the parser recurses through the grammar's rules for
@@ -152,6 +176,9 @@ fn compile(
         }
         if analysis.result != result {
             return Err(Refusal::Result);
+        }
+        if let Some(e) = program_error(&expression) {
+            return Err(Refusal::Program(e));
         }
         Ok(Compiled {
             expression,

@@ -56,7 +56,96 @@ pub fn timestamp_seconds(seconds: i64) -> bool {
 
 /// Whether `pattern` compiles as an RE2 regular expression.
 pub fn regex(pattern: &str) -> bool {
-    regex::Regex::new(pattern).is_ok()
+    regex_error(pattern).is_none()
+}
+
+/// Why `pattern` is no RE2 regular expression, in the words of Go's `regexp/syntax`
+/// where it is one of its common errors (an unmatched parenthesis, a repetition of a
+/// repetition or of nothing); the regex crate, which reads RE2's syntax, decides the
+/// rest.
+pub fn regex_error(pattern: &str) -> Option<String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let (mut depth, mut i) = (0usize, 0);
+    // The repetition just read (`*`, `+?`, `{2,3}`), and whether anything can repeat.
+    let mut last_repeat: Option<String> = None;
+    let mut operand = false;
+    while i < chars.len() {
+        let c = chars[i];
+        let repeat_end = match c {
+            '*' | '+' | '?' => Some(i + 1),
+            '{' => chars[i..]
+                .iter()
+                .position(|&c| c == '}')
+                .map(|end| i + end + 1)
+                .filter(|&end| {
+                    let inner: String = chars[i + 1..end - 1].iter().collect();
+                    !inner.is_empty()
+                        && inner.split(',').count() <= 2
+                        && inner.chars().all(|c| c.is_ascii_digit() || c == ',')
+                        && inner.starts_with(|c: char| c.is_ascii_digit())
+                }),
+            _ => None,
+        };
+        if let Some(mut end) = repeat_end {
+            if chars.get(end) == Some(&'?') {
+                end += 1;
+            }
+            let op: String = chars[i..end].iter().collect();
+            if let Some(previous) = &last_repeat {
+                return Some(format!(
+                    "invalid nested repetition operator: `{previous}{op}`"
+                ));
+            }
+            if !operand {
+                return Some(format!("missing argument to repetition operator: `{op}`"));
+            }
+            last_repeat = Some(op);
+            i = end;
+            continue;
+        }
+        last_repeat = None;
+        match c {
+            '\\' => {
+                i += 2;
+                operand = true;
+                continue;
+            }
+            '[' => {
+                // A class: to its closing `]` (one right after `[` or `[^` is a member).
+                let mut j = i + 1;
+                if chars.get(j) == Some(&'^') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                while j < chars.len() && chars[j] != ']' {
+                    j += if chars[j] == '\\' { 2 } else { 1 };
+                }
+                i = j + 1;
+                operand = true;
+                continue;
+            }
+            '(' => {
+                depth += 1;
+                operand = false;
+            }
+            ')' if depth == 0 => return Some(format!("unexpected ): `{pattern}`")),
+            ')' => {
+                depth -= 1;
+                operand = true;
+            }
+            '|' => operand = false,
+            _ => operand = true,
+        }
+        i += 1;
+    }
+    if depth > 0 {
+        return Some(format!("missing closing ): `{pattern}`"));
+    }
+    regex::Regex::new(pattern)
+        .err()
+        .map(|e| format!("invalid regular expression: `{pattern}`: {e}"))
 }
 
 #[cfg(test)]
@@ -72,6 +161,33 @@ mod tests {
         }
         for bad in ["", "1", "1d", "1nns", "h", "1.2.3s", "-", "3000000h"] {
             assert!(!duration(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn patterns_are_refused_as_re2_refuses_them() {
+        assert_eq!(regex_error(")").as_deref(), Some("unexpected ): `)`"));
+        assert_eq!(
+            regex_error("(a").as_deref(),
+            Some("missing closing ): `(a`")
+        );
+        assert_eq!(
+            regex_error("x++").as_deref(),
+            Some("invalid nested repetition operator: `++`")
+        );
+        assert_eq!(
+            regex_error("*a").as_deref(),
+            Some("missing argument to repetition operator: `*`")
+        );
+        for ok in [
+            "a*?",
+            "[)]+",
+            "\\(x\\)",
+            "a{2,3}b",
+            "(a*)*",
+            "^[a-z]([-a-z0-9]*[a-z0-9])?$",
+        ] {
+            assert_eq!(regex_error(ok), None, "{ok}");
         }
     }
 

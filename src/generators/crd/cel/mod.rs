@@ -605,6 +605,16 @@ impl Walk<'_> {
             let hint = type_error_hint(&error.message, self.kube_minor);
             invalid(self, "rule", error.message.clone(), &hint);
         }
+        if analysis.errors.is_empty()
+            && let Some(e) = crdgen_apimachinery::cel::compile::program_error(parsed)
+        {
+            invalid(
+                self,
+                "rule",
+                e,
+                "write the pattern in RE2's syntax, as https://github.com/google/re2/wiki/Syntax describes it",
+            );
+        }
         if analysis.result != "bool" {
             invalid(
                 self,
@@ -844,7 +854,7 @@ mod oracle;
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{INVALID, findings, parse};
 
     #[test]
     fn rules_the_parser_cannot_read_are_errors() {
@@ -852,5 +862,25 @@ mod tests {
             assert!(parse(rule).is_err(), "{rule}");
         }
         assert!(parse("self.all(x, x > 0)").is_ok());
+    }
+
+    #[test]
+    fn a_constant_pattern_the_apiserver_cannot_compile_is_an_error() {
+        let mut schema = serde_json::json!({"type": "object", "properties": {"s": {
+            "type": "string",
+            "maxLength": 10,
+            "x-kubernetes-validations": [
+                {"rule": "self.find(')') == ''"},
+                {"rule": "self.findAll('[a-z]+').size() > 0"}
+            ]
+        }}});
+        let found: Vec<(String, &str)> = findings(&mut schema, "Kind", "v1", 36)
+            .into_iter()
+            .map(|f| (f.field, f.reason))
+            .collect();
+        assert_eq!(
+            found,
+            [("properties[s].x-kubernetes-validations[0].rule".to_owned(), INVALID)]
+        );
     }
 }
