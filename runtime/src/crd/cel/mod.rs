@@ -25,6 +25,7 @@ mod cost;
 mod equality;
 mod errors;
 mod format;
+mod go_errors;
 mod library;
 mod lists;
 #[cfg(test)]
@@ -81,6 +82,7 @@ fn with_base<R>(f: impl FnOnce(&Context<'static>) -> R) -> R {
             time::register(&mut ctx);
             urls::register(&mut ctx);
             string_format::register(&mut ctx);
+            go_errors::register(&mut ctx);
             ctx
         });
         f(ctx)

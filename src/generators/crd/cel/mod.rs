@@ -880,7 +880,10 @@ mod tests {
             .collect();
         assert_eq!(
             found,
-            [("properties[s].x-kubernetes-validations[0].rule".to_owned(), INVALID)]
+            [(
+                "properties[s].x-kubernetes-validations[0].rule".to_owned(),
+                INVALID
+            )]
         );
     }
 }
