@@ -492,8 +492,14 @@ def validation_expressions(source):
 def schema_levels(source):
     """TestValidationExpressionsAtSchemaLevels: the schema as given; every error is Invalid
     and each expected text is in one of them."""
+    env = schema_helpers()
+    # validation_test.go's own helper: a match-expressions list with the rule on it.
+    env["genMatchSelectorSchema"] = lambda rule: env["withRule"](env["objectType"]({
+        "matchExpressions": env["listType"](env["objectTypePtr"]({
+            "key": env["stringType"], "operator": env["stringType"],
+            "values": env["listType"](env["stringType"])}))}), rule)
     out = []
-    for case in read_cases(source, "TestValidationExpressionsAtSchemaLevels", schema_helpers()):
+    for case in read_cases(source, "TestValidationExpressionsAtSchemaLevels", env):
         if "unported" in case:
             out.append(case)
             continue
