@@ -227,15 +227,25 @@ class Parser:
                 self.take()
             start = self.i
             self.take("{")
-            if self.peek()[1] == "return":
-                self.take()
-                body = self.expression()
-                if self.at("}"):
-                    self.take("}")
-                    return Node("funclit", params, body)
+            # Assignments (`x := e`, `x = e`), then one `return e`.
+            statements = []
+            try:
+                while self.peek()[0] == "name" and self.peek()[1] != "return" \
+                        and self.peek(1)[1] in (":=", "="):
+                    name = self.take()[1]
+                    self.take()
+                    statements.append((name, self.expression()))
+                if self.peek()[1] == "return":
+                    self.take()
+                    body = self.expression()
+                    if self.at("}"):
+                        self.take("}")
+                        return Node("funclit", params, body, statements)
+            except Unported:
+                pass
             self.i = start
             self.skip_braces()
-            return Node("funclit", None, None)
+            return Node("funclit", None, None, [])
         if kind == "name":
             self.take()
             return Node("name", text)

@@ -316,11 +316,13 @@ class Evaluator:
         if k == "composite":
             return self.composite(node, expected)
         if k == "funclit":
-            params, body = node.parts
+            params, body, statements = node.parts
             if body is None:
                 raise Unported("a func literal")
-            def call(*args, params=params, body=body):
+            def call(*args, params=params, body=body, statements=statements):
                 inner = Evaluator(dict(self.env, **dict(zip(params, args))))
+                for name, value in statements:
+                    inner.env[name] = inner.eval(value)
                 return inner.eval(body)
             return call
         raise Unported(f"expression {k}")
