@@ -126,6 +126,23 @@ pub fn regex_error(pattern: &str) -> Option<String> {
                 operand = true;
                 continue;
             }
+            // A group's flags and name (`(?i)`, `(?:`, `(?P<name>`): no repetition.
+            '(' if chars.get(i + 1) == Some(&'?') => {
+                let end = chars[i + 2..]
+                    .iter()
+                    .position(|c| matches!(c, ')' | ':' | '>'))
+                    .map_or(chars.len(), |p| i + 2 + p);
+                match chars.get(end) {
+                    // `(?i)` sets flags and opens no group.
+                    Some(')') => {}
+                    _ => {
+                        depth += 1;
+                        operand = false;
+                    }
+                }
+                i = end + 1;
+                continue;
+            }
             '(' => {
                 depth += 1;
                 operand = false;
@@ -186,6 +203,10 @@ mod tests {
             "a{2,3}b",
             "(a*)*",
             "^[a-z]([-a-z0-9]*[a-z0-9])?$",
+            // Gateway API's: flags and a non-capturing group.
+            r"^(?i)\.?[a-z_][a-z_0-9]*(\.[a-z_][a-z_0-9]*)*$",
+            r"^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$",
+            "(?P<year>[0-9]{4})-(?i:x)+",
         ] {
             assert_eq!(regex_error(ok), None, "{ok}");
         }
