@@ -16,6 +16,14 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 # reuses what an earlier run of this script unpacked there: stale sources of a version
 # not yet released. Nothing of ours is published, so every copy there is such a one.
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/crdgen-*-"$version"
+# And what it built of them, found by the registry sources their dependency files name.
+for dep in target/debug/deps/crdgen*-*.d; do
+  grep -q 'registry/src/.*/crdgen-' "$dep" 2>/dev/null || continue
+  stem=$(basename "$dep" .d)
+  name=${stem%-*}
+  rm -rf target/debug/deps/"$stem".* target/debug/deps/lib"$stem".* \
+    target/debug/.fingerprint/"${name//_/-}-${stem##*-}"
+done
 # The work tree as it is (--allow-dirty: CI's clone is clean; a contributor's need not be).
 # cargo names each test, bench and example the package leaves out: expected, not news.
 # crdgen-runtime is a library, which leaves k8s-openapi's Kubernetes version to the
