@@ -628,9 +628,10 @@ impl<'d> Checker<'d> {
         };
         let result = match &target {
             Ty::Object(decl) => match &decl.kind {
-                // Since Kubernetes 1.31 a reserved word is also reachable as written.
+                // From an environment of 1.31 a reserved word is also reachable as
+                // written.
                 Kind::Object { fields } => match fields.get(field).or_else(|| {
-                    is_reserved(field)
+                    (self.env.keywords_as_field_names() && is_reserved(field))
                         .then(|| fields.get(&format!("__{field}__")))
                         .flatten()
                 }) {

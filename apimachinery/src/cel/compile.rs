@@ -94,12 +94,7 @@ fn parse_here(source: &str) -> Result<Expression, String> {
         // cel-go's limit on the nesting of each grammar rule, here of expressions.
         .max_recursion_depth(MAX_RECURSION_DEPTH as u16)
         .parse(source)
-        .map_err(|e| {
-            e.to_string().replace(
-                &format!("Recursion limit of {MAX_RECURSION_DEPTH} exceeded"),
-                &format!("expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"),
-            )
-        })?;
+        .map_err(|e| cel_go_words(&e.to_string()))?;
     super::position::even_prefixes_removed(source, &mut expression);
     match nesting(&expression) > MAX_RECURSION_DEPTH {
         true => Err("ERROR: <input>:-1:0: max recursion depth exceeded".to_owned()),
@@ -115,6 +110,23 @@ pub fn with_stack<R>(levels: usize, f: impl FnOnce() -> R) -> R {
     const PER_LEVEL: usize = 64 * 1024;
     let needed = levels.saturating_add(8).saturating_mul(PER_LEVEL);
     stacker::maybe_grow(needed, needed.saturating_mul(2), f)
+}
+
+/// A parse error in cel-go's words where the cel crate's differ: its recursion limit,
+/// and a literal selected as a field (`self.true`), which cel-go reports as the
+/// mismatched input its older versions named.
+fn cel_go_words(error: &str) -> String {
+    let mut text = error.replace(
+        &format!("Recursion limit of {MAX_RECURSION_DEPTH} exceeded"),
+        &format!("expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"),
+    );
+    for word in ["true", "false", "null"] {
+        text = text.replace(
+            &format!("no viable alternative at input '.{word}'"),
+            &format!("mismatched input '{word}' expecting IDENTIFIER"),
+        );
+    }
+    text
 }
 
 /// Why the program of a rule `e` (which type-checks) cannot be made, in the apiserver's

@@ -81,6 +81,12 @@ impl Env {
         Env { minor: u16::MAX }
     }
 
+    /// Whether a reserved word names a field as written (`self.if` for `__if__`), as
+    /// environments of 1.31 and later let it (`RecognizeKeywordAsFieldName`).
+    pub fn keywords_as_field_names(self) -> bool {
+        self.minor >= 31
+    }
+
     fn has(self, library: Library) -> bool {
         library.introduced() <= self.minor
     }
