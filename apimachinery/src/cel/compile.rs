@@ -96,6 +96,7 @@ fn parse_here(source: &str) -> Result<Expression, String> {
         .parse(source)
         .map_err(|e| cel_go_words(&e.to_string()))?;
     super::position::even_prefixes_removed(source, &mut expression);
+    super::position::quote_escapes_read(source, &mut expression);
     match nesting(&expression) > MAX_RECURSION_DEPTH {
         true => Err("ERROR: <input>:-1:0: max recursion depth exceeded".to_owned()),
         false => Ok(expression),

@@ -7,7 +7,7 @@
 use kube_cel::cel::common::ast::{EntryExpr, Expr, LiteralValue, operators};
 use kube_cel::cel::parser::Expression;
 
-use super::tree::children;
+use super::tree::{children, children_mut};
 
 /// A literal token: its value as its text decodes it, and its line and column (1-based,
 /// in characters).
@@ -210,6 +210,58 @@ fn scan(source: &str) -> Vec<Token> {
     tokens
 }
 
+/// `rule` (parsed from `source`) with `\'` and `\"` read as the quotes they escape in
+/// every string literal, as cel-go reads them: the cel crate's parser keeps the
+/// backslash of the quote a literal is not delimited by (`"it\'s"` was `it\'s`).
+pub fn quote_escapes_read(source: &str, rule: &mut Expression) {
+    let written: Vec<String> = scan(source)
+        .into_iter()
+        .filter_map(|t| match t.value {
+            Scanned::Text(text) => Some(text),
+            _ => None,
+        })
+        .collect();
+    let mut literals = Vec::new();
+    string_literals(rule, &mut literals);
+    literals.sort_unstable_by_key(|(id, _)| *id);
+    if literals.len() != written.len() {
+        return;
+    }
+    let fixes: Vec<(u64, String)> = literals
+        .into_iter()
+        .zip(written)
+        .filter_map(|((id, parsed), text)| {
+            let read = parsed.replace("\\'", "'").replace("\\\"", "\"");
+            (read != parsed && read == text).then_some((id, read))
+        })
+        .collect();
+    if !fixes.is_empty() {
+        replace_strings(rule, &fixes);
+    }
+}
+
+/// The string literals of `e`, by id.
+fn string_literals(e: &Expression, found: &mut Vec<(u64, String)>) {
+    if let Expr::Literal(LiteralValue::String(s)) = &e.expr {
+        found.push((e.id, s.inner().to_owned()));
+    }
+    children(e)
+        .into_iter()
+        .for_each(|c| string_literals(c, found));
+}
+
+fn replace_strings(e: &mut Expression, fixes: &[(u64, String)]) {
+    if let Some((_, text)) = fixes.iter().find(|(id, _)| *id == e.id)
+        && let Expr::Literal(LiteralValue::String(_)) = &e.expr
+    {
+        e.expr = Expr::Literal(LiteralValue::String(text.clone().into()));
+        return;
+    }
+    for child in children_mut(e) {
+        replace_strings(child, fixes);
+    }
+}
+
 /// How many `op` start at `start` (whitespace between them; a `!` of `!=` is none), and
 /// where the run ends.
 fn prefix_run(chars: &[char], start: usize, op: char) -> (usize, usize) {
@@ -288,26 +340,8 @@ fn unwrap_calls(e: &mut Expression, ids: &[u64]) {
         };
         *e = operand;
     }
-    match &mut e.expr {
-        Expr::Call(call) => {
-            call.target.iter_mut().for_each(|t| unwrap_calls(t, ids));
-            call.args.iter_mut().for_each(|a| unwrap_calls(a, ids));
-        }
-        Expr::Select(select) => unwrap_calls(&mut select.operand, ids),
-        Expr::List(list) => list.elements.iter_mut().for_each(|a| unwrap_calls(a, ids)),
-        Expr::Map(map) => {
-            for entry in &mut map.entries {
-                if let EntryExpr::MapEntry(m) = &mut entry.expr {
-                    unwrap_calls(&mut m.key, ids);
-                    unwrap_calls(&mut m.value, ids);
-                }
-            }
-        }
-        Expr::Comprehension(c) => {
-            unwrap_calls(&mut c.iter_range, ids);
-            unwrap_calls(&mut c.loop_step, ids);
-        }
-        _ => {}
+    for child in children_mut(e) {
+        unwrap_calls(child, ids);
     }
 }
 
@@ -424,6 +458,12 @@ mod tests {
         assert_eq!(negations(&read("a - -b == a--5")), 1);
         assert_eq!(negations(&read("-5 == '--'")), 0);
         assert_eq!(nots(&read("!!true")), 0);
+        let mut quoted = plain(r#""it\'s" == 'a\"b' && r"x\'" == "y""#);
+        quote_escapes_read(r#""it\'s" == 'a\"b' && r"x\'" == "y""#, &mut quoted);
+        let mut strings = Vec::new();
+        string_literals(&quoted, &mut strings);
+        let texts: Vec<&str> = strings.iter().map(|(_, s)| s.as_str()).collect();
+        assert_eq!(texts, ["it's", "a\"b", "x\\'", "y"]);
         assert_eq!(nots(&read("! ! !true")), 1);
         assert_eq!(nots(&read("!(!!x) && y != '!!' && !!!z")), 2);
         assert_eq!(nots(&read("[1].exists(x, !!(x > 0))")), 0);

@@ -60,3 +60,45 @@ pub(super) fn children(e: &Expression) -> Vec<&Expression> {
         Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
     }
 }
+
+/// The expressions directly below `e`, to change: [`children`], and a comprehension's
+/// loop condition.
+pub(super) fn children_mut(e: &mut Expression) -> Vec<&mut Expression> {
+    match &mut e.expr {
+        Expr::Call(call) => call
+            .target
+            .as_deref_mut()
+            .into_iter()
+            .chain(&mut call.args)
+            .collect(),
+        Expr::Select(select) => vec![&mut select.operand],
+        Expr::List(list) => list.elements.iter_mut().collect(),
+        Expr::Map(map) => map
+            .entries
+            .iter_mut()
+            .flat_map(|entry| match &mut entry.expr {
+                EntryExpr::MapEntry(e) => vec![&mut e.key, &mut e.value],
+                EntryExpr::StructField(f) => vec![&mut f.value],
+            })
+            .collect(),
+        Expr::Struct(s) => s
+            .entries
+            .iter_mut()
+            .filter_map(|entry| match &mut entry.expr {
+                EntryExpr::StructField(f) => Some(&mut f.value),
+                EntryExpr::MapEntry(_) => None,
+            })
+            .collect(),
+        Expr::Comprehension(c) => {
+            let c = c.as_mut();
+            vec![
+                &mut c.iter_range,
+                &mut c.accu_init,
+                &mut c.loop_cond,
+                &mut c.loop_step,
+                &mut c.result,
+            ]
+        }
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => Vec::new(),
+    }
+}
