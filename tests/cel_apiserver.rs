@@ -109,6 +109,12 @@ fn verdict(wrong: Vec<String>) -> Verdict {
     }
 }
 
+/// What the validator answered where the apiserver takes the object.
+fn denied(errors: &[Error]) -> String {
+    let texts: Vec<String> = errors.iter().map(go_text).collect();
+    format!("denied: {}", texts.join("; "))
+}
+
 /// The apiserver's text of an error, its paths under `root` as the Go tests make them.
 fn go_text(error: &Error) -> String {
     let text = error.to_string();
@@ -170,10 +176,7 @@ fn validation_expressions(
             &case["object"],
             old,
         );
-        let verdict = checked.map_err(|errors| {
-            let texts: Vec<String> = errors.iter().map(go_text).collect();
-            format!("denied: {}", texts.join("; "))
-        });
+        let verdict = checked.map_err(|errors| denied(&errors));
         verdicts.insert(format!("{name}/{rule}"), verdict);
     }
     for expected in case["errors"].as_array().unwrap() {
@@ -310,8 +313,7 @@ fn runtime_cost(case: &Value, minor: u16) -> Verdict {
     let expected = case["cost"].as_u64().unwrap();
     let mut wrong = Vec::new();
     if let Err(errors) = checked {
-        let texts: Vec<String> = errors.iter().map(go_text).collect();
-        wrong.push(format!("denied: {}", texts.join("; ")));
+        wrong.push(denied(&errors));
     }
     if spent != expected {
         wrong.push(format!("cost {spent}, not {expected}"));
@@ -376,10 +378,8 @@ fn field_path(case: &Value) -> Verdict {
 fn recursion_depth(case: &Value, minor: u16) -> Verdict {
     let schema = with_rule(&case["schema"], case["rule"].as_str().unwrap());
     let Some(expected) = case["error"].as_str() else {
-        return check(&validator(&schema, false, minor), &case["object"], None).map_err(|e| {
-            let texts: Vec<String> = e.iter().map(go_text).collect();
-            format!("denied: {}", texts.join("; "))
-        });
+        return check(&validator(&schema, false, minor), &case["object"], None)
+            .map_err(|e| denied(&e));
     };
     let errors = check(&validator(&schema, true, minor), &case["object"], None)
         .err()
@@ -404,10 +404,7 @@ fn cancellation(case: &Value, minor: u16) -> Verdict {
         &case["object"],
         None,
     )
-    .map_err(|e| {
-        let texts: Vec<String> = e.iter().map(go_text).collect();
-        format!("denied: {}", texts.join("; "))
-    })?;
+    .map_err(|e| denied(&e))?;
     Err("not applicable: the validator evaluates no request that can be cancelled".to_owned())
 }
 
@@ -648,5 +645,5 @@ fn every_case_of_kube_apiservers_cel_tests_agrees_or_is_listed_with_its_reason()
     );
     let mut listed = serde_json::to_string_pretty(&disagreements).unwrap();
     listed.push('\n');
-    common::expect::file(&dir().join("disagreements.json"), &listed);
+    common::bless::file(&dir().join("disagreements.json"), &listed);
 }

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{crdgen, expect, testdata};
+use common::{bless, crdgen, testdata};
 use serde_json::Value;
 
 fn stderr(out: &std::process::Output) -> String {
@@ -51,7 +51,7 @@ fn each_rule_finds_its_fixture_and_a_compatible_change_passes_without_a_word() {
     for (rule, dir) in cases {
         let out = crdgen(&dir, &["compat", "old.yaml", "new.yaml"]);
         let said = stderr(&out);
-        expect::file(&dir.join("expected.txt"), &said);
+        bless::file(&dir.join("expected.txt"), &said);
         if rule == "compatible" {
             assert_eq!(
                 said,
@@ -123,7 +123,7 @@ fn each_rules_page_shows_its_fixtures_finding() {
         let page = std::fs::read_to_string(&page_path).unwrap();
         let (head, rest) = page.split_once("```text\n").unwrap();
         let (_, tail) = rest.split_once("```\n").unwrap();
-        expect::file(&page_path, &format!("{head}```text\n{first}```\n{tail}"));
+        bless::file(&page_path, &format!("{head}```text\n{first}```\n{tail}"));
     }
 }
 

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::expect;
+use common::{bless, expect};
 
 /// A case that generates: its files (with the header) and model, as expected, and no
 /// warning but those the case is about.
@@ -31,10 +31,10 @@ fn generates(name: &str) {
     assert_eq!(unexpected, 0, "{}", generation.render_warnings());
     let expected = case.base.join("expected");
     let model = serde_json::to_string_pretty(&generation.model()).unwrap() + "\n";
-    expect::file(&expected.join("model.json"), &model);
+    bless::file(&expected.join("model.json"), &model);
     if name == "consumer" {
         // The consumer includes everything as one file from build.rs.
-        expect::file(
+        bless::file(
             &expected.join("crdgen.rs"),
             &generation.single_file().unwrap(),
         );
@@ -65,7 +65,7 @@ fn reports(name: &str) {
         ),
         Err(e) => format!("{e}\n"),
     };
-    expect::file(&case.join("expected.stderr"), &rendered);
+    bless::file(&case.join("expected.stderr"), &rendered);
 }
 
 /// One `#[test]` per case, named after it, calling `$check` with its name.

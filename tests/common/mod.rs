@@ -1,6 +1,7 @@
 //! Test cases shared by the integration tests: the testdata trees crdgen generates for.
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod bless;
 pub mod expect;
 
 use std::path::{Path, PathBuf};

@@ -150,10 +150,7 @@ impl Validator {
             self.rules
                 .check(object, old, self.limits, false, &mut errors);
         }
-        match errors.is_empty() {
-            true => Ok(()),
-            false => Err(errors),
-        }
+        outcome(errors)
     }
 
     /// The CEL rules alone, on `object` as it is (no defaults, pruning or schema checks):
@@ -166,10 +163,7 @@ impl Validator {
         let mut errors = Vec::new();
         self.rules
             .check(object, old, self.limits, false, &mut errors);
-        match errors.is_empty() {
-            true => Ok(()),
-            false => Err(errors),
-        }
+        outcome(errors)
     }
 
     /// [`check_rules`](Self::check_rules), and the rules' runtime cost as the apiserver
@@ -189,11 +183,7 @@ impl Validator {
             .rules
             .check(object, old, self.limits, true, &mut errors)
             .unwrap_or_default();
-        let result = match errors.is_empty() {
-            true => Ok(()),
-            false => Err(errors),
-        };
-        (result, spent)
+        (outcome(errors), spent)
     }
 
     /// [`admit`](Self::admit) on a copy: the errors the apiserver would answer a write
@@ -204,6 +194,14 @@ impl Validator {
     /// As [`admit`](Self::admit).
     pub fn validate(&self, object: &Value, old: Option<&Value>) -> Result<(), Vec<Error>> {
         self.admit(&mut object.clone(), old)
+    }
+}
+
+/// A write's errors as its outcome: admitted when there are none.
+fn outcome(errors: Vec<Error>) -> Result<(), Vec<Error>> {
+    match errors.is_empty() {
+        true => Ok(()),
+        false => Err(errors),
     }
 }
 

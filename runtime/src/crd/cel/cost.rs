@@ -22,6 +22,7 @@ use kube_cel::cel::common::ast::{
 use kube_cel::cel::objects::OptionalValue;
 use kube_cel::cel::{Context, ExecutionError, Value};
 
+use super::bindings::Bindings;
 use super::equality::optional;
 use super::{format, library, lists};
 
@@ -133,7 +134,7 @@ impl Tracker {
                 test: select.test,
             }),
         };
-        bound.resolve(&shadow, scope)
+        Ok(bound.resolve(&shadow, scope)?)
     }
 
     fn list(&mut self, id: u64, list: &ListExpr, scope: &Context<'_>) -> Eval {
@@ -150,7 +151,7 @@ impl Tracker {
                 optional_indices: list.optional_indices.clone(),
             }),
         };
-        bound.resolve(&shadow, scope)
+        Ok(bound.resolve(&shadow, scope)?)
     }
 
     fn map(&mut self, id: u64, map: &MapExpr, scope: &Context<'_>) -> Eval {
@@ -179,7 +180,7 @@ impl Tracker {
             id,
             expr: Expr::Map(MapExpr { entries }),
         };
-        bound.resolve(&shadow, scope)
+        Ok(bound.resolve(&shadow, scope)?)
     }
 
     /// A constant stays as written; anything else is evaluated and bound.
@@ -311,7 +312,7 @@ impl Tracker {
                 args: vec![operand, index],
             }),
         };
-        let value = bound.resolve(&shadow, scope);
+        let value = bound.resolve(&shadow, scope).map_err(Stop::from);
         let absent = matches!(&value, Ok(v) if optional(v).is_some_and(|o| o.value().is_none()))
             && name != operators::INDEX;
         if constant && !absent {
@@ -612,7 +613,7 @@ impl Tracker {
                 args: call.args.clone(),
             }),
         };
-        bound.resolve(&shadow, scope)
+        Ok(bound.resolve(&shadow, scope)?)
     }
 }
 
@@ -634,33 +635,6 @@ fn combine(left: Outcome, right: Outcome, short: bool) -> Outcome {
         (Err(e), _) | (_, Err(e)) => Err(e),
         (Ok(Value::Bool(_)), Ok(Value::Bool(_))) => Ok(Value::Bool(!short)),
         _ => Err(ExecutionError::NoSuchOverload),
-    }
-}
-
-/// Values bound under names no rule can spell, for an operation of the interpreter's.
-struct Bindings(Vec<(String, Value)>);
-
-impl Bindings {
-    fn new() -> Bindings {
-        Bindings(Vec::new())
-    }
-
-    /// An identifier that stands for `value`.
-    fn bind(&mut self, value: Value) -> IdedExpr {
-        let name = format!("@{}", self.0.len());
-        self.0.push((name.clone(), value));
-        IdedExpr {
-            id: 0,
-            expr: Expr::Ident(name),
-        }
-    }
-
-    fn resolve(self, shadow: &IdedExpr, scope: &Context<'_>) -> Eval {
-        let mut inner = scope.new_inner_scope();
-        for (name, value) in self.0 {
-            inner.add_variable_from_value(name, value);
-        }
-        Ok(inner.resolve(shadow)?)
     }
 }
 

@@ -9,8 +9,10 @@
 //! false of a quantity no int64 holds, as Go's `AsInt64` does.
 
 use kube_cel::KubeCelExt as _;
-use kube_cel::cel::common::ast::{CallExpr, Expr, IdedExpr};
+use kube_cel::cel::common::ast::IdedExpr;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
+
+use super::bindings::{Bindings, call, ident};
 use std::cell::RefCell;
 
 thread_local! {
@@ -53,7 +55,9 @@ pub(super) fn register(ctx: &mut Context<'_>) {
     });
     ctx.add_function("isInteger", |ftx: &FunctionContext| -> ResolveResult {
         let this = ftx.this.clone().ok_or(ExecutionError::NoSuchOverload)?;
-        let as_integer = call(&this_call("asInteger"), Some(this), &[]);
+        let mut bound = Bindings::new();
+        let target = bound.bind(this);
+        let as_integer = in_kube_cel(bound, &call("asInteger", Some(target), Vec::new()));
         Ok(Value::Bool(as_integer.is_ok()))
     });
 }
@@ -66,24 +70,16 @@ fn kube_cel_call(ftx: &FunctionContext) -> ResolveResult {
 /// kube-cel's function `name` (`ip.isCanonical`: `isCanonical` of the namespace `ip`),
 /// on the call's target and arguments.
 fn kube_cel_named(ftx: &FunctionContext, name: &str) -> ResolveResult {
-    let args: Vec<Value> = ftx
-        .args
-        .iter()
-        .map(|a| ftx.ptx.resolve(a))
-        .collect::<Result<_, _>>()?;
+    let mut bound = Bindings::new();
     let (target, function) = match name.split_once('.') {
-        Some((namespace, function)) => (Some(Box::new(ident(namespace))), function),
-        None => (ftx.this.as_ref().map(|_| Box::new(ident("@this"))), name),
+        Some((namespace, function)) => (Some(ident(namespace)), function),
+        None => (ftx.this.clone().map(|this| bound.bind(this)), name),
     };
-    let shadow = IdedExpr {
-        id: 0,
-        expr: Expr::Call(CallExpr {
-            func_name: function.to_owned(),
-            target,
-            args: (0..args.len()).map(|i| ident(&format!("@{i}"))).collect(),
-        }),
-    };
-    call(&shadow, ftx.this.clone(), &args)
+    let mut args = Vec::with_capacity(ftx.args.len());
+    for arg in ftx.args {
+        args.push(bound.bind(ftx.ptx.resolve(arg)?));
+    }
+    in_kube_cel(bound, &call(function, target, args))
 }
 
 /// kube-cel's function `name` of the call; where it refuses a string, `word` says why
@@ -102,37 +98,12 @@ fn worded(
     })
 }
 
-fn ident(name: &str) -> IdedExpr {
-    IdedExpr {
-        id: 0,
-        expr: Expr::Ident(name.to_owned()),
-    }
-}
-
-fn this_call(name: &str) -> IdedExpr {
-    IdedExpr {
-        id: 0,
-        expr: Expr::Call(CallExpr {
-            func_name: name.to_owned(),
-            target: Some(Box::new(ident("@this"))),
-            args: Vec::new(),
-        }),
-    }
-}
-
-/// Resolves `shadow` in kube-cel's context, `@this` and `@0`… bound.
-fn call(shadow: &IdedExpr, this: Option<Value>, args: &[Value]) -> ResolveResult {
+/// Evaluates `expr` in kube-cel's context, the bound values in scope.
+fn in_kube_cel(bound: Bindings, expr: &IdedExpr) -> ResolveResult {
     KUBE_CEL.with(|kube| {
         let mut kube = kube.borrow_mut();
         let ctx = kube.get_or_insert_with(|| Context::default().with_all());
-        let mut scope = ctx.new_inner_scope();
-        if let Some(this) = this {
-            scope.add_variable_from_value("@this", this);
-        }
-        for (i, arg) in args.iter().enumerate() {
-            scope.add_variable_from_value(format!("@{i}"), arg.clone());
-        }
-        scope.resolve(shadow)
+        bound.resolve(expr, ctx)
     })
 }
 

@@ -13,10 +13,11 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use kube_cel::cel::common::ast::{CallExpr, Expr};
+use kube_cel::cel::common::ast::Expr;
 use kube_cel::cel::extractors::{Identifier, This};
 use kube_cel::cel::objects::{Key, Map, Opaque, OptionalValue};
 
+use super::bindings::{Bindings, call};
 use super::equality::{equal, optional};
 use kube_cel::cel::parser::Expression;
 use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult, Value};
@@ -213,21 +214,9 @@ fn rfc3339_nano(t: &chrono::DateTime<chrono::FixedOffset>) -> String {
 
 /// kube-cel's `string(value)`, for the types it knows (IPs, CIDRs).
 fn kube_cel_string(ftx: &FunctionContext, value: Value) -> ResolveResult {
-    const ARG: &str = "@value";
-    let call = Expression {
-        id: 0,
-        expr: Expr::Call(CallExpr {
-            func_name: "string".to_owned(),
-            target: None,
-            args: vec![Expression {
-                id: 0,
-                expr: Expr::Ident(ARG.to_owned()),
-            }],
-        }),
-    };
-    let mut scope = ftx.ptx.new_inner_scope();
-    scope.add_variable_from_value(ARG, value);
-    scope.resolve(&call)
+    let mut bound = Bindings::new();
+    let arg = bound.bind(value);
+    bound.resolve(&call("string", None, vec![arg]), ftx.ptx)
 }
 
 /// A duration as cel-go writes it: seconds, with the fraction it has.

@@ -19,6 +19,7 @@
 //! budget: [`budget`]), counted as cel-go counts them ([`cost`]) where the rules'
 //! estimates say a limit could be reached.
 
+mod bindings;
 mod budget;
 mod compile;
 mod cost;

@@ -17,6 +17,10 @@ use crdgen_apimachinery::cel::functions::Env;
 use serde_json::{Value, json};
 
 use super::cost::Tracker;
+
+// The integration tests' expected file, which `CRDGEN_BLESS=1` rewrites.
+#[path = "../../../../tests/common/bless.rs"]
+mod bless;
 use super::with_base;
 use crate::crd::KUBERNETES_MINOR;
 
@@ -121,15 +125,5 @@ fn every_library_cost_of_kube_apiservers_tests_agrees_or_is_listed() {
     );
     let mut listed = serde_json::to_string_pretty(&disagreements).unwrap();
     listed.push('\n');
-    let pinned = dir().join("disagreements.json");
-    if std::env::var_os("CRDGEN_BLESS").is_some() {
-        std::fs::write(&pinned, &listed).unwrap();
-    }
-    let expected = std::fs::read_to_string(&pinned).unwrap_or_default();
-    assert_eq!(
-        listed,
-        expected,
-        "the cases that disagree changed (CRDGEN_BLESS=1 rewrites {})",
-        pinned.display()
-    );
+    bless::file(&dir().join("disagreements.json"), &listed);
 }

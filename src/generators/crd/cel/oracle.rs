@@ -14,10 +14,9 @@ use serde_json::Value;
 
 use super::findings;
 
-// The integration tests' expected files, which `CRDGEN_BLESS=1` rewrites.
-#[path = "../../../../tests/common/expect.rs"]
-#[expect(dead_code, reason = "the tree comparisons are the integration tests'")]
-mod expect;
+// The integration tests' expected file, which `CRDGEN_BLESS=1` rewrites.
+#[path = "../../../../tests/common/bless.rs"]
+mod bless;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/cel/apiserver/crds")
@@ -90,5 +89,5 @@ fn every_crd_kube_apiserver_refuses_for_its_rules_crdgen_refuses() {
     );
     let mut listed = serde_json::to_string_pretty(&disagreements).unwrap();
     listed.push('\n');
-    expect::file(&dir().join("disagreements.json"), &listed);
+    bless::file(&dir().join("disagreements.json"), &listed);
 }

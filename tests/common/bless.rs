@@ -1,0 +1,46 @@
+//! One expected file, which a test's output must match byte for byte:
+//! `CRDGEN_BLESS=1` (never in CI) rewrites it with what the test got. Shared by the
+//! integration tests (through [`super::expect`]) and the crates' own unit tests that pin
+//! what disagrees with kube-apiserver's tests (they include this file by path).
+
+use std::path::Path;
+
+/// Set to `1` to write what the tests get over what they expect (never in CI).
+pub const BLESS: &str = "CRDGEN_BLESS";
+
+pub fn blessing() -> bool {
+    std::env::var(BLESS).is_ok_and(|v| v == "1") && std::env::var_os("CI").is_none()
+}
+
+/// `path` holds `actual`; with `CRDGEN_BLESS=1`, it is made to.
+pub fn file(path: &Path, actual: &str) {
+    if let Some(problem) = compare(path, actual) {
+        panic!("{problem}");
+    }
+}
+
+/// Why `path` does not hold `actual`, after blessing it when asked to.
+pub fn compare(path: &Path, actual: &str) -> Option<String> {
+    let expected = std::fs::read_to_string(path).ok();
+    if expected.as_deref() == Some(actual) {
+        return None;
+    }
+    if blessing() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, actual).unwrap();
+        return None;
+    }
+    Some(match expected {
+        None => format!(
+            "{} does not exist; {BLESS}=1 writes it with what the test got:\n{actual}",
+            path.display()
+        ),
+        Some(expected) => format!(
+            "{} is not what the test got ({BLESS}=1 rewrites it):\n{}",
+            path.display(),
+            similar::TextDiff::from_lines(&expected, actual)
+                .unified_diff()
+                .header("expected", "actual")
+        ),
+    })
+}
