@@ -93,7 +93,7 @@ PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=":
 
 
 # Unexported struct types of the test files that their tables write literals of.
-LOCAL_TYPES = {"validationOptions", "validationMatch"}
+LOCAL_TYPES = {"validationOptions", "validationMatch", "fnMatcher"}
 
 
 class Parser:

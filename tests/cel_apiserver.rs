@@ -251,7 +251,7 @@ fn cost_estimation(case: &Value) -> Verdict {
         .as_str()
         .unwrap();
     let compiled = compile::rule(rule, decl.as_ref(), false, Env::for_new_rules(36))?;
-    let cost = compiled.analysis.map_or(0, |a| a.cost);
+    let cost = compiled.and_then(|c| c.analysis).map_or(0, |a| a.cost);
     let (exact, least) = (
         case["cost"].as_u64().unwrap(),
         case["atLeast"].as_u64().unwrap(),
@@ -517,7 +517,8 @@ fn reasons_and_fields(case: &Value, minor: u16) -> Verdict {
 /// TestCelCompilation: each rule of the schema compiled at a node that is no resource's
 /// root, in the environment of the apiserver's compatibility version (1.35 for
 /// v0.36.3), with no error or an Invalid one containing the text, a messageExpression
-/// error containing its text, and whether it reads `oldSelf` as expected.
+/// error containing its text, whether it reads `oldSelf` as expected, and no program
+/// where the case says there is none (`"program": null`).
 fn compilation(name: &str, case: &Value, verdicts: &mut BTreeMap<String, Verdict>) {
     let schema = &case["schema"];
     let decl = Decl::new(schema, false, Names::of(36));
@@ -530,6 +531,14 @@ fn compilation(name: &str, case: &Value, verdicts: &mut BTreeMap<String, Verdict
         let optional = rule["optionalOldSelf"] == true;
         let compiled = compile::rule(source, decl.as_ref(), optional, env);
         let mut wrong = Vec::new();
+        let none_expected = expected.get("program").is_some_and(Value::is_null);
+        match (&compiled, none_expected) {
+            (Ok(Some(_)), true) => {
+                wrong.push("compiled to a program; the apiserver's is nil".into())
+            }
+            (Ok(None), false) => wrong.push("compiled to no program".to_owned()),
+            _ => {}
+        }
         match (&compiled, expected.get("error").and_then(Value::as_str)) {
             (Ok(_), Some(text)) => wrong.push(format!("compiled; the apiserver says {text:?}")),
             (Err(e), None) if expected.get("error").is_some() => {
@@ -540,7 +549,7 @@ fn compilation(name: &str, case: &Value, verdicts: &mut BTreeMap<String, Verdict
             }
             _ => {}
         }
-        if let (Ok(c), Some(transition)) = (&compiled, expected["transitionRule"].as_bool()) {
+        if let (Ok(Some(c)), Some(transition)) = (&compiled, expected["transitionRule"].as_bool()) {
             let uses = c.analysis.as_ref().is_some_and(|a| a.uses_old_self);
             if uses != transition {
                 wrong.push(format!("reads oldSelf: {uses}, not {transition}"));

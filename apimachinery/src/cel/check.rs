@@ -81,6 +81,12 @@ pub struct Analysis {
     /// paths below the rule's node (`[*]` an item, `[*]` of a map a value), with the
     /// marker that would bound each.
     pub unbounded: Vec<(String, &'static str)>,
+    /// The places of the object it reads (a selection, `has()`, an index, a
+    /// comprehension's variable), as schema paths from `self` or `oldSelf` (`@items` an
+    /// item, `@values` a map's value), in the order it first reads them: the apiserver
+    /// converts a value as a rule reads it, and refuses there data of another shape than
+    /// its schema's.
+    pub reads: Vec<Vec<String>>,
 }
 
 /// One thing the compiler refuses, and where in the rule when that is known (line and
@@ -170,6 +176,7 @@ pub fn analyze_sizing_text(
         list_types: HashMap::new(),
         list_ops: Vec::new(),
         typed_sums: Vec::new(),
+        reads: Vec::new(),
     };
     let node = checker.expr(rule);
     let mut errors: Vec<Issue> = checker.errors.into_iter().map(Issue::new).collect();
@@ -197,6 +204,7 @@ pub fn analyze_sizing_text(
         typed_sums: checker.typed_sums,
         result: checker.mapping.substitute(&node.ty, true).to_string(),
         unbounded: checker.unbounded,
+        reads: checker.reads.iter().map(|p| p.to_vec()).collect(),
     }
 }
 
@@ -222,6 +230,7 @@ struct Checker<'d> {
     list_types: HashMap<u64, &'d ListType>,
     list_ops: Vec<(u64, ListType)>,
     typed_sums: Vec<(u64, &'static str)>,
+    reads: Vec<Rc<Vec<String>>>,
     /// The size of a string or bytes that nothing else sizes.
     unknown_text: Option<Range>,
 }
@@ -234,12 +243,19 @@ fn literal_size(literal: &LiteralValue) -> u64 {
     }
 }
 
+/// cel-go's `append(path, step)` for a selection, an index or a comprehension's variable:
+/// a step from an expression of no path starts one (`@items` for a variable over a
+/// computed list), which Kubernetes' size estimator reads from the root (`sized_decl`).
+fn append(path: &Option<Rc<Vec<String>>>, step: &str) -> Option<Rc<Vec<String>>> {
+    let mut next = path.as_deref().cloned().unwrap_or_default();
+    next.push(step.to_owned());
+    Some(Rc::new(next))
+}
+
+/// The path of a list's items in Kubernetes' library estimates (`listElementNode`): none
+/// when the list has none.
 fn extend(path: &Option<Rc<Vec<String>>>, step: &str) -> Option<Rc<Vec<String>>> {
-    path.as_ref().map(|p| {
-        let mut next = p.as_ref().clone();
-        next.push(step.to_owned());
-        Rc::new(next)
-    })
+    path.as_ref().and_then(|_| append(path, step))
 }
 
 /// The name a chain of identifiers and field selections spells (`net.IP`,
@@ -267,6 +283,15 @@ impl<'d> Checker<'d> {
             .try_fold(self.root, |decl, step| decl.step(step))
     }
 
+    /// The schema type Kubernetes' size estimator reads at `path`: it skips the first step
+    /// as `self` whatever it names, so a variable over a computed list (`@items` alone)
+    /// is sized by the root's bound, as the apiserver sizes it.
+    fn sized_decl(&self, path: &[String]) -> Option<&'d Decl> {
+        let (_, rest) = path.split_first()?;
+        rest.iter()
+            .try_fold(self.root, |decl, step| decl.step(step))
+    }
+
     /// cel-go's `computeSize` for an expression of no size of its own: the schema's
     /// bound at its path, else 1 for a scalar, else its variable's.
     fn size_of(
@@ -276,9 +301,9 @@ impl<'d> Checker<'d> {
         local: Option<&str>,
     ) -> Option<Range> {
         if let Some(p) = path
-            && let Some(decl) = self.decl_at(p)
+            && let Some(decl) = self.sized_decl(p)
         {
-            if !decl.bounded && decl.max_elements > 0 {
+            if !decl.bounded && decl.max_elements > 0 && self.decl_at(p).is_some() {
                 self.note_unbounded(p, decl);
             }
             return Some(Range {
@@ -293,6 +318,16 @@ impl<'d> Checker<'d> {
         match ty {
             Ty::String | Ty::Bytes => local.or(self.unknown_text),
             _ => local,
+        }
+    }
+
+    /// Notes that the rule reads the value at `path`, when it is one of the object's.
+    fn read(&mut self, path: &Option<Rc<Vec<String>>>) {
+        if let Some(p) = path
+            && matches!(p.first().map(String::as_str), Some("self" | "oldSelf"))
+            && !self.reads.contains(p)
+        {
+            self.reads.push(p.clone());
         }
     }
 
@@ -340,6 +375,7 @@ impl<'d> Checker<'d> {
 
     fn expr(&mut self, e: &Expression) -> Node<'d> {
         let node = self.expr_node(e);
+        self.read(&node.path);
         // A set or map list of the object keeps its list type through `==` and `+`.
         if let Some(list_type) = node
             .path
@@ -384,7 +420,9 @@ impl<'d> Checker<'d> {
                 let operand = self.expr(&select.operand);
                 let ty = self.field(&operand.ty, &select.field, false);
                 if select.test {
-                    // `has()`: free in Kubernetes' environment, but for its operand.
+                    // `has()`: free in Kubernetes' environment, but for its operand. It
+                    // reads the field (the apiserver converts it to tell it is set).
+                    self.read(&append(&operand.path, &select.field));
                     return Node {
                         ty: Ty::Bool,
                         cost: operand.cost,
@@ -393,7 +431,7 @@ impl<'d> Checker<'d> {
                         entries: None,
                     };
                 }
-                let path = extend(&operand.path, &select.field);
+                let path = append(&operand.path, &select.field);
                 let cost = operand.cost.add(lookup_cost(&operand.ty));
                 self.node(ty, cost, path)
             }
@@ -694,14 +732,14 @@ impl<'d> Checker<'d> {
                 self.locals.push(Local {
                     name: c.iter_var.clone(),
                     ty: key_ty,
-                    path: extend(&range.path, key_step),
+                    path: append(&range.path, key_step),
                     size: entry_key,
                     entries: None,
                 });
                 self.locals.push(Local {
                     name: second.clone(),
                     ty: item_ty,
-                    path: extend(&range.path, value_step),
+                    path: append(&range.path, value_step),
                     size: entry_value,
                     entries: None,
                 });
@@ -715,7 +753,7 @@ impl<'d> Checker<'d> {
                 self.locals.push(Local {
                     name: c.iter_var.clone(),
                     ty,
-                    path: extend(&range.path, step),
+                    path: append(&range.path, step),
                     size,
                     entries: None,
                 });
@@ -833,7 +871,7 @@ impl<'d> Checker<'d> {
                 _ => "@items",
             };
             size = container.entries.map(|e| e.value);
-            path = extend(&container.path, step);
+            path = append(&container.path, step);
         }
         let cost = target_cost.add(fn_cost);
         let size = match size {

@@ -25,19 +25,26 @@ pub struct Compiled {
 
 /// Compiles `source` as a rule on a node of type `decl`; `optional_old_self`: the rule
 /// sets it. The error is the apiserver's text (`compilation failed: …`, `cel expression
-/// must evaluate to a bool`).
+/// must evaluate to a bool`). A rule of only white space compiles to nothing, with no
+/// error, as the apiserver compiles it: no write runs it (a new CRD with one is refused
+/// by its validation, not its compilation).
 pub fn rule(
     source: &str,
     decl: Option<&Decl>,
     optional_old_self: bool,
     env: Env,
-) -> Result<Compiled, String> {
-    compile(source, decl, optional_old_self, env, "bool").map_err(|e| {
-        e.text(
-            "compilation failed",
-            "cel expression must evaluate to a bool",
-        )
-    })
+) -> Result<Option<Compiled>, String> {
+    if source.trim().is_empty() {
+        return Ok(None);
+    }
+    compile(source, decl, optional_old_self, env, "bool")
+        .map(Some)
+        .map_err(|e| {
+            e.text(
+                "compilation failed",
+                "cel expression must evaluate to a bool",
+            )
+        })
 }
 
 /// Compiles `source` as a rule's `messageExpression`, which reads what its rule reads

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crdgen_apimachinery::cel::compile;
+use crdgen_apimachinery::cel::compile::{self, Compiled};
 use crdgen_apimachinery::cel::decl::{Decl, ListType, Names, declares_type_and_object_meta};
 use crdgen_apimachinery::cel::functions::Env;
 use kube_cel::cel::parser::Expression;
@@ -70,6 +70,10 @@ pub(super) struct Node {
     /// `object` or `array`: their values are not shown in errors; for other types, the
     /// type is what a failed evaluation names (`Invalid value: "string"`).
     pub type_name: String,
+    /// `nullable`: whether null is a value here (else the data is refused where read).
+    pub nullable: bool,
+    /// `x-kubernetes-int-or-string`: an integer or a string, whatever `type` says.
+    pub int_or_string: bool,
 }
 
 /// A rule, parsed.
@@ -96,6 +100,8 @@ pub(super) struct Program {
     pub estimate: u64,
     /// The height of its tree, which evaluating it recurses as deep as.
     pub height: usize,
+    /// The places of the object it reads, as schema paths from `self` or `oldSelf`.
+    pub reads: Vec<Vec<String>>,
 }
 
 /// A rule's `messageExpression`, as written and compiled.
@@ -116,37 +122,25 @@ impl Rule {
     }
 }
 
-/// Compiles a rule (or, `message`, its messageExpression) as the apiserver does on its
-/// node's type `decl`, then makes it ready to evaluate.
-fn compile(
-    source: &str,
-    decl: Option<&Decl>,
-    optional_old_self: bool,
-    message: bool,
-    minor: u16,
-) -> Result<Program, String> {
-    // The environment of a new CRD's rules on Kubernetes 1.`minor`.
-    let env = Env::for_new_rules(minor);
-    let compiled = match message {
-        false => compile::rule(source, decl, optional_old_self, env),
-        true => compile::message_expression(source, decl, optional_old_self, env),
-    };
-    let compiled = compiled?;
+/// A rule or messageExpression compiled as the apiserver compiles it (`oldSelf`
+/// optional when `optional_old_self`), made ready to evaluate.
+fn ready(compiled: Compiled, optional_old_self: bool) -> Program {
     let mut expression = compiled.expression;
-    let (list_ops, typed_sums, estimate) = match compiled.analysis {
-        Some(a) => (a.list_ops, a.typed_sums, a.cost),
-        None => (Vec::new(), Vec::new(), u64::MAX),
+    let (list_ops, typed_sums, estimate, reads) = match compiled.analysis {
+        Some(a) => (a.list_ops, a.typed_sums, a.cost, a.reads),
+        None => (Vec::new(), Vec::new(), u64::MAX, Vec::new()),
     };
     let typing = super::rewrite::Typing {
         list_ops: &list_ops,
         typed_sums: &typed_sums,
     };
     super::rewrite::rewrite(&mut expression, optional_old_self, &typing);
-    Ok(Program {
+    Program {
         height: crdgen_apimachinery::cel::tree::height(&expression),
         expression,
         estimate,
-    })
+        reads,
+    }
 }
 
 impl Node {
@@ -163,7 +157,8 @@ impl Node {
         let text = |key: &str| schema.get(key).and_then(Value::as_str);
         let type_name = text("type").unwrap_or_default().to_owned();
         let mut has_rules = false;
-        let shape = if schema["x-kubernetes-int-or-string"] == true {
+        let int_or_string = schema["x-kubernetes-int-or-string"] == true;
+        let shape = if int_or_string {
             Shape::Plain
         } else {
             match type_name.as_str() {
@@ -200,7 +195,7 @@ impl Node {
         let rules: Vec<Rule> = entries
             .into_iter()
             .flatten()
-            .map(|entry| rule(entry, decl.as_ref(), minor))
+            .filter_map(|entry| rule(entry, decl.as_ref(), minor))
             .collect();
         let all_of: Vec<Node> = schema["allOf"]
             .as_array()
@@ -218,6 +213,8 @@ impl Node {
             all_of,
             has_rules,
             type_name,
+            nullable: schema["nullable"] == true,
+            int_or_string,
         }
     }
 }
@@ -287,21 +284,27 @@ fn object(schema: &Value, resource: bool, minor: u16) -> Shape {
     }
 }
 
-fn rule(entry: &Value, decl: Option<&Decl>, minor: u16) -> Rule {
+/// A rule compiled as the apiserver compiles a new CRD's on Kubernetes 1.`minor`; none
+/// where it compiles to nothing (only white space).
+fn rule(entry: &Value, decl: Option<&Decl>, minor: u16) -> Option<Rule> {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
     let source = text("rule").unwrap_or_default();
     let optional_old_self = entry["optionalOldSelf"] == true;
-    let program = compile(&source, decl, optional_old_self, false, minor);
+    let env = Env::for_new_rules(minor);
+    let program = compile::rule(&source, decl, optional_old_self, env)
+        .transpose()?
+        .map(|c| ready(c, optional_old_self));
     let uses_old_self = program
         .as_ref()
         .is_ok_and(|p| mentions_old_self(&p.expression));
-    Rule {
+    Some(Rule {
         program,
         message: text("message"),
         message_expression: text("messageExpression")
             .filter(|m| !m.trim().is_empty())
             .map(|source| MessageExpression {
-                program: compile(&source, decl, optional_old_self, true, minor),
+                program: compile::message_expression(&source, decl, optional_old_self, env)
+                    .map(|c| ready(c, optional_old_self)),
                 source,
             }),
         reason: text("reason"),
@@ -309,7 +312,7 @@ fn rule(entry: &Value, decl: Option<&Decl>, minor: u16) -> Rule {
         optional_old_self,
         uses_old_self,
         text: source,
-    }
+    })
 }
 
 /// Whether a rule reads `oldSelf`: a transition rule, run only on updates.

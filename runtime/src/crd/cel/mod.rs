@@ -27,6 +27,7 @@ mod equality;
 mod errors;
 mod format;
 mod go_errors;
+mod invalid;
 mod library;
 mod lists;
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::budget::Budget;
 use super::compile::{Node, Program, Rule, Shape};
 use super::cost::Stop;
 use super::errors;
+use super::invalid;
 use super::value::to_cel;
 use crate::field::{Error, ErrorType, Path};
 
@@ -162,7 +163,7 @@ fn run(
             true => &optional,
             false => &plain,
         };
-        match check(scope, node, rule, value, at, budget) {
+        match check(scope, node, rule, (value, old), at, budget) {
             // Ratcheting: an unchanged value keeps passing rules that do not compare
             // it with its old self (a rule that fails to evaluate is still an error).
             Some(Outcome::Failed(_)) if at.unchanged && !rule.uses_old_self => {}
@@ -248,12 +249,15 @@ fn check(
     scope: &Context<'_>,
     node: &Node,
     rule: &Rule,
-    value: &Value,
+    (value, old): (&Value, Option<&Value>),
     at: At<'_>,
     budget: &mut Budget,
 ) -> Option<Outcome> {
     let errored = |detail: String| Some(Outcome::Errored(invalid_type(node, at, detail)));
     let program = rule.program.as_ref().ok()?;
+    if let Some(refusal) = invalid::first_refused(&program.reads, node, value, old) {
+        return errored(format!("{refusal} evaluating rule: {}", rule.name()));
+    }
     let evaluated = match evaluate(scope, program, budget) {
         Ok(evaluated) => evaluated,
         Err(Limit::Estimated) => return None,
