@@ -1,12 +1,19 @@
 //! Kubernetes' own types, recognised in an imported schema by their shape: a node whose
 //! schema, descriptions aside, is the one crdgen writes for a k8s-openapi type in some
 //! Kubernetes version crdgen knows is written as that type, as a person would write it.
+//!
+//! The shapes are read from an index (`known.jsonl`: each type's property names and
+//! fingerprints of its schema in each version), not built from the facts of every
+//! version: a run then pays for the Kubernetes types it uses, not for all of them. A
+//! unit test holds the index to what the schemas give.
 
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::known::{KubeVersion, Options};
+use crate::known::KubeVersion;
 
 /// The types recognised, by the name a file imports them as, and their path.
 pub const TYPES: &[(&str, &str)] = &[
@@ -94,24 +101,37 @@ pub const FIELD_KEYWORDS: &[&str] = &[
     "x-kubernetes-validations",
 ];
 
-/// One recognised type's schema in one Kubernetes version.
+/// One recognised type's schema in one Kubernetes version, as the index has it.
+#[derive(Deserialize, Serialize, PartialEq, Debug)]
 struct Known {
-    name: &'static str,
+    name: String,
     minor: u16,
     /// Its property names, to pass it over at a glance.
     keys: Vec<String>,
-    /// The schema, but its own top-level description (a field's shows in its place).
-    full: Value,
-    /// The same without any description.
-    bare: Value,
+    /// The fingerprint of the schema without any description.
+    bare: u64,
+    /// The fingerprint of the schema but its own top-level description (a field's
+    /// shows in its place).
+    full: u64,
 }
 
-/// The recognised types' schemas, computed on first need; the names not to recognise
-/// (a kind's own); and the Kubernetes versions whose types match every use so far,
-/// structurally and exactly.
+const INDEX: &str = include_str!("known.jsonl");
+
+/// The index, by type in table order, each type's versions oldest first.
+fn index() -> &'static [Known] {
+    static INDEXED: OnceLock<Vec<Known>> = OnceLock::new();
+    INDEXED.get_or_init(|| {
+        INDEX
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("src/import/known.jsonl is valid"))
+            .collect()
+    })
+}
+
+/// The names not to recognise (a kind's own), and the Kubernetes versions whose types
+/// match every use so far, structurally and exactly.
 #[derive(Default)]
 pub struct Shapes {
-    known: Option<Vec<Known>>,
     excluded: BTreeSet<String>,
     structural: Option<BTreeSet<u16>>,
     exact: Option<BTreeSet<u16>>,
@@ -130,10 +150,9 @@ impl Shapes {
     pub fn recognise(&mut self, node: &Value) -> Option<&'static str> {
         let keys = property_names(node)?;
         let excluded = &self.excluded;
-        let known = self.known.get_or_insert_with(all_known);
-        let mut same_keys = known
+        let mut same_keys = index()
             .iter()
-            .filter(|k| k.keys == keys && !excluded.contains(k.name))
+            .filter(|k| k.keys == keys && !excluded.contains(&k.name))
             .peekable();
         // Most objects are none of them: nothing is copied for those.
         same_keys.peek()?;
@@ -143,11 +162,12 @@ impl Shapes {
         }
         let mut bare = shape.clone();
         strip_descriptions(&mut bare);
+        let (shape, bare) = (fingerprint(&shape), fingerprint(&bare));
         // Per type, in table order: the versions it matches in, and exactly in.
         let mut candidates: Vec<(&'static str, BTreeSet<u16>, BTreeSet<u16>)> = Vec::new();
         for k in same_keys.filter(|k| k.bare == bare) {
             if candidates.last().is_none_or(|(name, ..)| *name != k.name) {
-                candidates.push((k.name, BTreeSet::new(), BTreeSet::new()));
+                candidates.push((&k.name, BTreeSet::new(), BTreeSet::new()));
             }
             if let Some((_, structural, exact)) = candidates.last_mut() {
                 structural.insert(k.minor);
@@ -182,37 +202,50 @@ impl Shapes {
     }
 }
 
-/// Every recognised type in every version crdgen knows it in, by type in table order.
-fn all_known() -> Vec<Known> {
-    let versions: Vec<KubeVersion> = crate::known::versions().collect();
-    let mut out = Vec::new();
-    for (name, path) in TYPES {
-        for version in &versions {
-            let options = Options {
-                version: *version,
-                embedded_object_meta: false,
-            };
-            let Ok(Some(mut full)) = crate::known::schema(path, None, options) else {
-                continue;
-            };
-            let Some(keys) = property_names(&full) else {
-                continue;
-            };
-            if let Some(map) = full.as_object_mut() {
-                map.remove("description");
+/// A fingerprint of a schema, the same for equal values (`==`) in every build: 64 bits
+/// of FNV-1a over its JSON, each value tagged with its type and length, object keys in
+/// order. The index stands for each schema by it.
+fn fingerprint(value: &Value) -> u64 {
+    struct Fnv(u64);
+    impl Fnv {
+        fn bytes(&mut self, bytes: &[u8]) {
+            for byte in bytes {
+                self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
             }
-            let mut bare = full.clone();
-            strip_descriptions(&mut bare);
-            out.push(Known {
-                name,
-                minor: version.minor(),
-                keys,
-                full,
-                bare,
-            });
+        }
+        fn tagged(&mut self, tag: u8, text: &str) {
+            self.bytes(&[tag]);
+            self.bytes(&(text.len() as u64).to_le_bytes());
+            self.bytes(text.as_bytes());
+        }
+        fn value(&mut self, value: &Value) {
+            match value {
+                Value::Null => self.bytes(b"n"),
+                Value::Bool(b) => self.bytes(if *b { b"t" } else { b"f" }),
+                // 1 and 1.0 are not equal in serde_json, and print apart.
+                Value::Number(n) => self.tagged(b'#', &n.to_string()),
+                Value::String(s) => self.tagged(b's', s),
+                Value::Array(items) => {
+                    self.tagged(b'a', "");
+                    self.bytes(&(items.len() as u64).to_le_bytes());
+                    items.iter().for_each(|item| self.value(item));
+                }
+                Value::Object(map) => {
+                    self.tagged(b'o', "");
+                    self.bytes(&(map.len() as u64).to_le_bytes());
+                    let mut entries: Vec<_> = map.iter().collect();
+                    entries.sort_unstable_by_key(|(k, _)| *k);
+                    for (key, value) in entries {
+                        self.tagged(b'k', key);
+                        self.value(value);
+                    }
+                }
+            }
         }
     }
-    out
+    let mut fnv = Fnv(0xcbf2_9ce4_8422_2325);
+    fnv.value(value);
+    fnv.0
 }
 
 /// `versions` narrowed to those also in `more`.
@@ -247,5 +280,80 @@ fn strip_descriptions(schema: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(strip_descriptions),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+#[path = "../../tests/common/bless.rs"]
+mod bless;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::known::Options;
+
+    /// Every recognised type in every version crdgen knows it in, by type in table
+    /// order, as the index has it.
+    fn all_known() -> Vec<Known> {
+        let versions: Vec<KubeVersion> = crate::known::versions().collect();
+        let mut out = Vec::new();
+        for (name, path) in TYPES {
+            for version in &versions {
+                let options = Options {
+                    version: *version,
+                    embedded_object_meta: false,
+                };
+                let Ok(Some(mut full)) = crate::known::schema(path, None, options) else {
+                    continue;
+                };
+                let Some(keys) = property_names(&full) else {
+                    continue;
+                };
+                if let Some(map) = full.as_object_mut() {
+                    map.remove("description");
+                }
+                let mut bare = full.clone();
+                strip_descriptions(&mut bare);
+                out.push(Known {
+                    name: (*name).to_owned(),
+                    minor: version.minor(),
+                    keys,
+                    bare: fingerprint(&bare),
+                    full: fingerprint(&full),
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_index_is_what_the_schemas_of_the_types_give() {
+        let lines: String = all_known()
+            .iter()
+            .map(|k| serde_json::to_string(k).unwrap() + "\n")
+            .collect();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/import/known.jsonl");
+        bless::file(&path, &lines);
+    }
+
+    #[test]
+    fn fingerprints_tell_values_apart_as_equality_does() {
+        let same = [(
+            serde_json::json!({"a": 1, "b": [true]}),
+            serde_json::json!({"b": [true], "a": 1}),
+        )];
+        for (a, b) in &same {
+            assert_eq!(fingerprint(a), fingerprint(b));
+        }
+        let apart = [
+            (serde_json::json!(1), serde_json::json!(1.0)),
+            (serde_json::json!(["ab"]), serde_json::json!(["a", "b"])),
+            (serde_json::json!({"a": "b"}), serde_json::json!({"ab": ""})),
+            (serde_json::json!([[], []]), serde_json::json!([[[]]])),
+            (serde_json::json!(null), serde_json::json!({})),
+        ];
+        for (a, b) in &apart {
+            assert_ne!(fingerprint(a), fingerprint(b), "{a} and {b}");
+        }
     }
 }

@@ -3,10 +3,12 @@
 //! JSON value a line: the versions and sources, then k8s-openapi's paths, then one line
 //! per Go type, `["<go type>",[<facts>…]]`, sorted by name. Each part is parsed when first
 //! needed, and a Go type's line alone: a run that embeds no Kubernetes type reads none of
-//! it, and one that does finds a type's line without parsing the 2.5 MB around it.
+//! it, and one that does finds a type's line by a binary search over the text, reading
+//! a few lines of the 2.5 MB around it (its pages are mapped from the binary, and only
+//! those touched are read in).
 
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use serde::Deserialize;
 
@@ -28,27 +30,40 @@ struct Paths {
 /// The file's first line, its second, and the rest: each part is looked at only when
 /// something needs it (the versions alone read the first line).
 fn parts() -> (&'static str, &'static str, &'static str) {
-    let (header, rest) = TEXT.split_once('\n').expect("types.jsonl has its header");
-    let (paths, types) = rest.split_once('\n').expect("types.jsonl has its paths");
-    (header, paths, types)
+    static PARTS: OnceLock<(&str, &str, &str)> = OnceLock::new();
+    *PARTS.get_or_init(|| {
+        let (header, rest) = TEXT.split_once('\n').expect("types.jsonl has its header");
+        let (paths, types) = rest.split_once('\n').expect("types.jsonl has its paths");
+        (header, paths, types)
+    })
 }
 
-/// Each Go type's name and facts (the JSON of its runs of versions that agree), in name
-/// order, found by line without parsing the facts.
-fn types() -> &'static [(&'static str, &'static str)] {
-    static TYPES: OnceLock<Vec<(&str, &str)>> = OnceLock::new();
-    TYPES.get_or_init(|| {
-        parts()
-            .2
-            .lines()
-            .map(|line| {
-                line.strip_prefix("[\"")
-                    .and_then(|l| l.strip_suffix(']'))
-                    .and_then(|l| l.split_once("\","))
-                    .expect("a type line is [\"name\",facts]")
-            })
-            .collect()
-    })
+/// A type line's name and facts (the JSON of its runs of versions that agree).
+fn type_line(line: &str) -> (&str, &str) {
+    line.strip_prefix("[\"")
+        .and_then(|l| l.strip_suffix(']'))
+        .and_then(|l| l.split_once("\","))
+        .expect("a type line is [\"name\",facts]")
+}
+
+/// The facts of the type line named `name`, by a binary search over the lines' bytes:
+/// each probe reads the line its midpoint falls in.
+fn find_type(name: &str) -> Option<&'static str> {
+    let text = parts().2;
+    let (mut low, mut high) = (0, text.len());
+    while low < high {
+        let middle = low + (high - low) / 2;
+        // The line around `middle`: from the byte after the newline before it.
+        let start = text[..middle].rfind('\n').map_or(0, |i| i + 1).max(low);
+        let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let (line_name, facts) = type_line(&text[start..end]);
+        match line_name.cmp(name) {
+            std::cmp::Ordering::Equal => return Some(facts),
+            std::cmp::Ordering::Less => low = end + 1,
+            std::cmp::Ordering::Greater => high = start,
+        }
+    }
+    None
 }
 
 fn header() -> &'static Header {
@@ -123,9 +138,28 @@ pub fn versions() -> impl Iterator<Item = KubeVersion> {
         .map(|v| v.parse().expect("types.jsonl names versions as 1.NN"))
 }
 
-/// The Go types a k8s-openapi path is, by version.
-pub fn rust(path: &str) -> Option<&'static [RustType]> {
-    paths().rust.get(path).map(Vec::as_slice)
+/// The Go types a k8s-openapi path is, by version: its entry found in the paths' line by
+/// its key, and only that entry parsed (the line is 110 KB), once a process: every field
+/// of a Kubernetes type asks.
+pub fn rust(path: &str) -> Option<Vec<RustType>> {
+    type Found = HashMap<String, Option<&'static str>>;
+    static FOUND: OnceLock<Mutex<Found>> = OnceLock::new();
+    let mut found = FOUND
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let entry = *found.entry(path.to_owned()).or_insert_with(|| {
+        let line = parts().1;
+        let key = format!("{}:[", serde_json::to_string(path).ok()?);
+        line.find(&key).map(|at| &line[at + key.len() - 1..])
+    });
+    drop(found);
+    let mut entries = serde_json::Deserializer::from_str(entry?).into_iter();
+    Some(
+        entries
+            .next()?
+            .expect("src/known/types.jsonl is generated valid"),
+    )
 }
 
 /// Every k8s-openapi path.
@@ -135,9 +169,8 @@ pub fn rust_paths() -> impl Iterator<Item = &'static str> {
 
 /// Every run of versions of a Go type's facts; `None` for a type the data lacks.
 pub fn go_type(name: &str) -> Option<Vec<GoTypeFacts>> {
-    let types = types();
-    let at = types.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-    Some(serde_json::from_str(types[at].1).expect("src/known/types.jsonl is generated valid"))
+    let facts = find_type(name)?;
+    Some(serde_json::from_str(facts).expect("src/known/types.jsonl is generated valid"))
 }
 
 #[cfg(test)]
@@ -153,10 +186,25 @@ mod tests {
 
     #[test]
     fn every_go_type_parses_and_every_rust_type_has_its_go_type() {
-        let names: Vec<&str> = types().iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = parts().2.lines().map(|l| type_line(l).0).collect();
         assert!(names.is_sorted(), "type lines in name order");
         for name in &names {
             assert!(!go_type(name).unwrap().is_empty(), "{name}");
+        }
+        // Each path's entry, found by its key alone, is the one the whole line has.
+        let described = |types: &[RustType]| -> Vec<String> {
+            types
+                .iter()
+                .map(|t| format!("{} in {}", t.go, t.versions))
+                .collect()
+        };
+        for (path, types) in &paths().rust {
+            assert_eq!(described(&rust(path).unwrap()), described(types), "{path}");
+        }
+        assert!(rust("k8s_openapi::api::core::v1::Po").is_none());
+        // Between, before and after the names: none.
+        for absent in ["", "a", "k8s.io/api/core/v1.Pod0", "zzz"] {
+            assert!(find_type(absent).is_none(), "{absent}");
         }
         let without: Vec<&str> = rust_paths()
             .filter(|p| {

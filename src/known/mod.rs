@@ -11,6 +11,7 @@ mod version;
 
 use serde_json::{Value, json};
 
+#[cfg(test)]
 pub use data::versions;
 pub use schema::{Options, Problem, QUANTITY_PATTERN};
 pub use version::KubeVersion;

@@ -133,11 +133,8 @@ impl Translator {
         if let Some(schema) = basic(name).or_else(|| self.built_in(name)) {
             return Ok(schema);
         }
-        let key = (name.to_owned(), self.options);
-        if let Some((schema, misplaced)) = cache().get(&key) {
-            self.misplaced.extend(misplaced.iter().cloned());
-            return Ok(schema.clone());
-        }
+        // A type met inside itself is refused whatever the cache holds (a test builds
+        // such a stack by hand, and another may have cached the type).
         if let Some(start) = self.stack.iter().position(|n| n == name) {
             let mut cycle: Vec<String> = self.stack[start..]
                 .iter()
@@ -145,6 +142,11 @@ impl Translator {
                 .collect();
             cycle.push(short_name(name).to_owned());
             return Err(Problem::Recursive { cycle });
+        }
+        let key = (name.to_owned(), self.options);
+        if let Some((schema, misplaced)) = cache().get(&key) {
+            self.misplaced.extend(misplaced.iter().cloned());
+            return Ok(schema.clone());
         }
         let within = self.stack.last().cloned().unwrap_or_default();
         let facts = data::go_type(name).ok_or_else(|| Problem::NoFacts {
