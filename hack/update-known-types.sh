@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates src/known/types.jsonl: what controller-gen reads from the Go source of every
+# Regenerates src/known/types.jsonl (and the import's index of it, src/import/known.jsonl): what controller-gen reads from the Go source of every
 # type k8s-openapi has (fields, JSON tags, docs, +listType/+default/+optional/... markers),
 # for each Kubernetes version k8s-openapi supports. Run it when bumping k8s-openapi;
 # commit the result. It reads local clones (bare or not) of the four Kubernetes API
@@ -29,3 +29,6 @@ done
 python3 "$root/hack/known-types.py" "${refs[@]}" "$root/src/known/types.jsonl" "$(dirname "$k8s_openapi")" \
   "$(clone api K8S_API)" "$(clone apimachinery K8S_APIMACHINERY)" \
   "$(clone apiextensions-apiserver K8S_APIEXTENSIONS_APISERVER)" "$(clone kube-aggregator K8S_KUBE_AGGREGATOR)"
+# The import's index of the types it recognises, from their schemas in the new facts.
+(cd "$root" && CRDGEN_BLESS=1 cargo test --locked --quiet -p crdgen --lib \
+  import::known::tests::the_index_is_what_the_schemas_of_the_types_give)
