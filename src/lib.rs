@@ -17,6 +17,11 @@
 
 #![deny(missing_docs)]
 
+// The integration tests' expected files, which `CRDGEN_BLESS=1` rewrites: the unit
+// tests that pin data (the CEL oracle's, the import's index) share them.
+#[cfg(test)]
+#[path = "../tests/common/bless.rs"]
+mod bless;
 mod cli;
 mod compat;
 mod config;

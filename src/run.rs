@@ -127,14 +127,7 @@ pub(crate) fn generate_groups_deferred(
         // The CRDs on disk are the ones the run would write: the model of the groups
         // with findings alone places them in the source.
         let compat = match &mut against {
-            Some(against) => Some(against.on_disk(opts, |groups| {
-                let discovered = input.discovered.narrowed_to(groups);
-                let input = pipeline::Input {
-                    discovered,
-                    ..input
-                };
-                pipeline::on_big_stack(|| pipeline::model_of(opts, input))?
-            })?),
+            Some(against) => Some(against.on_disk(opts, input)?),
             None => None,
         };
         return Ok(Report {

@@ -35,8 +35,9 @@ fn start(base: &Path, dir: &Path, revision: &str, args: &[&str]) -> Result<Child
         .map_err(|e| failed(dir, revision, format!("git: {e}")))
 }
 
-/// The NUL-separated names a git command of [`start`] printed (YAML and JSON ones).
-fn listed(git: Child, dir: &Path, revision: &str) -> Result<Vec<String>, Diagnostic> {
+/// The NUL-separated names a git command of [`start`] printed (YAML and JSON ones),
+/// each after `skip` bytes (`git status` prints `XY ` before each).
+fn listed(git: Child, dir: &Path, revision: &str, skip: usize) -> Result<Vec<String>, Diagnostic> {
     let listed = git
         .wait_with_output()
         .map_err(|e| failed(dir, revision, format!("git: {e}")))?;
@@ -50,7 +51,7 @@ fn listed(git: Child, dir: &Path, revision: &str) -> Result<Vec<String>, Diagnos
     Ok(listed
         .stdout
         .split(|b| *b == 0)
-        .filter_map(|name| std::str::from_utf8(name).ok())
+        .filter_map(|name| std::str::from_utf8(name.get(skip..)?).ok())
         .filter(|name| {
             [".yaml", ".yml", ".json"]
                 .iter()
@@ -69,11 +70,21 @@ fn listed(git: Child, dir: &Path, revision: &str) -> Result<Vec<String>, Diagnos
 /// work while the run checks its stamp or generates (a git process costs about as much
 /// as a drift check that finds its stamp current). [`Changed::files`] waits for the
 /// answer.
+///
+/// The work tree is compared with HEAD by `git status`, and HEAD with another revision
+/// tree to tree: `git diff REVISION` compares the revision's whole tree with the work
+/// tree, three times as long as both (12 ms against 4 in a tree of 6,000 files), time
+/// taken from the run on a machine of two cores. Their names together are a superset of
+/// its: a file changed and changed back is read and found alike.
 pub struct Changed {
     /// Started from a thread of its own: starting a process costs the run's thread
     /// milliseconds too.
-    started: std::thread::JoinHandle<Result<(Child, Reader), Diagnostic>>,
+    started: std::thread::JoinHandle<Result<Started, Diagnostic>>,
 }
+
+/// The git processes [`Changed::ask`] starts: `git status`, `git diff REVISION HEAD`
+/// unless the revision is HEAD, and the reader.
+type Started = (Child, Option<Child>, Reader);
 
 impl Changed {
     /// Asks git which files under `dir` differ from `revision`.
@@ -81,21 +92,45 @@ impl Changed {
         let (base, dir, revision) = (base.to_owned(), dir.to_owned(), revision.to_owned());
         Changed {
             started: std::thread::spawn(move || {
-                let diff = ["diff", "--no-renames", "--name-only", "-z", &revision];
-                let diff = start(&base, &dir, &revision, &diff)?;
-                Ok((diff, Reader::start(&base, &dir, &revision)?))
+                // Without the optional lock, status leaves the index as it is.
+                let status = [
+                    "--no-optional-locks",
+                    "status",
+                    "--porcelain",
+                    "-z",
+                    "--untracked-files=no",
+                    "--no-renames",
+                ];
+                let status = start(&base, &dir, &revision, &status)?;
+                let trees = [
+                    "diff",
+                    "--no-renames",
+                    "--name-only",
+                    "-z",
+                    &revision,
+                    "HEAD",
+                ];
+                let trees = match revision.as_str() {
+                    "HEAD" => None,
+                    _ => Some(start(&base, &dir, &revision, &trees)?),
+                };
+                Ok((status, trees, Reader::start(&base, &dir, &revision)?))
             }),
         }
     }
 
     /// git's answer, and the reader of the revision's files.
     pub fn files(self) -> Result<(BTreeSet<String>, Reader), Diagnostic> {
-        let (diff, reader) = self
+        let (status, trees, reader) = self
             .started
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        let files = listed(diff, &reader.dir, &reader.revision)?;
-        Ok((files.into_iter().collect(), reader))
+        let (dir, revision) = (&reader.dir, &reader.revision);
+        let mut files: BTreeSet<String> = listed(status, dir, revision, 3)?.into_iter().collect();
+        if let Some(trees) = trees {
+            files.extend(listed(trees, dir, revision, 0)?);
+        }
+        Ok((files, reader))
     }
 }
 
@@ -104,7 +139,7 @@ impl Changed {
 /// revision without the directory has none.
 pub fn at_revision(base: &Path, dir: &Path, revision: &str) -> Result<Texts, Diagnostic> {
     let ls_tree = ["ls-tree", "-r", "-z", "--name-only", revision];
-    let names = listed(start(base, dir, revision, &ls_tree)?, dir, revision)?;
+    let names = listed(start(base, dir, revision, &ls_tree)?, dir, revision, 0)?;
     Reader::start(base, dir, revision)?.read(&names, false)
 }
 
@@ -187,5 +222,59 @@ impl Drop for Reader {
     fn drop(&mut self) {
         drop(self.git.stdin.take());
         let _ = self.git.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+    }
+
+    /// Against HEAD, what the work tree and the index change; against an older
+    /// revision, what the commits since changed too. Untracked files are none of them.
+    #[test]
+    fn the_files_that_differ_are_the_work_tree_s_and_the_commits_since() {
+        let repo = tempfile::tempdir().unwrap();
+        let base = repo.path();
+        let write = |name: &str, text: &str| {
+            std::fs::write(base.join("crds").join(name), text).unwrap();
+        };
+        std::fs::create_dir_all(base.join("crds")).unwrap();
+        for name in ["committed.yaml", "staged.yaml", "edited.yaml", "same.yaml"] {
+            write(name, "a: 1\n");
+        }
+        git(base, &["init", "-q"]);
+        git(base, &["add", "-A"]);
+        git(base, &["commit", "-qm", "first"]);
+        write("committed.yaml", "a: 2\n");
+        git(base, &["commit", "-qam", "second"]);
+        write("staged.yaml", "a: 2\n");
+        git(base, &["add", "crds/staged.yaml"]);
+        write("edited.yaml", "a: 2\n");
+        write("untracked.yaml", "a: 2\n");
+        let files = |revision: &str| -> Vec<String> {
+            let (files, _reader) = Changed::ask(base, Path::new("crds"), revision)
+                .files()
+                .unwrap();
+            files.into_iter().collect()
+        };
+        assert_eq!(files("HEAD"), ["crds/edited.yaml", "crds/staged.yaml"]);
+        assert_eq!(
+            files("HEAD~1"),
+            [
+                "crds/committed.yaml",
+                "crds/edited.yaml",
+                "crds/staged.yaml"
+            ]
+        );
     }
 }

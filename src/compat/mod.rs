@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-pub use git::{Changed, at_revision};
+pub use git::{Changed, Reader, at_revision};
 pub use locate::locate;
 pub use report::{Format, Report};
 pub use rules::Config;

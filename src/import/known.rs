@@ -284,12 +284,9 @@ fn strip_descriptions(schema: &mut Value) {
 }
 
 #[cfg(test)]
-#[path = "../../tests/common/bless.rs"]
-mod bless;
-
-#[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bless;
     use crate::known::Options;
 
     /// Every recognised type in every version crdgen knows it in, by type in table

@@ -11,7 +11,7 @@ use crate::compat::{self, Config, Finding, Format, Report, Texts};
 use crate::diag::{Code, Diagnostic, Diagnostics, Sources};
 use crate::model::Model;
 use crate::options::{Generator, Options};
-use crate::pipeline::{Error, Generation};
+use crate::pipeline::{Error, Generation, Input};
 
 /// The CRDs checked against, and how the check is configured and written.
 pub(super) struct Against {
@@ -31,8 +31,15 @@ enum Old {
     /// while the run goes on.
     Revision {
         revision: String,
-        changed: Option<compat::Changed>,
+        changed: Option<Asked>,
     },
+}
+
+/// git's answer to which files differ: asked, or answered (the files, and the reader of
+/// the revision's).
+enum Asked {
+    Pending(compat::Changed),
+    Answered(BTreeSet<String>, compat::Reader),
 }
 
 /// The new CRDs: the files on disk, or the ones a generation made (by name).
@@ -57,7 +64,11 @@ impl Against {
         } else {
             Old::Revision {
                 revision: check.against.clone(),
-                changed: Some(compat::Changed::ask(base, &crd_dir, &check.against)),
+                changed: Some(Asked::Pending(compat::Changed::ask(
+                    base,
+                    &crd_dir,
+                    &check.against,
+                ))),
             }
         };
         Ok(Against {
@@ -72,26 +83,52 @@ impl Against {
         })
     }
 
-    /// The check of the CRDs on disk, which a current stamp says the run would write;
-    /// `model` is asked for (to place findings in the source) only when there are any,
-    /// and then only of the API groups they are in.
-    pub fn on_disk(
-        &mut self,
-        opts: &Options,
-        model: impl FnOnce(&BTreeSet<&str>) -> Result<(Model, Sources), Error>,
-    ) -> Result<CompatReport, Error> {
+    /// The check of the CRDs on disk, which a current stamp says the run would write.
+    /// Findings are placed in the source by the model of the API groups they are in,
+    /// built only when there are any, from `input`: against a revision, the model of
+    /// the groups whose CRD files git says differ is started on the other core while
+    /// the CRDs are compared (it is the same model where it has every group a finding is
+    /// in; else, or where it fails, the model is built as without it).
+    pub fn on_disk(&mut self, opts: &Options, input: Input) -> Result<CompatReport, Error> {
+        let no_sources = |d| Error::diagnostics(vec![d], &Sources::default());
+        let early = match self.likely_groups(&opts.output_base).map_err(no_sources)? {
+            Some(likely) if !likely.is_empty() => Early::start(opts, likely, input),
+            _ => Early::Not(input),
+        };
         let (findings, diags, texts) = self
             .compare(&opts.output_base, New::OnDisk)
-            .map_err(|d| Error::diagnostics(vec![d], &Sources::default()))?;
+            .map_err(no_sources)?;
         if findings.is_empty() && !diags.has_errors() {
+            // A model started early finishes on its own, unread.
             return Ok(self.report(findings, diags, &Sources::default()));
         }
-        let groups = findings
+        let groups: BTreeSet<&str> = findings
             .iter()
             .filter_map(|f| f.crd.split_once('.').map(|(_, group)| group))
             .collect();
-        let (model, sources) = model(&groups)?;
+        let (model, sources) = early.model(opts, &groups)?;
         Ok(self.located(findings, diags, texts, &model, sources))
+    }
+
+    /// The API groups of the CRD files git says differ from the revision (crdgen names
+    /// a CRD's file `<group>_<plural>.yaml`): the groups a finding is likely in. `None`
+    /// against a directory.
+    fn likely_groups(&mut self, base: &Path) -> Result<Option<BTreeSet<String>>, Diagnostic> {
+        let Old::Revision { revision, changed } = &mut self.old else {
+            return Ok(None);
+        };
+        let (files, reader) = match changed.take() {
+            Some(Asked::Answered(files, reader)) => (files, reader),
+            Some(Asked::Pending(asked)) => asked.files()?,
+            None => compat::Changed::ask(base, &self.crd_dir, revision).files()?,
+        };
+        let groups = files
+            .iter()
+            .filter_map(|f| Path::new(f).file_name()?.to_str()?.split_once('_'))
+            .map(|(group, _)| group.to_owned())
+            .collect();
+        *changed = Some(Asked::Answered(files, reader));
+        Ok(Some(groups))
     }
 
     /// The check of the CRDs `generation` makes.
@@ -164,10 +201,10 @@ impl Against {
         };
         let revision = &revision;
         let (changed, reader) = match changed {
-            Some(asked) => asked,
-            None => compat::Changed::ask(base, &self.crd_dir, revision),
-        }
-        .files()?;
+            Some(Asked::Answered(files, reader)) => (files, reader),
+            Some(Asked::Pending(asked)) => asked.files()?,
+            None => compat::Changed::ask(base, &self.crd_dir, revision).files()?,
+        };
         let (partial, all) = match new {
             New::Generated(generated) => {
                 let differs = |(name, text): &(String, String)| {
@@ -217,6 +254,70 @@ impl Against {
             errors: report.errors() + unread,
         }
     }
+}
+
+/// The model that places findings, started early or not.
+enum Early {
+    /// Being built on a thread of its own, of these groups.
+    Started(BTreeSet<String>, std::thread::JoinHandle<ModelOf>),
+    /// Not started: the input to build it from.
+    Not(Input),
+    /// No thread could be had: the sources went with it, and are read again if needed.
+    Lost,
+}
+
+type ModelOf = Result<(Model, Sources), Error>;
+
+impl Early {
+    /// The model of the `groups`' sources in `input`, started on a thread of its own (a
+    /// detached one: when there is nothing to place, the run does not wait for it).
+    fn start(opts: &Options, groups: BTreeSet<String>, input: Input) -> Early {
+        let names: BTreeSet<String> = groups.clone();
+        let opts = opts.clone();
+        let build = move || {
+            let names = names.iter().map(String::as_str).collect();
+            model_of(&opts, input, &names)
+        };
+        match std::thread::Builder::new()
+            .name("crdgen-model".into())
+            .stack_size(crate::parallel::STACK_BYTES)
+            .spawn(build)
+        {
+            Ok(thread) => Early::Started(groups, thread),
+            Err(_) => Early::Lost,
+        }
+    }
+
+    /// The model of the `groups`' sources: the one started early where it has all of
+    /// them and was built, else one built now.
+    fn model(self, opts: &Options, groups: &BTreeSet<&str>) -> ModelOf {
+        let input = match self {
+            Early::Not(input) => input,
+            Early::Lost => crate::pipeline::read(opts)?,
+            Early::Started(started, thread) => {
+                let built = thread.join().ok().and_then(Result::ok);
+                match built {
+                    Some(model) if groups.iter().all(|g| started.contains(*g)) => {
+                        return Ok(model);
+                    }
+                    _ => crate::pipeline::read(opts)?,
+                }
+            }
+        };
+        crate::pipeline::on_big_stack(|| model_of(opts, input, groups))?
+    }
+}
+
+/// The model of the `groups`' sources in `input`, and their texts.
+fn model_of(opts: &Options, input: Input, groups: &BTreeSet<&str>) -> ModelOf {
+    let discovered = input.discovered.narrowed_to(groups);
+    crate::pipeline::model_of(
+        opts,
+        Input {
+            discovered,
+            ..input
+        },
+    )
 }
 
 /// The findings, and the texts read when there is anything to show them in.

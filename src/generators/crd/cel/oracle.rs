@@ -14,9 +14,7 @@ use serde_json::Value;
 
 use super::findings;
 
-// The integration tests' expected file, which `CRDGEN_BLESS=1` rewrites.
-#[path = "../../../../tests/common/bless.rs"]
-mod bless;
+use crate::bless;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/cel/apiserver/crds")
