@@ -199,6 +199,9 @@ fn lay_out(
     };
     let mut groups = Vec::new();
     let mut shapes = known::Shapes::default();
+    // Each kind's file: its types are built in order (names and the Kubernetes types
+    // recognised carry over from kind to kind), then written as text on all cores.
+    let mut kind_files = Vec::new();
     for ((group, versions), dir) in packages.iter().zip(&dirs) {
         let group_dir = apis_pkg.join(dir);
         output.owned_dirs.push(group_dir.clone());
@@ -228,12 +231,12 @@ fn lay_out(
                 let root = &kv.version.schema.as_ref().map(|s| &s.open_api_v3_schema);
                 let Some(root) = root else { continue };
                 let kind_struct = builder.kind(kind, root);
-                let text =
-                    render::kind_file(&kind_struct, &kind_markers(kv, diags), &builder.items);
-                output.files.insert(
+                kind_files.push((
                     group_dir.join(version).join(format!("{module}.rs")),
-                    header.rust_file(&[&text]),
-                );
+                    kind_struct,
+                    kind_markers(kv, diags),
+                    builder.items,
+                ));
                 modules.push(module);
             }
             modules.sort();
@@ -255,6 +258,11 @@ fn lay_out(
         let versions: Vec<&str> = versions.keys().copied().collect();
         groups.push(format!("{dir}:{}", versions.join(",")));
     }
+    let written = crate::parallel::map(&kind_files, |(path, kind, markers, items)| {
+        let text = render::kind_file(kind, markers, items);
+        (path.clone(), header.rust_file(&[&text]))
+    });
+    output.files.extend(written);
     (output, groups, shapes.version())
 }
 

@@ -81,21 +81,35 @@ pub fn read(inputs: &[Input], sources: &mut Sources, diags: &mut Diagnostics) ->
                 sources.insert(name.clone(), text.clone());
             }
             Input::Path(path) => {
-                for file in files(path, diags) {
+                // Each file read on all cores (YAML is most of a large import's reading),
+                // and taken in file order.
+                let read = crate::parallel::map(&files(path, diags), |file| {
                     let shown = file.display().to_string();
-                    match crate::source::read_text(&file, MAX_INPUT_BYTES) {
+                    let (mut found, mut diags) = (Vec::new(), Diagnostics::default());
+                    let text = match crate::source::read_text(file, MAX_INPUT_BYTES) {
                         Ok(text) => {
-                            documents(&shown, &text, &mut found, diags);
-                            sources.insert(shown, text);
+                            documents(&shown, &text, &mut found, &mut diags);
+                            Some(text)
                         }
-                        Err(e) => diags.push(
-                            Diagnostic::error(
-                                e.code(Code::Io),
-                                format!("cannot read `{shown}`: {e}"),
-                            )
-                            .at_path(shown)
-                            .hint("crdgen import reads UTF-8 YAML or JSON files"),
-                        ),
+                        Err(e) => {
+                            diags.push(
+                                Diagnostic::error(
+                                    e.code(Code::Io),
+                                    format!("cannot read `{shown}`: {e}"),
+                                )
+                                .at_path(shown.clone())
+                                .hint("crdgen import reads UTF-8 YAML or JSON files"),
+                            );
+                            None
+                        }
+                    };
+                    (shown, text, found, diags)
+                });
+                for (shown, text, mut file_found, file_diags) in read {
+                    found.append(&mut file_found);
+                    diags.extend(file_diags.into_sorted());
+                    if let Some(text) = text {
+                        sources.insert(shown, text);
                     }
                 }
             }

@@ -56,24 +56,32 @@ pub fn check(
         Diagnostic::error(Code::NotACrd, format!("the CRDs hold what crdgen (and the apiserver) refuse:\n{}", shown.join("\n").trim_end()))
             .hint("fix the CRD and import it again; the paths above are those of the package it would have made")
     })?;
-    // Each CRD that comes back, read once, by name.
-    let back: std::collections::BTreeMap<String, Value> = generation
+    // Each CRD that comes back, read once, by name; read and compared on all cores.
+    let texts: Vec<&String> = generation
         .manifests
         .get(&crate::Generator::Crd)
         .into_iter()
-        .flatten()
-        .filter_map(|(_, text)| crate::yaml::parse(text).ok())
-        .filter_map(|crd| Some((crd["metadata"]["name"].as_str()?.to_owned(), crd)))
+        .flat_map(|manifests| manifests.values())
         .collect();
-    for f in found {
+    let back: std::collections::BTreeMap<String, Value> =
+        crate::parallel::map(&texts, |text| crate::yaml::parse(text).ok())
+            .into_iter()
+            .flatten()
+            .filter_map(|crd| Some((crd["metadata"]["name"].as_str()?.to_owned(), crd)))
+            .collect();
+    let compared = crate::parallel::map(found, |f| {
+        let mut found = Diagnostics::default();
         let name = format!("{}.{}", f.crd.spec.names.plural, f.crd.spec.group);
-        let Some(back) = back.get(&name) else {
-            diags.push(Diagnostic::bug(format!(
+        match back.get(&name) {
+            Some(back) => compare_crd(f, back, &mut found),
+            None => found.push(Diagnostic::bug(format!(
                 "the CRD {name} did not come back from its package"
-            )));
-            continue;
-        };
-        compare_crd(f, back, diags);
+            ))),
+        }
+        found
+    });
+    for found in compared {
+        diags.extend(found.into_sorted());
     }
     Ok(())
 }
