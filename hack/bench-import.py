@@ -7,9 +7,10 @@ memory of each, over every CRD of DIR (one CRD a file, as kopium reads them).
 DIR is, say, every config/crd/bases/*.yaml of a Cluster API checkout (25 kinds in five
 groups, two versions each, 2.6 MB). crdgen is timed twice: one run over the whole
 directory (what a user runs; each run also generates the package back into CRDs and
-compares them), and one process a file, as kopium is run. kopium is taken from PATH
-(`cargo install --locked kopium`); without it only crdgen is timed. Each figure is
-the median of RUNS runs (default 5), peak memory the largest seen.
+compares them), and one process a file, as kopium is run; then a process's start
+(`--version`) and one process on the smallest and on the largest file alone. kopium is
+taken from PATH (`cargo install --locked kopium`); without it only crdgen is timed.
+Each figure is the median of RUNS runs (default 5), peak memory the largest seen.
 """
 
 import os
@@ -25,17 +26,28 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def timed(argv, cwd, stdout):
-    """Wall seconds and peak RSS (MiB) of one process."""
+    """Wall seconds and peak RSS (MiB) of one process: the wall of a run of its own, the
+    peak of a run under GNU time. (A child's rusage would not do: its peak counts the
+    Python process it was forked from, 15 MiB, before it ran the program.)"""
+
+    def run(argv, stdout):
+        result = subprocess.run(argv, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
+        if result.returncode != 0:
+            err = result.stderr.decode(errors="replace")
+            raise SystemExit(f"{' '.join(map(str, argv))} failed ({result.returncode}):\n{err}")
+
     start = time.perf_counter()
-    child = subprocess.Popen(argv, cwd=cwd, stdout=stdout, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
+    run(argv, stdout)
     wall = time.perf_counter() - start
-    err = child.stderr.read().decode(errors="replace")
-    child.stderr.close()
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise SystemExit(f"{' '.join(map(str, argv))} failed ({child.returncode}):\n{err}")
-    return wall, usage.ru_maxrss / 1024
+    if not os.access(GNU_TIME, os.X_OK):
+        return wall, float("nan")
+    with tempfile.NamedTemporaryFile("r") as peak:
+        run([GNU_TIME, "-f", "%M", "-o", peak.name, *argv], subprocess.DEVNULL)
+        return wall, int(peak.read().split()[-1]) / 1024
+
+
+# GNU time (Debian's `time` package), for peak memory; without it only time is shown.
+GNU_TIME = "/usr/bin/time"
 
 
 def runs(n, one):
@@ -96,6 +108,25 @@ def main():
         )
     else:
         print("kopium not on PATH (cargo install --locked kopium): timing crdgen alone")
+
+    def alone(argv_of):
+        def one():
+            with tempfile.TemporaryDirectory() as out:
+                return timed(argv_of(out), out, subprocess.DEVNULL)
+
+        return one
+
+    rows.append(("crdgen --version", runs(n, alone(lambda out: [crdgen, "--version"]))))
+    if kopium:
+        rows.append(("kopium --version", runs(n, alone(lambda out: [kopium, "--version"]))))
+    by_size = sorted(crds, key=lambda f: f.stat().st_size)
+    for what, crd in [("smallest", by_size[0]), ("largest", by_size[-1])]:
+        size = f"{what} file, {crd.stat().st_size // 1024} KB"
+        crdgen_one = alone(lambda out, crd=crd: [crdgen, "import", crd, "--output-base", out])
+        rows.append((f"crdgen import FILE ({size})", runs(n, crdgen_one)))
+        if kopium:
+            kopium_one = alone(lambda out, crd=crd: [kopium, "-f", crd])
+            rows.append((f"kopium -f FILE ({size})", runs(n, kopium_one)))
     for what, (wall, peak) in rows:
         print(f"  {what:<44} {wall * 1000:8.1f} ms  {peak:6.1f} MiB")
 
