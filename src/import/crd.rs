@@ -67,10 +67,12 @@ pub struct Version {
     pub selectable_fields: Vec<SelectableField>,
 }
 
+/// That a version has a schema: the schema itself is read where the CRD as read has it
+/// ([`super::read::Found::schema`]), not copied.
 #[derive(Deserialize)]
 pub struct Schema {
     #[serde(rename = "openAPIV3Schema")]
-    pub open_api_v3_schema: Value,
+    _present: serde::de::IgnoredAny,
 }
 
 #[derive(Default, Deserialize)]

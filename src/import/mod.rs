@@ -53,6 +53,8 @@ pub struct Imported {
 struct KindVersion<'a> {
     found: &'a Found,
     version: &'a crd::Version,
+    /// The version's place in the CRD's `spec.versions`.
+    index: usize,
     /// Whether the CRD has more than one version (so its storage one is marked).
     several: bool,
 }
@@ -156,7 +158,7 @@ fn packages<'a>(found: &'a [Found], diags: &mut Diagnostics) -> Packages<'a> {
             continue;
         }
         let several = spec.versions.len() > 1;
-        for version in &spec.versions {
+        for (index, version) in spec.versions.iter().enumerate() {
             if version.schema.is_none() {
                 diags.push(
                     Diagnostic::error(
@@ -176,6 +178,7 @@ fn packages<'a>(found: &'a [Found], diags: &mut Diagnostics) -> Packages<'a> {
                 .push(KindVersion {
                     found: f,
                     version,
+                    index,
                     several,
                 });
         }
@@ -228,8 +231,9 @@ fn lay_out(
                     shapes: &mut shapes,
                     items: Vec::new(),
                 };
-                let root = &kv.version.schema.as_ref().map(|s| &s.open_api_v3_schema);
-                let Some(root) = root else { continue };
+                let Some(root) = kv.found.schema(kv.index) else {
+                    continue;
+                };
                 let kind_struct = builder.kind(kind, root);
                 kind_files.push((
                     group_dir.join(version).join(format!("{module}.rs")),

@@ -36,6 +36,12 @@ pub struct Found {
 }
 
 impl Found {
+    /// The `openAPIV3Schema` of the version at `index` of `spec.versions`, as read.
+    pub fn schema(&self, index: usize) -> Option<&Value> {
+        self.raw
+            .pointer(&format!("/spec/versions/{index}/schema/openAPIV3Schema"))
+    }
+
     /// The CRD's name: its `metadata.name`, else PLURAL.GROUP as the apiserver requires.
     pub fn crd_name(&self) -> String {
         match self.raw.pointer("/metadata/name").and_then(Value::as_str) {
@@ -249,7 +255,8 @@ fn objects(file: &str, pos: Pos, value: Value, found: &mut Vec<Found>, diags: &m
         );
         return;
     }
-    match serde_json::from_value::<Crd>(value.clone()) {
+    // Read from the value, not a copy of it: schemas, most of a CRD, are not taken.
+    match <Crd as serde::Deserialize>::deserialize(&value) {
         Ok(crd) => found.push(Found {
             crd,
             raw: value,
