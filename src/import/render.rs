@@ -54,11 +54,15 @@ pub fn kind_file(kind: &Struct, kind_markers: &[String], items: &[Item]) -> Stri
 
 /// The `use` lines of what `body` names, grouped by path as rustfmt sorts them.
 fn uses(body: &str) -> String {
-    let words: std::collections::BTreeSet<&str> = body
+    let importable = || IMPORTS.iter().chain(super::known::TYPES);
+    let names: std::collections::HashSet<&str> = importable().map(|(name, _)| *name).collect();
+    // The importable names among the body's words (docs are most of them).
+    let words: std::collections::HashSet<&str> = body
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|word| names.contains(word))
         .collect();
     let mut paths: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-    for (name, path) in IMPORTS.iter().chain(super::known::TYPES) {
+    for (name, path) in importable() {
         if words.contains(name) {
             let module = path.rsplit_once("::").map_or("", |(module, _)| module);
             paths.entry(module).or_default().push(name);
