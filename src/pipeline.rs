@@ -295,6 +295,23 @@ fn stop(diags: Diagnostics, sources: &Sources) -> Error {
     Error::diagnostics(diags.into_sorted(), sources)
 }
 
+/// The CRDs of the input as JSON: what a run of the `crd` generator alone (`opts`'
+/// generators) writes as YAML, and the same errors; for `crdgen import`'s round trip,
+/// which compares them with what it read.
+pub(crate) fn crd_values(opts: &Options) -> Result<Vec<serde_json::Value>, Error> {
+    debug_assert!(opts.generators.iter().eq([&Generator::Crd]));
+    let input = read(opts)?;
+    on_big_stack(|| {
+        let mut diags = Diagnostics::default();
+        let (model, _) = understood(opts, &input.discovered, &input.sources, &mut diags)?;
+        let values = generators::crd_values(&model, opts, &mut diags);
+        match diags.has_errors() {
+            true => Err(stop(diags, &input.sources)),
+            false => Ok(values),
+        }
+    })?
+}
+
 /// What crdgen understands of the input, without generating: the model, for what
 /// points a finding at the Rust source (`--compat` on a run that generates nothing).
 pub(crate) fn model_of(opts: &Options, input: Input) -> Result<(Model, Sources), Error> {

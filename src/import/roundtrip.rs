@@ -46,7 +46,7 @@ pub fn check(
     // What crdgen's generator refuses in a package made from a CRD is what the CRD
     // itself holds (a rule over the cost budget, a pattern RE2 cannot compile), which
     // the apiserver refuses too.
-    let generation = crate::generate(&opts).map_err(|e| {
+    let back = crate::pipeline::crd_values(&opts).map_err(|e| {
         // The generator's own diagnostics, without its closing summary.
         let shown = e.to_string();
         let shown: Vec<&str> = shown
@@ -56,8 +56,9 @@ pub fn check(
         Diagnostic::error(Code::NotACrd, format!("the CRDs hold what crdgen (and the apiserver) refuse:\n{}", shown.join("\n").trim_end()))
             .hint("fix the CRD and import it again; the paths above are those of the package it would have made")
     })?;
-    // Each CRD that comes back, read, compared with the one it came from and let go, on
-    // all cores: no more than a CRD a core is held as JSON.
+    // Each CRD that comes back, as the crd generator builds it (what it writes as YAML
+    // reads back as the same: tests/import.rs checks that of every CRD), compared with
+    // the one it came from, on all cores.
     let by_name: std::collections::HashMap<String, &Found> = found
         .iter()
         .map(|f| {
@@ -67,18 +68,11 @@ pub fn check(
             )
         })
         .collect();
-    let texts: Vec<&String> = generation
-        .manifests
-        .get(&crate::Generator::Crd)
-        .into_iter()
-        .flat_map(|manifests| manifests.values())
-        .collect();
-    let compared = crate::parallel::map(&texts, |text| {
-        let back = crate::yaml::parse(text).ok()?;
+    let compared = crate::parallel::map(&back, |back| {
         let name = back["metadata"]["name"].as_str()?.to_owned();
         let mut found = Diagnostics::default();
         if let Some(f) = by_name.get(&name) {
-            compare_crd(f, &back, &mut found);
+            compare_crd(f, back, &mut found);
         }
         Some((name, found))
     });
@@ -288,6 +282,49 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// The round trip compares the JSON the crd generator builds, not the YAML it writes
+    /// read back: the two must be one, for every CRD the real projects' packages make.
+    #[test]
+    fn the_crds_written_read_back_as_the_json_they_were_written_from() {
+        let out = tempfile::tempdir().unwrap();
+        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/import/real");
+        let imported = crate::import::import(&crate::import::ImportOptions {
+            inputs: vec![crate::import::Input::Path(real)],
+            output_base: out.path().to_owned(),
+            apis_pkg: "pkg/apis".into(),
+            header: crate::options::HeaderSource::Default,
+            year: None,
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut opts =
+            crate::Options::new(out.path(), "client", "pkg/apis", &imported.groups.join(" "))
+                .unwrap();
+        opts.generators = crate::Generator::parse_list("crd").unwrap();
+        if let Some(version) = imported.kube_version {
+            opts.kube_version = version;
+        }
+        let by_name = |crds: Vec<Value>| -> std::collections::BTreeMap<String, Value> {
+            crds.into_iter()
+                .map(|crd| (crd["metadata"]["name"].as_str().unwrap().to_owned(), crd))
+                .collect()
+        };
+        let built = by_name(crate::pipeline::crd_values(&opts).unwrap());
+        let generation = crate::generate(&opts).unwrap_or_else(|e| panic!("{e}"));
+        let written = generation.manifests[&crate::Generator::Crd]
+            .values()
+            .map(|text| crate::yaml::parse(text).unwrap())
+            .collect();
+        let read_back = by_name(written);
+        assert!(built.len() > 20, "{} CRDs", built.len());
+        for (name, crd) in &built {
+            assert!(
+                read_back.get(name) == Some(crd),
+                "{name} reads back otherwise"
+            );
+        }
+        assert_eq!(built.len(), read_back.len());
+    }
 
     #[test]
     fn differences_name_their_path_and_required_is_a_set() {

@@ -17,7 +17,7 @@ use crate::known;
 use crate::markers::{self, Value as MarkerValue};
 use crate::model::{Group, Kind, KindStyle, Model, Version};
 use crate::naming;
-use crate::options::WebhookService;
+use crate::options::{Options, WebhookService};
 use types::{Builder, Site};
 
 use super::{Context, Definition, ManifestDir, Output};
@@ -35,33 +35,45 @@ pub(super) const GENERATOR: Definition = Definition::manifests(
 );
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
-    let opts = ctx.opts;
-    let known = known::Options {
-        version: opts.kube_version,
-        embedded_object_meta: opts.embedded_object_meta,
-    };
-    out.manifests = crds(
+    // Each CRD written as YAML as soon as it is built: a CRD's JSON tree is many times
+    // the size of its text.
+    let documents = each_crd(
         ctx.model,
-        opts.max_description_len,
-        known,
-        &opts.webhook_service,
+        ctx.opts,
         diags,
+        |crd, (group, _, kind), found| {
+            let text = crate::yaml::to_string(&crd);
+            warn_when_too_large(&crd, &text, kind, found);
+            (naming::crd_file(&group.name, &kind.plural), text)
+        },
     );
+    out.manifests = documents.into_iter().collect();
+}
+
+/// Every CRD of the model as JSON, with what building them found: what the `crd`
+/// generator writes as YAML (`crdgen import`'s round trip compares them with what it
+/// read).
+pub(crate) fn values(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Vec<Value> {
+    each_crd(model, opts, diags, |crd, _, _| crd)
 }
 
 /// One version of a kind, with its group and version.
 type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
 
-/// Every CRD of the model as a YAML document, keyed by file name
-/// (`<group>_<plural>.yaml`). CRDs are built on all cores, and each is written as YAML
-/// as soon as it is built: a CRD's JSON tree is many times the size of its text.
-fn crds(
+/// `finish` of every CRD of the model (with the kind's first version in Kubernetes'
+/// order, and where to add what it finds), built on all cores, by group and kind.
+fn each_crd<R: Send>(
     model: &Model,
-    max_description: Option<usize>,
-    known: known::Options,
-    service: &WebhookService,
+    opts: &Options,
     diags: &mut Diagnostics,
-) -> BTreeMap<String, String> {
+    finish: impl Fn(Value, KindVersion<'_>, &mut Diagnostics) -> R + Sync,
+) -> Vec<R> {
+    let max_description = opts.max_description_len;
+    let known = known::Options {
+        version: opts.kube_version,
+        embedded_object_meta: opts.embedded_object_meta,
+    };
+    let service = &opts.webhook_service;
     let mut by_kind: BTreeMap<(&str, &str), Vec<KindVersion<'_>>> = BTreeMap::new();
     for group in model.groups.values() {
         for version in group.versions.values() {
@@ -91,18 +103,13 @@ fn crds(
             service,
             &mut found,
         );
-        let document = built.map(|crd| {
-            let (_, _, kind) = versions[0];
-            let text = crate::yaml::to_string(&crd);
-            warn_when_too_large(&crd, &text, kind, &mut found);
-            (naming::crd_file(group_name, &kind.plural), text)
-        });
-        (document, found)
+        let finished = built.map(|crd| finish(crd, versions[0], &mut found));
+        (finished, found)
     });
-    let mut out = BTreeMap::new();
-    for (document, found) in built {
+    let mut out = Vec::new();
+    for (finished, found) in built {
         diags.extend(found.into_sorted());
-        out.extend(document);
+        out.extend(finished);
     }
     out
 }
