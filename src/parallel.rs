@@ -41,7 +41,7 @@ fn spread<T: Sync, R: Send>(items: &[T], per_thread: usize, f: impl Fn(&T) -> R 
             *results[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
         }
     };
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let cores = cores();
     std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..cores.min(items.len().div_ceil(per_thread)))
             .filter_map(|n| {
@@ -65,6 +65,12 @@ fn spread<T: Sync, R: Send>(items: &[T], per_thread: usize, f: impl Fn(&T) -> R 
         .into_iter()
         .filter_map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
         .collect()
+}
+
+/// The cores the process may use, asked once: the answer reads cgroup files each time.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// [`map`] over owned items: each is moved into `f`.

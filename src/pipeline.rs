@@ -295,19 +295,22 @@ fn stop(diags: Diagnostics, sources: &Sources) -> Error {
     Error::diagnostics(diags.into_sorted(), sources)
 }
 
-/// The CRDs of the input as JSON: what a run of the `crd` generator alone (`opts`'
-/// generators) writes as YAML, and the same errors; for `crdgen import`'s round trip,
-/// which compares them with what it read.
-pub(crate) fn crd_values(opts: &Options) -> Result<Vec<serde_json::Value>, Error> {
+/// `f` of each CRD of the input as JSON, on all cores: what a run of the `crd`
+/// generator alone (`opts`' generators) writes as YAML, and the same errors; for
+/// `crdgen import`'s round trip, which compares each with what it read.
+pub(crate) fn each_crd_value<R: Send>(
+    opts: &Options,
+    f: impl Fn(serde_json::Value) -> R + Sync + Send,
+) -> Result<Vec<R>, Error> {
     debug_assert!(opts.generators.iter().eq([&Generator::Crd]));
     let input = read(opts)?;
     on_big_stack(|| {
         let mut diags = Diagnostics::default();
         let (model, _) = understood(opts, &input.discovered, &input.sources, &mut diags)?;
-        let values = generators::crd_values(&model, opts, &mut diags);
+        let results = generators::each_crd_value(&model, opts, &mut diags, f);
         match diags.has_errors() {
             true => Err(stop(diags, &input.sources)),
-            false => Ok(values),
+            false => Ok(results),
         }
     })?
 }

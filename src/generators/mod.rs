@@ -24,7 +24,7 @@ use crate::options::Options;
 use crate::scan::Found;
 
 pub use crate::options::Generator;
-pub(crate) use crd::values as crd_values;
+pub(crate) use crd::each_value as each_crd_value;
 
 /// Each generator's definition, by the module the list names (`options::generator_list`).
 macro_rules! definitions {

@@ -43,22 +43,11 @@ pub fn check(
     if let Some(version) = kube_version {
         opts.kube_version = version;
     }
-    // What crdgen's generator refuses in a package made from a CRD is what the CRD
-    // itself holds (a rule over the cost budget, a pattern RE2 cannot compile), which
-    // the apiserver refuses too.
-    let back = crate::pipeline::crd_values(&opts).map_err(|e| {
-        // The generator's own diagnostics, without its closing summary.
-        let shown = e.to_string();
-        let shown: Vec<&str> = shown
-            .lines()
-            .filter(|l| !l.starts_with("crdgen: ") && !l.starts_with("For more about"))
-            .collect();
-        Diagnostic::error(Code::NotACrd, format!("the CRDs hold what crdgen (and the apiserver) refuse:\n{}", shown.join("\n").trim_end()))
-            .hint("fix the CRD and import it again; the paths above are those of the package it would have made")
-    })?;
     // Each CRD that comes back, as the crd generator builds it (what it writes as YAML
-    // reads back as the same: tests/import.rs checks that of every CRD), compared with
-    // the one it came from, on all cores.
+    // reads back as the same: a test below holds it so), compared with the one it came
+    // from as it is built, on all cores, and let go. What the generator refuses in a
+    // package made from a CRD is what the CRD itself holds (a rule over the cost
+    // budget, a pattern RE2 cannot compile), which the apiserver refuses too.
     let by_name: std::collections::HashMap<String, &Found> = found
         .iter()
         .map(|f| {
@@ -68,14 +57,24 @@ pub fn check(
             )
         })
         .collect();
-    let compared = crate::parallel::map(&back, |back| {
+    let compared = crate::pipeline::each_crd_value(&opts, |back| {
         let name = back["metadata"]["name"].as_str()?.to_owned();
         let mut found = Diagnostics::default();
         if let Some(f) = by_name.get(&name) {
-            compare_crd(f, back, &mut found);
+            compare_crd(f, &back, &mut found);
         }
         Some((name, found))
-    });
+    })
+    .map_err(|e| {
+        // The generator's own diagnostics, without its closing summary.
+        let shown = e.to_string();
+        let shown: Vec<&str> = shown
+            .lines()
+            .filter(|l| !l.starts_with("crdgen: ") && !l.starts_with("For more about"))
+            .collect();
+        Diagnostic::error(Code::NotACrd, format!("the CRDs hold what crdgen (and the apiserver) refuse:\n{}", shown.join("\n").trim_end()))
+            .hint("fix the CRD and import it again; the paths above are those of the package it would have made")
+    })?;
     let mut came_back = std::collections::HashSet::new();
     for (name, found) in compared.into_iter().flatten() {
         diags.extend(found.into_sorted());
@@ -309,7 +308,7 @@ mod tests {
                 .map(|crd| (crd["metadata"]["name"].as_str().unwrap().to_owned(), crd))
                 .collect()
         };
-        let built = by_name(crate::pipeline::crd_values(&opts).unwrap());
+        let built = by_name(crate::pipeline::each_crd_value(&opts, |crd| crd).unwrap());
         let generation = crate::generate(&opts).unwrap_or_else(|e| panic!("{e}"));
         let written = generation.manifests[&crate::Generator::Crd]
             .values()

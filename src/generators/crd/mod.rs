@@ -50,11 +50,16 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     out.manifests = documents.into_iter().collect();
 }
 
-/// Every CRD of the model as JSON, with what building them found: what the `crd`
-/// generator writes as YAML (`crdgen import`'s round trip compares them with what it
-/// read).
-pub(crate) fn values(model: &Model, opts: &Options, diags: &mut Diagnostics) -> Vec<Value> {
-    each_crd(model, opts, diags, |crd, _, _| crd)
+/// `f` of every CRD of the model as JSON, on all cores, with what building them found:
+/// what the `crd` generator writes as YAML (`crdgen import`'s round trip compares each
+/// with what it read, and lets it go).
+pub(crate) fn each_value<R: Send>(
+    model: &Model,
+    opts: &Options,
+    diags: &mut Diagnostics,
+    f: impl Fn(Value) -> R + Sync,
+) -> Vec<R> {
+    each_crd(model, opts, diags, |crd, _, _| f(crd))
 }
 
 /// One version of a kind, with its group and version.
