@@ -246,20 +246,42 @@ pub(super) fn max_length(schema: &mut Value, value: &MarkerValue) -> Result<(), 
 pub(super) fn pattern(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
     expect_text(schema)?;
     let pattern = text(value);
-    // The apiserver compiles every pattern (Go's RE2 syntax, which the regex crate
-    // shares: no look-around, no back-references) and refuses the CRD when one does not
-    // compile.
-    if let Err(e) = regex::Regex::new(&pattern) {
+    if let Some(why) = regex_error(&pattern) {
+        return Err(format!("`{pattern}` is not a regular expression: {why}"));
+    }
+    set(schema, "pattern", json!(pattern))
+}
+
+/// Why `pattern` does not compile, if it does not. The apiserver compiles every pattern
+/// (Go's RE2 syntax, which the regex crate shares: no look-around, no back-references)
+/// and refuses the CRD when one does not. Asked once a pattern a process: the versions
+/// of a kind, and kinds alike, repeat theirs, and compiling is most of the asking.
+fn regex_error(pattern: &str) -> Option<String> {
+    type Checked = std::collections::HashMap<String, Option<String>>;
+    static CHECKED: std::sync::OnceLock<std::sync::Mutex<Checked>> = std::sync::OnceLock::new();
+    let checked = CHECKED.get_or_init(Default::default);
+    let known = checked
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(pattern)
+        .cloned();
+    if let Some(why) = known {
+        return why;
+    }
+    let why = regex::Regex::new(pattern).err().map(|e| {
         let why = e.to_string();
         let last = why
             .lines()
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or_default();
-        let why = last.trim().trim_start_matches("error: ");
-        return Err(format!("`{pattern}` is not a regular expression: {why}"));
-    }
-    set(schema, "pattern", json!(pattern))
+        last.trim().trim_start_matches("error: ").to_owned()
+    });
+    checked
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .insert(pattern.to_owned(), why.clone());
+    why
 }
 
 pub(super) fn min_items(schema: &mut Value, value: &MarkerValue) -> Result<(), String> {
