@@ -42,6 +42,22 @@ enum Asked {
     Answered(BTreeSet<String>, compat::Reader),
 }
 
+impl Asked {
+    /// The answer: waited for, or asked now (`base`, `dir`, `revision`) when git was not.
+    fn answer(
+        asked: Option<Asked>,
+        base: &Path,
+        dir: &Path,
+        revision: &str,
+    ) -> Result<(BTreeSet<String>, compat::Reader), Diagnostic> {
+        match asked {
+            Some(Asked::Answered(files, reader)) => Ok((files, reader)),
+            Some(Asked::Pending(asked)) => asked.files(),
+            None => compat::Changed::ask(base, dir, revision).files(),
+        }
+    }
+}
+
 /// The new CRDs: the files on disk, or the ones a generation made (by name).
 enum New {
     OnDisk,
@@ -117,11 +133,7 @@ impl Against {
         let Old::Revision { revision, changed } = &mut self.old else {
             return Ok(None);
         };
-        let (files, reader) = match changed.take() {
-            Some(Asked::Answered(files, reader)) => (files, reader),
-            Some(Asked::Pending(asked)) => asked.files()?,
-            None => compat::Changed::ask(base, &self.crd_dir, revision).files()?,
-        };
+        let (files, reader) = Asked::answer(changed.take(), base, &self.crd_dir, revision)?;
         let groups = files
             .iter()
             .filter_map(|f| Path::new(f).file_name()?.to_str()?.split_once('_'))
@@ -200,11 +212,7 @@ impl Against {
             Old::Revision { revision, changed } => (revision.clone(), changed.take()),
         };
         let revision = &revision;
-        let (changed, reader) = match changed {
-            Some(Asked::Answered(files, reader)) => (files, reader),
-            Some(Asked::Pending(asked)) => asked.files()?,
-            None => compat::Changed::ask(base, &self.crd_dir, revision).files()?,
-        };
+        let (changed, reader) = Asked::answer(changed, base, &self.crd_dir, revision)?;
         let (partial, all) = match new {
             New::Generated(generated) => {
                 let differs = |(name, text): &(String, String)| {
