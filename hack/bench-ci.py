@@ -4,9 +4,11 @@ each the median of RUNS runs, beside its figure in hack/bench-baseline.json. A f
 more than twice its baseline fails the run (after one more try, so that a noisy spell
 does not): a slip that size is a change to find, not noise.
 
-    hack/bench-ci.py [--record] [RUNS]
+    hack/bench-ci.py [--record | --release] [RUNS]
 
---record writes the figures as the new baseline (on the 2-core machine CI runs on).
+--record writes the figures as the new baseline (on the 2-core machine CI runs on);
+--release prints the same figures of a release build (docs/src/performance.md's "A
+process's start"), against no baseline.
 The figures, in milliseconds of wall time:
 
 - start: `crdgen --version`, the process alone;
@@ -96,13 +98,18 @@ def figures(crdgen, runs, scratch):
 
 def main():
     args = sys.argv[1:]
-    record = "--record" in args
-    args = [a for a in args if a != "--record"]
+    record, release = "--record" in args, "--release" in args
+    args = [a for a in args if a not in ("--record", "--release")]
     runs = int(args[0]) if args else 5
-    subprocess.run(["cargo", "build", "--quiet", "--locked", "--bin", "crdgen"], cwd=ROOT,
-                   check=True)
-    crdgen = ROOT / "target" / "debug" / "crdgen"
-    baseline = json.loads(BASELINE.read_text()) if BASELINE.exists() else {}
+    if record and release:
+        raise SystemExit("--record keeps the debug build's figures: drop --release")
+    profile = ["--release"] if release else []
+    subprocess.run(["cargo", "build", "--quiet", "--locked", *profile, "--bin", "crdgen"],
+                   cwd=ROOT, check=True)
+    crdgen = ROOT / "target" / ("release" if release else "debug") / "crdgen"
+    baseline = {}
+    if BASELINE.exists() and not release:
+        baseline = json.loads(BASELINE.read_text())
     with tempfile.TemporaryDirectory() as scratch:
         measured = figures(crdgen, runs, scratch)
         slipped = [name for name, ms in measured.items()
@@ -112,7 +119,9 @@ def main():
             again = figures(crdgen, runs, scratch)
             measured = {name: min(ms, again[name]) for name, ms in measured.items()}
     failed = False
-    print(f"bench (debug build, median of {runs}; fails past {SLIP:g}x the baseline):")
+    judged = "no baseline" if release else f"fails past {SLIP:g}x the baseline"
+    build = "release" if release else "debug"
+    print(f"bench ({build} build, median of {runs}; {judged}):")
     for name, ms in measured.items():
         base = baseline.get(name)
         if base is None:
