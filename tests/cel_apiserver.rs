@@ -643,16 +643,9 @@ fn every_case_of_kube_apiservers_cel_tests_agrees_or_is_listed_with_its_reason()
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         run_table(&document, &mut verdicts);
     }
-    let disagreements: BTreeMap<&String, &String> = verdicts
-        .iter()
-        .filter_map(|(id, verdict)| verdict.as_ref().err().map(|why| (id, why)))
-        .collect();
-    println!(
-        "kube-apiserver's CEL test cases: {} of {} agree",
-        verdicts.len() - disagreements.len(),
-        verdicts.len()
+    common::bless::disagreements(
+        "kube-apiserver's CEL test cases",
+        &verdicts,
+        &dir().join("disagreements.json"),
     );
-    let mut listed = serde_json::to_string_pretty(&disagreements).unwrap();
-    listed.push('\n');
-    common::bless::file(&dir().join("disagreements.json"), &listed);
 }

@@ -44,3 +44,24 @@ pub fn compare(path: &Path, actual: &str) -> Option<String> {
         ),
     })
 }
+
+/// How many of kube-apiserver's cases (`what`) agree, printed as `what: N of M agree`;
+/// the others pinned in `path`, a JSON object of each one's id and why it disagrees.
+pub fn disagreements<'a>(
+    what: &str,
+    verdicts: impl IntoIterator<Item = (&'a String, &'a Result<(), String>)>,
+    path: &Path,
+) {
+    let mut total = 0;
+    let mut disagreeing = std::collections::BTreeMap::new();
+    for (id, verdict) in verdicts {
+        total += 1;
+        if let Err(why) = verdict {
+            disagreeing.insert(id, why);
+        }
+    }
+    println!("{what}: {} of {total} agree", total - disagreeing.len());
+    let mut listed = serde_json::to_string_pretty(&disagreeing).unwrap();
+    listed.push('\n');
+    file(path, &listed);
+}

@@ -147,8 +147,9 @@ impl Validator {
                 });
             }
         } else {
+            // The types are checked: no rule can read data of another type.
             self.rules
-                .check(object, old, self.limits, false, &mut errors);
+                .check(object, old, self.limits, (false, true), &mut errors);
         }
         outcome(errors)
     }
@@ -162,7 +163,7 @@ impl Validator {
     pub fn check_rules(&self, object: &Value, old: Option<&Value>) -> Result<(), Vec<Error>> {
         let mut errors = Vec::new();
         self.rules
-            .check(object, old, self.limits, false, &mut errors);
+            .check(object, old, self.limits, (false, false), &mut errors);
         outcome(errors)
     }
 
@@ -181,7 +182,7 @@ impl Validator {
         let mut errors = Vec::new();
         let spent = self
             .rules
-            .check(object, old, self.limits, true, &mut errors)
+            .check(object, old, self.limits, (true, false), &mut errors)
             .unwrap_or_default();
         (outcome(errors), spent)
     }

@@ -109,13 +109,15 @@ impl Rules {
     /// The errors of every rule that fails on `object` (`old`: its stored version, on
     /// an update) within the cost `limits`; the runtime cost, when it was counted
     /// (`count`, or where the estimates said a limit could be reached), as
-    /// [`Budget::spent`] gives it.
+    /// [`Budget::spent`] gives it. `typed`: the object passed the schema's type checks
+    /// (a write's admission), so no rule can read data of another type, and none is
+    /// looked for.
     pub fn check(
         &self,
         object: &Value,
         old: Option<&Value>,
         limits: CostLimits,
-        count: bool,
+        (count, typed): (bool, bool),
         errors: &mut Vec<Error>,
     ) -> Option<u64> {
         if self.is_empty() {
@@ -127,11 +129,11 @@ impl Rules {
                 false => Budget::estimating(limits),
             };
             let mut found = Vec::new();
-            self.walk(ctx, object, old, &mut budget, &mut found);
+            self.walk(ctx, (object, old), typed, &mut budget, &mut found);
             if !budget.counts() && budget.is_over() {
                 found.clear();
                 budget = Budget::counting(limits);
-                self.walk(ctx, object, old, &mut budget, &mut found);
+                self.walk(ctx, (object, old), typed, &mut budget, &mut found);
             }
             errors.append(&mut found);
             budget.counts().then(|| budget.spent())
@@ -141,8 +143,8 @@ impl Rules {
     fn walk(
         &self,
         ctx: &Context<'_>,
-        object: &Value,
-        old: Option<&Value>,
+        (object, old): (&Value, Option<&Value>),
+        typed: bool,
         budget: &mut Budget,
         errors: &mut Vec<Error>,
     ) {
@@ -153,6 +155,7 @@ impl Rules {
             ratchets: self.minor >= RATCHETING_SINCE_MINOR,
             top: true,
             typed_values: self.minor < VALUELESS_SINCE_MINOR,
+            typed_data: typed,
         };
         walk::walk(ctx, &self.root, object, old, at, budget, errors);
     }

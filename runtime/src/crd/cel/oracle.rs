@@ -114,16 +114,9 @@ fn every_library_cost_of_kube_apiservers_tests_agrees_or_is_listed() {
             verdicts.insert(id, verdict(case));
         }
     }
-    let disagreements: BTreeMap<&String, &String> = verdicts
-        .iter()
-        .filter_map(|(id, v)| v.as_ref().err().map(|why| (id, why)))
-        .collect();
-    println!(
-        "kube-apiserver's library cost cases: {} of {} agree",
-        verdicts.len() - disagreements.len(),
-        verdicts.len()
+    bless::disagreements(
+        "kube-apiserver's library cost cases",
+        &verdicts,
+        &dir().join("disagreements.json"),
     );
-    let mut listed = serde_json::to_string_pretty(&disagreements).unwrap();
-    listed.push('\n');
-    bless::file(&dir().join("disagreements.json"), &listed);
 }

@@ -35,6 +35,9 @@ pub(super) struct At<'a> {
     /// value: "object": …`, `"string"`), as before 1.35; from 1.35 an object or list
     /// shows nothing and a scalar its value.
     pub typed_values: bool,
+    /// Whether the object passed the schema's type checks: no rule reads data of
+    /// another type then, and none is looked for.
+    pub typed_data: bool,
 }
 
 /// Runs the rules of `node` and below on `value`, adding what fails to `errors`.
@@ -255,7 +258,10 @@ fn check(
 ) -> Option<Outcome> {
     let errored = |detail: String| Some(Outcome::Errored(invalid_type(node, at, detail)));
     let program = rule.program.as_ref().ok()?;
-    if let Some(refusal) = invalid::first_refused(&program.reads, node, value, old) {
+    if let Some(refusal) = (!at.typed_data)
+        .then(|| invalid::first_refused(&program.reads, node, value, old))
+        .flatten()
+    {
         return errored(format!("{refusal} evaluating rule: {}", rule.name()));
     }
     let evaluated = match evaluate(scope, program, budget) {

@@ -73,19 +73,20 @@ fn every_crd_kube_apiserver_refuses_for_its_rules_crdgen_refuses() {
     let document: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let tag = document["tag"].as_str().unwrap();
     let minor: u16 = tag.split('.').nth(1).unwrap().parse().unwrap();
-    let mut disagreements = BTreeMap::new();
-    let cases = document["cases"].as_array().unwrap();
-    for case in cases {
-        if let Err(why) = verdict(case, minor) {
-            disagreements.insert(case["name"].as_str().unwrap().to_owned(), why);
-        }
-    }
-    println!(
-        "kube-apiserver's CRD validation cases with rules: {} of {} agree",
-        cases.len() - disagreements.len(),
-        cases.len()
+    let verdicts: BTreeMap<String, Result<(), String>> = document["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|case| {
+            (
+                case["name"].as_str().unwrap().to_owned(),
+                verdict(case, minor),
+            )
+        })
+        .collect();
+    bless::disagreements(
+        "kube-apiserver's CRD validation cases with rules",
+        &verdicts,
+        &dir().join("disagreements.json"),
     );
-    let mut listed = serde_json::to_string_pretty(&disagreements).unwrap();
-    listed.push('\n');
-    bless::file(&dir().join("disagreements.json"), &listed);
 }
