@@ -61,6 +61,12 @@ pub fn crd_file(group: &str, plural: &str) -> String {
     format!("{group}_{plural}.yaml")
 }
 
+/// The group a CRD file of [`crd_file`]'s name is of (a group, a DNS name, has no `_`);
+/// `None` for a file not so named.
+pub fn crd_file_group(file_name: &str) -> Option<&str> {
+    file_name.split_once('_').map(|(group, _)| group)
+}
+
 /// File name of the single includable file the build.rs API writes into `OUT_DIR`.
 pub const BUILD_OUTPUT_FILE: &str = "crdgen.rs";
 /// Directory under `OUT_DIR` the build.rs API writes CRDs into.
@@ -510,6 +516,13 @@ mod tests {
             client::all_namespaces_accessor("ClusterTestType", "clustertesttypes"),
             "all_cluster_test_types"
         );
+    }
+
+    #[test]
+    fn a_crd_file_names_its_group() {
+        let file = crd_file("shop.example.com", "widgets");
+        assert_eq!(crd_file_group(&file), Some("shop.example.com"));
+        assert_eq!(crd_file_group("widgets.yaml"), None);
     }
 
     #[test]

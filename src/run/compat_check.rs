@@ -126,9 +126,9 @@ impl Against {
         Ok(self.located(findings, diags, texts, &model, sources))
     }
 
-    /// The API groups of the CRD files git says differ from the revision (crdgen names
-    /// a CRD's file `<group>_<plural>.yaml`): the groups a finding is likely in. `None`
-    /// against a directory.
+    /// The API groups of the CRD files git says differ from the revision (by the names
+    /// crdgen gives them): the groups a finding is likely in. `None` against a
+    /// directory.
     fn likely_groups(&mut self, base: &Path) -> Result<Option<BTreeSet<String>>, Diagnostic> {
         let Old::Revision { revision, changed } = &mut self.old else {
             return Ok(None);
@@ -136,8 +136,8 @@ impl Against {
         let (files, reader) = Asked::answer(changed.take(), base, &self.crd_dir, revision)?;
         let groups = files
             .iter()
-            .filter_map(|f| Path::new(f).file_name()?.to_str()?.split_once('_'))
-            .map(|(group, _)| group.to_owned())
+            .filter_map(|f| crate::naming::crd_file_group(Path::new(f).file_name()?.to_str()?))
+            .map(str::to_owned)
             .collect();
         *changed = Some(Asked::Answered(files, reader));
         Ok(Some(groups))
