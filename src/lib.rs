@@ -16,12 +16,16 @@
 //! failure carries ([`Error`]). Everything else is the command line's and stays inside.
 
 #![deny(missing_docs)]
+// Without the `cli` feature (a build script's crdgen), what only the commands reach
+// (`import`, `init`, `explain`) is built but never called.
+#![cfg_attr(not(feature = "cli"), allow(dead_code, unused_imports))]
 
 // The integration tests' expected files, which `CRDGEN_BLESS=1` rewrites: the unit
 // tests that pin data (the CEL oracle's, the import's index) share them.
 #[cfg(test)]
 #[path = "../tests/common/bless.rs"]
 mod bless;
+#[cfg(feature = "cli")]
 mod cli;
 mod compat;
 mod config;
@@ -60,6 +64,7 @@ pub use sink::Written;
 /// The `crdgen` command line, for the binary: parses the process's arguments, runs
 /// the command and returns its exit code. Not an API.
 #[doc(hidden)]
+#[cfg(feature = "cli")]
 pub fn command_line() -> std::process::ExitCode {
     cli::main()
 }

@@ -9,7 +9,8 @@ use super::rules::{self, Config, Level};
 use crate::diag::{Diagnostic, Sources};
 
 /// How the report is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Diagnostics, as errors and warnings.
     Text,

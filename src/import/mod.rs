@@ -72,7 +72,7 @@ pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
         source => Header::load(source, year, &opts.output_base),
     }
     .map_err(|d| Error::diagnostics(vec![d], &sources))?;
-    let found = read::read(&opts.inputs, &mut sources, &mut diags);
+    let mut found = read::read(&opts.inputs, &mut sources, &mut diags);
     if found.is_empty() && !diags.has_errors() {
         diags.push(
             Diagnostic::error(Code::NotACrd, "no CustomResourceDefinition in the input")
@@ -89,7 +89,7 @@ pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
         &opts.apis_pkg,
         &groups,
         kube_version,
-        &found,
+        &mut found,
         &mut diags,
     )
     .map_err(|d| Error::diagnostics(vec![d], &sources))?;

@@ -3,7 +3,7 @@
 //! from, path by path. A path that differs is a warning (E0025) naming it, with the
 //! value read and the value that comes back; a package crdgen cannot read is a bug.
 
-use std::path::Path;
+use std::fmt;
 
 use serde_json::Value;
 
@@ -18,10 +18,10 @@ const MAX_REPORTED: usize = 20;
 /// Generates `output` back and warns of every difference from `found`.
 pub fn check(
     output: &OutputSet,
-    apis_pkg: &Path,
+    apis_pkg: &std::path::Path,
     groups: &[String],
     kube_version: Option<crate::KubeVersion>,
-    found: &[Found],
+    found: &mut [Found],
     diags: &mut Diagnostics,
 ) -> Result<(), Diagnostic> {
     let scratch = tempfile::tempdir()
@@ -48,20 +48,22 @@ pub fn check(
     // from as it is built, on all cores, and let go. What the generator refuses in a
     // package made from a CRD is what the CRD itself holds (a rule over the cost
     // budget, a pattern RE2 cannot compile), which the apiserver refuses too.
-    let by_name: std::collections::HashMap<String, &Found> = found
-        .iter()
+    // Each CRD read is compared once, and given up to it: its values are taken, not
+    // copied (a CRD's schemas are most of the run's memory).
+    let by_name: std::collections::HashMap<String, std::sync::Mutex<&mut Found>> = found
+        .iter_mut()
         .map(|f| {
-            (
-                format!("{}.{}", f.crd.spec.names.plural, f.crd.spec.group),
-                f,
-            )
+            let name = format!("{}.{}", f.crd.spec.names.plural, f.crd.spec.group);
+            (name, std::sync::Mutex::new(f))
         })
         .collect();
     let compared = crate::pipeline::each_crd_value(&opts, |back| {
         let name = back["metadata"]["name"].as_str()?.to_owned();
         let mut found = Diagnostics::default();
         if let Some(f) = by_name.get(&name) {
-            compare_crd(f, &back, &mut found);
+            let mut f = f.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let raw = std::mem::take(&mut f.raw);
+            compare_crd(&f, raw, &back, &mut found);
         }
         Some((name, found))
     })
@@ -88,21 +90,17 @@ pub fn check(
     Ok(())
 }
 
-/// Warns of every path of `f` that `back` does not give back as read: of its spec
-/// (each version matched by name) and of its own labels and annotations.
-fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
+/// Warns of every path of `raw`, `f` as read, that `back` does not give back: of its
+/// spec (each version matched by name) and of its own labels and annotations.
+fn compare_crd(f: &Found, mut raw: Value, back: &Value, diags: &mut Diagnostics) {
     let mut differences = Vec::new();
-    let without_versions = |spec: &Value| {
-        let mut spec = spec.clone();
-        if let Some(map) = spec.as_object_mut() {
-            map.remove("versions");
-        }
-        spec
-    };
+    let mut read_spec = raw["spec"].take();
+    let read_versions = read_spec
+        .as_object_mut()
+        .and_then(|spec| spec.remove("versions"));
     // The names the apiserver fills in when a CRD leaves them out, as crdgen writes them.
-    let mut read = without_versions(&f.raw["spec"]);
     let kind = &f.crd.spec.names.kind;
-    if let Some(names) = read["names"].as_object_mut() {
+    if let Some(names) = read_spec["names"].as_object_mut() {
         names
             .entry("singular")
             .or_insert(kind.to_lowercase().into());
@@ -110,22 +108,15 @@ fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
             .entry("listKind")
             .or_insert(format!("{kind}List").into());
     }
-    diff(
-        "/spec",
-        &read,
-        &without_versions(&back["spec"]),
-        &mut differences,
-    );
-    let versions = |crd: &Value| -> Vec<Value> {
-        crd["spec"]["versions"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
+    Path::new("/spec").diff_except(&read_spec, &back["spec"], "versions", &mut differences);
+    let returned = back["spec"]["versions"].as_array();
+    let read_versions = match read_versions {
+        Some(Value::Array(versions)) => versions,
+        _ => Vec::new(),
     };
-    let returned = versions(back);
-    for mut version in versions(&f.raw) {
+    for mut version in read_versions {
         let name = version["name"].as_str().unwrap_or_default().to_owned();
-        let path = format!("/spec/versions[{name}]");
+        let mut path = Path::new(&format!("/spec/versions[{name}]"));
         // `subresources: {}` says what no subresources says.
         if version["subresources"]
             .as_object()
@@ -134,28 +125,23 @@ fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
         {
             map.remove("subresources");
         }
-        match returned.iter().find(|v| v["name"] == name) {
-            Some(back) => diff(
-                &path,
-                &with_standard_fields(version, back),
-                back,
-                &mut differences,
-            ),
-            None => differences.push((path, "the version is missing".to_owned())),
+        match returned.into_iter().flatten().find(|v| v["name"] == name) {
+            Some(back) => {
+                with_standard_fields(&mut version, back);
+                path.diff(&version, back, &mut differences);
+            }
+            None => differences.push((path.to_string(), "the version is missing".to_owned())),
         }
     }
     for key in ["labels", "annotations"] {
-        let mut read = f.raw["metadata"][key].clone();
+        let mut read = raw["metadata"][key].take();
         if let Some(map) = read.as_object_mut() {
             map.remove("controller-gen.kubebuilder.io/version");
         }
-        let read = if read.as_object().is_some_and(|m| m.is_empty()) {
-            Value::Null
-        } else {
-            read
-        };
-        diff(
-            &format!("/metadata/{key}"),
+        if read.as_object().is_some_and(|m| m.is_empty()) {
+            read = Value::Null;
+        }
+        Path::new(&format!("/metadata/{key}")).diff(
             &read,
             &back["metadata"][key],
             &mut differences,
@@ -180,10 +166,10 @@ fn compare_crd(f: &Found, back: &Value, diags: &mut Diagnostics) {
     }
 }
 
-/// `version` with the root properties every kind has (`apiVersion`, `kind`,
+/// Adds to `version` the root properties every kind has (`apiVersion`, `kind`,
 /// `metadata`), and their descriptions, as `back` writes them where it leaves them out:
 /// a schema may, and the apiserver serves them all the same.
-fn with_standard_fields(mut version: Value, back: &Value) -> Value {
+fn with_standard_fields(version: &mut Value, back: &Value) {
     let standard = &back["schema"]["openAPIV3Schema"]["properties"];
     let properties = version["schema"]["openAPIV3Schema"]
         .as_object_mut()
@@ -210,61 +196,109 @@ fn with_standard_fields(mut version: Value, back: &Value) -> Value {
             }
         }
     }
-    version
 }
 
-/// Every difference between `old` and `new` below `path`: a key lost, added or changed.
-/// `required` is compared as a set (its order means nothing).
-pub fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<(String, String)>) {
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (key, value) in a {
-                let here = format!("{path}/{key}");
-                match b.get(key) {
-                    None => out.push((here, format!("`{}` is lost", short(value)))),
-                    Some(other) if key == "required" => {
-                        let set = |v: &Value| {
-                            let mut items: Vec<String> = v
-                                .as_array()
-                                .into_iter()
-                                .flatten()
-                                .map(Value::to_string)
-                                .collect();
-                            items.sort();
-                            items
-                        };
-                        if set(value) != set(other) {
-                            out.push((
-                                here,
-                                format!("`{}` comes back as `{}`", short(value), short(other)),
-                            ));
-                        }
-                    }
-                    Some(other) => diff(&here, value, other, out),
-                }
-            }
-            for (key, value) in b {
-                if !a.contains_key(key) {
-                    out.push((
-                        format!("{path}/{key}"),
-                        format!("`{}` is added", short(value)),
-                    ));
-                }
+/// Where a comparison is: its start and the keys and indexes below it, made text only
+/// for a difference (most places have none).
+struct Path<'a> {
+    start: String,
+    steps: Vec<Step<'a>>,
+}
+
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.start)?;
+        for step in &self.steps {
+            match step {
+                Step::Key(key) => write!(f, "/{key}")?,
+                Step::Index(i) => write!(f, "/{i}")?,
             }
         }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                diff(&format!("{path}/{i}"), x, y, out);
-            }
-        }
-        (a, b) if a == b => {}
-        // Numbers that are one value in two forms (`1` and `1.0`).
-        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => {}
-        (a, b) => out.push((
-            path.to_owned(),
-            format!("`{}` comes back as `{}`", short(a), short(b)),
-        )),
+        Ok(())
     }
+}
+
+impl<'a> Path<'a> {
+    fn new(start: &str) -> Path<'a> {
+        Path {
+            start: start.to_owned(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// Every difference between `old` and `new` here and below: a key lost, added or
+    /// changed. `required` is compared as a set (its order means nothing).
+    fn diff(&mut self, old: &'a Value, new: &'a Value, out: &mut Vec<(String, String)>) {
+        self.diff_except(old, new, "", out);
+    }
+
+    /// [`Path::diff`], but for the key `skipped` of `new`, which `old` does not hold.
+    fn diff_except(
+        &mut self,
+        old: &'a Value,
+        new: &'a Value,
+        skipped: &str,
+        out: &mut Vec<(String, String)>,
+    ) {
+        match (old, new) {
+            (Value::Object(a), Value::Object(b)) => {
+                for (key, value) in a {
+                    self.steps.push(Step::Key(key));
+                    match b.get(key) {
+                        None => out.push((self.to_string(), format!("`{}` is lost", short(value)))),
+                        Some(other) if key == "required" => {
+                            if as_set(value) != as_set(other) {
+                                out.push((
+                                    self.to_string(),
+                                    format!("`{}` comes back as `{}`", short(value), short(other)),
+                                ));
+                            }
+                        }
+                        Some(other) => self.diff(value, other, out),
+                    }
+                    self.steps.pop();
+                }
+                for (key, value) in b {
+                    if key != skipped && !a.contains_key(key) {
+                        self.steps.push(Step::Key(key));
+                        out.push((self.to_string(), format!("`{}` is added", short(value))));
+                        self.steps.pop();
+                    }
+                }
+            }
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    self.steps.push(Step::Index(i));
+                    self.diff(x, y, out);
+                    self.steps.pop();
+                }
+            }
+            (a, b) if a == b => {}
+            // Numbers that are one value in two forms (`1` and `1.0`).
+            (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => {}
+            (a, b) => out.push((
+                self.to_string(),
+                format!("`{}` comes back as `{}`", short(a), short(b)),
+            )),
+        }
+    }
+}
+
+/// A list's items as a sorted set of their JSON texts.
+fn as_set(list: &Value) -> Vec<String> {
+    let mut items: Vec<String> = list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(Value::to_string)
+        .collect();
+    items.sort();
+    items
 }
 
 /// A value shown in a warning, cut to a line.
@@ -287,7 +321,7 @@ mod tests {
     #[test]
     fn the_crds_written_read_back_as_the_json_they_were_written_from() {
         let out = tempfile::tempdir().unwrap();
-        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/import/real");
+        let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/import/real");
         let imported = crate::import::import(&crate::import::ImportOptions {
             inputs: vec![crate::import::Input::Path(real)],
             output_base: out.path().to_owned(),
@@ -328,8 +362,7 @@ mod tests {
     #[test]
     fn differences_name_their_path_and_required_is_a_set() {
         let mut out = Vec::new();
-        diff(
-            "",
+        Path::new("").diff(
             &json!({"properties": {"a": {"type": "string", "maxLength": 3}}, "required": ["a", "b"], "items": [1, 2.0]}),
             &json!({"properties": {"a": {"type": "string", "minLength": 1}}, "required": ["b", "a"], "items": [1.0, 2]}),
             &mut out,
