@@ -1,5 +1,6 @@
 //! Generates a synthetic API tree (100 groups × 2 versions × 5 kinds, about 20 fields
-//! each, with nested types, enums and CEL rules) and prints wall time and peak memory for a
+//! each, with nested types, enums and CEL rules), every generator's output and the API
+//! reference, and prints wall time and peak memory for a
 //! first run, a no-op rerun and verifies, and verifies with the compatibility check
 //! (`--compat HEAD`) beside the same verifies without it (medians of seven turns each).
 //! Run it with `hack/bench-generate.sh`.
@@ -182,12 +183,16 @@ fn run_once(mode: &str, dir: &Path) -> (f64, String) {
     (elapsed, summary)
 }
 
-/// `generate-groups all pkg/client pkg/apis` of every synthetic group, under `dir`.
+/// `generate-groups all,docs pkg/client pkg/apis` of every synthetic group, under `dir`:
+/// every generator, the API reference among them.
 fn options(dir: &Path) -> crdgen::Options {
     let groups: Vec<String> = (0..GROUPS)
         .map(|g| format!("group{g}:{}", VERSIONS.join(",")))
         .collect();
-    crdgen::Options::new(dir, "pkg/client", "pkg/apis", &groups.join(" ")).expect("options")
+    let mut opts =
+        crdgen::Options::new(dir, "pkg/client", "pkg/apis", &groups.join(" ")).expect("options");
+    opts.generators.insert(crdgen::Generator::Docs);
+    opts
 }
 
 /// One run of `mode` (`write` or `verify`) on the tree under `dir`, as the command line

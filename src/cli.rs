@@ -183,7 +183,11 @@ Generators:
              and --paths
   webhook    manifests.yaml under --webhook-dir from +kubebuilder:webhook markers
              in APIS_PKG and --paths
-  all        every generator above
+  docs       the API reference under --docs-dir: a Markdown page per group version,
+             SUMMARY.md and one self-contained index.html, every validation in
+             words; the samples under config/samples shown and checked
+  all        every generator above; docs only when --docs-dir is given or
+             docs/api exists
 
 Examples:
   crdgen generate-groups all pkg/client pkg/apis bcrds:v1alpha1
@@ -198,7 +202,7 @@ Exit status: 0 on success, 1 when --verify-only finds drift or the input has mis
 #[command(after_long_help = GENERATE_GROUPS_HELP, after_help = "Run with --help for generators, examples and exit codes.")]
 struct GenerateGroups {
     /// Comma-separated generators: register, clone (alias deepcopy), applyconfiguration,
-    /// client, lister, informer, crd, rbac, webhook, or all.
+    /// client, lister, informer, crd, rbac, webhook, docs, or all.
     #[arg(value_name = "GENERATORS", value_parser = Generator::parse_list)]
     generators: BTreeSet<Generator>,
 
@@ -294,6 +298,12 @@ struct GenerateGroups {
     /// --output-base.
     #[arg(long, value_name = "DIR", default_value = Generator::Webhook.default_dir())]
     webhook_dir: PathBuf,
+
+    /// Directory for the API reference (a Markdown page per group version, SUMMARY.md,
+    /// index.html), relative to --output-base; giving it runs the docs generator with
+    /// `all` [default: docs/api, where `all` runs it when the directory exists].
+    #[arg(long, value_name = "DIR")]
+    docs_dir: Option<PathBuf>,
 
     /// The Service the apiserver reaches the webhooks (and conversion) through
     /// [default: system/webhook-service, kustomize's placeholders].
@@ -408,9 +418,25 @@ impl GenerateGroups {
         ))
     }
 
+    /// The generators asked for, and the docs generator with `all` when the layout wants
+    /// a reference: `--docs-dir` given, or its default directory there.
+    fn generators_for_layout(&self) -> BTreeSet<Generator> {
+        let mut generators = self.generators.clone();
+        let all = Generator::in_all().all(|g| generators.contains(&g));
+        let wanted = self.docs_dir.is_some()
+            || self
+                .output_base
+                .join(Generator::Docs.default_dir())
+                .is_dir();
+        if all && wanted {
+            generators.insert(Generator::Docs);
+        }
+        generators
+    }
+
     fn options(&self) -> Result<Options, String> {
         Ok(Options {
-            generators: self.generators.clone(),
+            generators: self.generators_for_layout(),
             output_base: self.output_base.clone(),
             output_pkg: self.output_pkg.clone(),
             apis_pkg: self.apis_pkg.clone(),
@@ -431,6 +457,12 @@ impl GenerateGroups {
                 (Generator::Crd, self.crd_dir.clone()),
                 (Generator::Rbac, self.rbac_dir.clone()),
                 (Generator::Webhook, self.webhook_dir.clone()),
+                (
+                    Generator::Docs,
+                    self.docs_dir
+                        .clone()
+                        .unwrap_or_else(|| Generator::Docs.default_dir().into()),
+                ),
             ]),
             max_description_len: self.max_description_len,
             kube_version: self

@@ -44,7 +44,7 @@ impl Default for Config {
         Config {
             apis_dir: PathBuf::from("src/apis"),
             groups: Vec::new(),
-            generators: Generator::ALL.iter().copied().collect(),
+            generators: Generator::in_all().collect(),
             apis_module: None,
             output_module: "crate::client".to_owned(),
             boilerplate: None,
@@ -81,7 +81,7 @@ impl Config {
         self
     }
 
-    /// The generators to run (default: all of them); each brings along those whose
+    /// The generators to run (default: those `all` selects); each brings along those whose
     /// output it uses, as on the command line: `.generators([Generator::Client])`.
     pub fn generators(&mut self, generators: impl IntoIterator<Item = Generator>) -> &mut Self {
         self.generators = Generator::with_requirements(generators);

@@ -117,7 +117,7 @@ impl Generation {
     }
 }
 
-/// A generator's YAML files, each under `dir` with the header.
+/// A generator's files (YAML, or Markdown and HTML), each under `dir` with the header.
 fn add_manifests(
     output: &mut OutputSet,
     dir: &Path,
@@ -125,7 +125,9 @@ fn add_manifests(
     header: &Header,
 ) {
     for (name, body) in files {
-        output.files.insert(dir.join(name), header.yaml_file(body));
+        output
+            .files
+            .insert(dir.join(name), header.manifest_file(name, body));
     }
 }
 

@@ -158,14 +158,19 @@ fn stderr(out: &Output) -> String {
 
 const REGISTER: &str = "pkg/client/apis/bcrds/v1alpha1/register.rs";
 
-/// How many files the bundled example's generated trees (Rust and CRDs) hold.
+/// How many files the bundled example's generated trees (Rust, CRDs and the API
+/// reference its layout has) hold.
 fn generated_count() -> usize {
-    ["example/pkg/client", "example/config/crd/bases"]
-        .iter()
-        .flat_map(|dir| walkdir::WalkDir::new(common::testdata(dir)))
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file() && e.file_name() != crdgen::STAMP_FILE)
-        .count()
+    [
+        "example/pkg/client",
+        "example/config/crd/bases",
+        "example/docs/api",
+    ]
+    .iter()
+    .flat_map(|dir| walkdir::WalkDir::new(common::testdata(dir)))
+    .map(Result::unwrap)
+    .filter(|e| e.file_type().is_file() && e.file_name() != crdgen::STAMP_FILE)
+    .count()
 }
 
 #[test]
@@ -351,7 +356,11 @@ fn writing_creates_updates_prunes_and_leaves_current_files_alone() {
     let dir = example();
     let client = dir.path().join("pkg/client");
     std::fs::remove_dir_all(&client).unwrap();
-    std::fs::remove_dir_all(dir.path().join("config")).unwrap();
+    // Every generated tree (the samples under config/samples stay: the reference shows them).
+    std::fs::remove_dir_all(dir.path().join("config/crd")).unwrap();
+    // The directory stays: it is what has `all` write the reference.
+    std::fs::remove_dir_all(dir.path().join("docs/api")).unwrap();
+    std::fs::create_dir(dir.path().join("docs/api")).unwrap();
     let out = crdgen(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(

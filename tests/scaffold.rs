@@ -123,6 +123,8 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
         "hack/verify-codegen.sh",
         "hack/boilerplate.rs.txt",
         "config/samples/bcrds_v1alpha1_example.yaml",
+        "docs/api/bcrds.example.com_v1alpha1.md",
+        "docs/api/index.html",
         "config/rbac/role.yaml",
         "config/rbac/service_account.yaml",
         "config/manager/manager.yaml",
@@ -327,6 +329,19 @@ fn init_builds_a_project_that_tests_itself_and_create_api_adds_a_kind() {
     };
     let out = verify(None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A stale page of the API reference fails it, as stale code does.
+    let page = project.join("docs/api/index.html");
+    let reference = std::fs::read_to_string(&page).unwrap();
+    assert!(reference.contains("example-sample"), "the sample is shown");
+    std::fs::write(
+        &page,
+        reference.replace("<h3>Example</h3>", "<h3>Sample</h3>"),
+    )
+    .unwrap();
+    let out = verify(None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("docs/api/index.html"), "{}", text(&out));
+    std::fs::write(&page, reference).unwrap();
 
     // Its CI's compatibility check against the base branch: nothing breaks, then a
     // tightened bound does, where its marker is.

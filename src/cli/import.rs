@@ -45,6 +45,12 @@ pub struct Import {
     /// Replace YEAR in the boilerplate with this.
     #[arg(long, value_name = "YEAR")]
     year: Option<String>,
+
+    /// Also write the API reference of what is imported here, relative to
+    /// --output-base, as `generate-groups docs` writes it [default: docs/api when that
+    /// directory exists, else none].
+    #[arg(long, value_name = "DIR")]
+    docs_dir: Option<PathBuf>,
 }
 
 pub fn run(args: &Import) -> ExitCode {
@@ -76,6 +82,13 @@ pub fn run(args: &Import) -> ExitCode {
             .clone()
             .map_or(HeaderSource::Default, HeaderSource::File),
         year: args.year.clone(),
+        docs_dir: args.docs_dir.clone().or_else(|| {
+            let default = crate::Generator::Docs.default_dir();
+            args.output_base
+                .join(default)
+                .is_dir()
+                .then(|| default.into())
+        }),
     };
     match import(&opts) {
         Ok(imported) => {

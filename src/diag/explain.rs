@@ -13,7 +13,7 @@ macro_rules! page {
 
 impl Code {
     /// Every code, in number order.
-    pub const ALL: [Code; 48] = [
+    pub const ALL: [Code; 49] = [
         Code::MissingDirectory,
         Code::Io,
         Code::MalformedRust,
@@ -61,6 +61,7 @@ impl Code {
         Code::PreserveUnknownRemoved,
         Code::SchemaChanged,
         Code::BadCompatConfig,
+        Code::BadSample,
         Code::Bug,
     ];
 
@@ -114,6 +115,7 @@ impl Code {
             Code::PreserveUnknownRemoved => page!("E0045"),
             Code::SchemaChanged => page!("E0046"),
             Code::BadCompatConfig => page!("E0047"),
+            Code::BadSample => page!("E0048"),
             Code::Bug => page!("E0999"),
         }
     }

@@ -108,6 +108,8 @@ pub enum Code {
     SchemaChanged,
     /// An unusable crdgen-compat.yaml.
     BadCompatConfig,
+    /// A sample under config/samples that its kind's schema or rules refuse.
+    BadSample,
     /// A generator produced invalid Rust: a bug in crdgen, never the user's fault.
     Bug,
 }
@@ -163,6 +165,7 @@ impl Code {
             Code::PreserveUnknownRemoved => "E0045",
             Code::SchemaChanged => "E0046",
             Code::BadCompatConfig => "E0047",
+            Code::BadSample => "E0048",
             Code::Bug => "E0999",
         }
     }

@@ -6,6 +6,7 @@ mod client;
 mod clone;
 mod conversion;
 mod crd;
+mod docs;
 mod informer;
 mod lister;
 mod rbac;
@@ -64,6 +65,9 @@ pub(crate) struct Definition {
     pub uses_runtime: bool,
     /// Reads the model (and its markers) and adds to its output.
     pub run: fn(&Context<'_>, &mut Output, &mut Diagnostics),
+    /// `all` selects it. A generator of what not every project publishes (the API
+    /// reference) is asked for by name, or by the layout (`--docs-dir`, a `docs/api`).
+    pub in_all: bool,
 }
 
 /// Where a generator's files go.
@@ -97,6 +101,7 @@ impl Definition {
             place: Place::Rust,
             uses_runtime: false,
             run,
+            in_all: true,
         }
     }
 
@@ -121,6 +126,14 @@ impl Definition {
     const fn brings(self, generators: &'static [Generator]) -> Self {
         Definition {
             brings: generators,
+            ..self
+        }
+    }
+
+    /// `all` leaves it out.
+    const fn not_in_all(self) -> Self {
+        Definition {
+            in_all: false,
             ..self
         }
     }

@@ -32,6 +32,11 @@ impl Generator {
         })
     }
 
+    /// What `all` selects: every generator but those asked for by name or layout.
+    pub fn in_all() -> impl Iterator<Item = Generator> {
+        Generator::ALL.into_iter().filter(|g| g.definition().in_all)
+    }
+
     /// Every accepted name, for help texts and error messages.
     pub fn valid_names() -> String {
         let mut names = vec!["all".to_owned()];
@@ -62,7 +67,7 @@ impl Generator {
         let mut named = Vec::new();
         for name in list.split(',').map(str::trim) {
             if name == "all" {
-                named.extend(Generator::ALL);
+                named.extend(Generator::in_all());
             } else if let Some(g) = Generator::from_name(name) {
                 named.push(g);
             } else if name.is_empty() {
@@ -153,7 +158,11 @@ mod tests {
         );
         assert_eq!(
             Generator::parse_list("all").unwrap(),
-            Generator::ALL.iter().copied().collect()
+            Generator::ALL
+                .iter()
+                .copied()
+                .filter(|g| *g != Generator::Docs)
+                .collect()
         );
         assert_eq!(
             Generator::parse_list("client").unwrap(),

@@ -36,6 +36,9 @@ pub struct ImportOptions {
     pub apis_pkg: PathBuf,
     pub header: HeaderSource,
     pub year: Option<String>,
+    /// Where the API reference of what is imported goes, relative to the output base
+    /// (the docs generator's pages, as `generate-groups docs` writes them); none without.
+    pub docs_dir: Option<PathBuf>,
 }
 
 /// What an import did.
@@ -83,16 +86,29 @@ pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
     if diags.has_errors() {
         return Err(Error::diagnostics(diags.into_sorted(), &sources));
     }
-    let (output, groups, kube_version) = lay_out(&packages, &header, &opts.apis_pkg, &mut diags);
-    roundtrip::check(
-        &output,
-        &opts.apis_pkg,
-        &groups,
+    let (mut output, groups, kube_version) =
+        lay_out(&packages, &header, &opts.apis_pkg, &mut diags);
+    let package = roundtrip::Package {
+        output: &output,
+        apis_pkg: &opts.apis_pkg,
+        groups: &groups,
         kube_version,
+    };
+    let reference = roundtrip::check(
+        &package,
         &mut found,
+        opts.docs_dir.as_deref(),
+        &opts.output_base,
         &mut diags,
     )
-    .map_err(|d| Error::diagnostics(vec![d], &sources))?;
+    .map_err(|e| match e {
+        roundtrip::Failed::Diagnostic(d) => Error::diagnostics(vec![d], &sources),
+        roundtrip::Failed::Reference(e) => e,
+    })?;
+    if let Some((dir, files)) = reference {
+        output.owned_dirs.push(dir);
+        output.files.extend(files);
+    }
     if diags.has_errors() {
         return Err(Error::diagnostics(diags.into_sorted(), &sources));
     }

@@ -166,30 +166,9 @@ pub fn files(path: &Path, diags: &mut Diagnostics) -> Vec<PathBuf> {
     files
 }
 
-/// The line each document of `text` starts on: its first line after a `---` (or the
-/// text's start) that is neither blank nor a comment.
-fn document_lines(text: &str) -> Vec<usize> {
-    let mut starts = Vec::new();
-    let mut open = true;
-    for (n, line) in text.lines().enumerate() {
-        let trimmed = line.trim();
-        if line.starts_with("---") {
-            if open && !starts.is_empty() {
-                // A document with nothing in it still counts as one.
-                starts.push(n + 1);
-            }
-            open = true;
-        } else if open && !trimmed.is_empty() && !trimmed.starts_with('#') {
-            starts.push(n + 1);
-            open = false;
-        }
-    }
-    starts
-}
-
 /// The CRDs of one file's documents.
 pub fn documents(file: &str, text: &str, found: &mut Vec<Found>, diags: &mut Diagnostics) {
-    let lines = document_lines(text);
+    let lines = crate::yaml::document_lines(text);
     for (i, document) in crate::yaml::parse_documents(text).into_iter().enumerate() {
         let line = lines.get(i).copied().unwrap_or(1);
         let pos = Pos { line, col: 1 };
@@ -271,16 +250,5 @@ fn objects(file: &str, pos: Pos, value: Value, found: &mut Vec<Found>, diags: &m
             .at(file, pos)
             .hint("a CRD has spec.group, spec.names (kind, plural), spec.scope and spec.versions"),
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn documents_are_located_at_the_line_after_their_separator() {
-        assert_eq!(document_lines("a: 1\n---\nb: 2\n"), [1, 3]);
-        assert_eq!(document_lines("# c\n---\na: 1\n---\n\n# c\nb: 2\n"), [3, 7]);
     }
 }

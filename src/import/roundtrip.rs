@@ -4,6 +4,7 @@
 //! value read and the value that comes back; a package crdgen cannot read is a bug.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -15,34 +16,119 @@ use crate::emit::OutputSet;
 /// more there are.
 const MAX_REPORTED: usize = 20;
 
-/// Generates `output` back and warns of every difference from `found`.
+/// The packages an import lays out, before they are written.
+pub struct Package<'a> {
+    pub output: &'a OutputSet,
+    pub apis_pkg: &'a Path,
+    pub groups: &'a [String],
+    pub kube_version: Option<crate::KubeVersion>,
+}
+
+/// The API reference's directory and its files (by their path under the output base).
+pub type Reference = (PathBuf, Vec<(PathBuf, String)>);
+
+/// Why the round trip stopped the import.
+pub enum Failed {
+    /// The packages did not generate back (a bug, or a CRD the apiserver refuses too).
+    Diagnostic(Diagnostic),
+    /// The reference asked for did not generate (a stale sample).
+    Reference(crate::Error),
+}
+
+/// Generates the package back and warns of every difference from `found`; with
+/// `docs_dir`, also generates its API reference there, as `generate-groups docs` would
+/// from the written package (the samples of `output_base` shown and checked), for its
+/// directory and files.
 pub fn check(
-    output: &OutputSet,
-    apis_pkg: &std::path::Path,
-    groups: &[String],
-    kube_version: Option<crate::KubeVersion>,
+    package: &Package,
     found: &mut [Found],
+    docs_dir: Option<&Path>,
+    output_base: &Path,
     diags: &mut Diagnostics,
-) -> Result<(), Diagnostic> {
-    let scratch = tempfile::tempdir()
-        .map_err(|e| Diagnostic::bug(format!("no scratch directory for the round trip: {e}")))?;
-    for (rel, text) in &output.files {
+) -> Result<Option<Reference>, Failed> {
+    let scratch = tempfile::tempdir().map_err(|e| {
+        Failed::Diagnostic(Diagnostic::bug(format!(
+            "no scratch directory for the round trip: {e}"
+        )))
+    })?;
+    for (rel, text) in &package.output.files {
         let path = scratch.path().join(rel);
         let written = std::fs::create_dir_all(path.parent().unwrap_or(scratch.path()))
             .and_then(|()| std::fs::write(&path, text));
         written.map_err(|e| {
-            Diagnostic::bug(format!(
+            Failed::Diagnostic(Diagnostic::bug(format!(
                 "cannot write the round trip's `{}`: {e}",
                 rel.display()
-            ))
+            )))
         })?;
     }
-    let mut opts = crate::Options::new(scratch.path(), "client", apis_pkg, &groups.join(" "))
-        .map_err(|e| Diagnostic::bug(format!("the round trip's options: {e}")))?;
-    opts.generators = crate::Generator::parse_list("crd").map_err(Diagnostic::bug)?;
-    if let Some(version) = kube_version {
+    let opts = options(scratch.path(), package, "crd").map_err(Failed::Diagnostic)?;
+    compare_all(&opts, found, diags).map_err(Failed::Diagnostic)?;
+    let Some(docs_dir) = docs_dir else {
+        return Ok(None);
+    };
+    reference(scratch.path(), package, docs_dir, output_base)
+        .map(|files| Some((docs_dir.to_owned(), files)))
+        .map_err(Failed::Reference)
+}
+
+/// The options that generate the package written under `scratch` with `generators`.
+fn options(
+    scratch: &Path,
+    package: &Package,
+    generators: &str,
+) -> Result<crate::Options, Diagnostic> {
+    let mut opts = crate::Options::new(
+        scratch,
+        "client",
+        package.apis_pkg,
+        &package.groups.join(" "),
+    )
+    .map_err(|e| Diagnostic::bug(format!("the round trip's options: {e}")))?;
+    opts.generators = crate::Generator::parse_list(generators).map_err(Diagnostic::bug)?;
+    if let Some(version) = package.kube_version {
         opts.kube_version = version;
     }
+    Ok(opts)
+}
+
+/// The API reference of the package written under `scratch`, its files by their path
+/// under `output_base`, with the samples of `output_base` (copied beside it) checked.
+fn reference(
+    scratch: &Path,
+    package: &Package,
+    docs_dir: &Path,
+    output_base: &Path,
+) -> Result<Vec<(PathBuf, String)>, crate::Error> {
+    let samples = crate::naming::docs::SAMPLES_DIR;
+    if let Ok(entries) = std::fs::read_dir(output_base.join(samples)) {
+        std::fs::create_dir_all(scratch.join(samples)).map_err(crate::Error::Io)?;
+        for entry in entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_file())
+        {
+            std::fs::copy(entry.path(), scratch.join(samples).join(entry.file_name()))
+                .map_err(crate::Error::Io)?;
+        }
+    }
+    let mut opts = options(scratch, package, "docs").map_err(crate::Error::diagnostic)?;
+    opts.manifest_dirs
+        .insert(crate::Generator::Docs, docs_dir.to_owned());
+    let files = crate::generate(&opts)?.into_files(&opts)?;
+    Ok(files
+        .files()
+        .iter()
+        .filter(|(path, _)| path.starts_with(docs_dir))
+        .map(|(path, text)| (path.clone(), text.clone()))
+        .collect())
+}
+
+/// Generates the package back into CRDs and compares each with the CRD it came from.
+fn compare_all(
+    opts: &crate::Options,
+    found: &mut [Found],
+    diags: &mut Diagnostics,
+) -> Result<(), Diagnostic> {
     // Each CRD that comes back, as the crd generator builds it (what it writes as YAML
     // reads back as the same: a test below holds it so), compared with the one it came
     // from as it is built, on all cores, and let go. What the generator refuses in a
@@ -57,7 +143,7 @@ pub fn check(
             (name, std::sync::Mutex::new(f))
         })
         .collect();
-    let compared = crate::pipeline::each_crd_value(&opts, |back| {
+    let compared = crate::pipeline::each_crd_value(opts, |back| {
         let name = back["metadata"]["name"].as_str()?.to_owned();
         let mut found = Diagnostics::default();
         if let Some(f) = by_name.get(&name) {
@@ -108,7 +194,7 @@ fn compare_crd(f: &Found, mut raw: Value, back: &Value, diags: &mut Diagnostics)
             .entry("listKind")
             .or_insert(format!("{kind}List").into());
     }
-    Path::new("/spec").diff_except(&read_spec, &back["spec"], "versions", &mut differences);
+    Place::new("/spec").diff_except(&read_spec, &back["spec"], "versions", &mut differences);
     let returned = back["spec"]["versions"].as_array();
     let read_versions = match read_versions {
         Some(Value::Array(versions)) => versions,
@@ -116,7 +202,7 @@ fn compare_crd(f: &Found, mut raw: Value, back: &Value, diags: &mut Diagnostics)
     };
     for mut version in read_versions {
         let name = version["name"].as_str().unwrap_or_default().to_owned();
-        let mut path = Path::new(&format!("/spec/versions[{name}]"));
+        let mut path = Place::new(&format!("/spec/versions[{name}]"));
         // `subresources: {}` says what no subresources says.
         if version["subresources"]
             .as_object()
@@ -141,7 +227,7 @@ fn compare_crd(f: &Found, mut raw: Value, back: &Value, diags: &mut Diagnostics)
         if read.as_object().is_some_and(|m| m.is_empty()) {
             read = Value::Null;
         }
-        Path::new(&format!("/metadata/{key}")).diff(
+        Place::new(&format!("/metadata/{key}")).diff(
             &read,
             &back["metadata"][key],
             &mut differences,
@@ -200,7 +286,7 @@ fn with_standard_fields(version: &mut Value, back: &Value) {
 
 /// Where a comparison is: its start and the keys and indexes below it, made text only
 /// for a difference (most places have none).
-struct Path<'a> {
+struct Place<'a> {
     start: String,
     steps: Vec<Step<'a>>,
 }
@@ -210,7 +296,7 @@ enum Step<'a> {
     Index(usize),
 }
 
-impl fmt::Display for Path<'_> {
+impl fmt::Display for Place<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.start)?;
         for step in &self.steps {
@@ -223,9 +309,9 @@ impl fmt::Display for Path<'_> {
     }
 }
 
-impl<'a> Path<'a> {
-    fn new(start: &str) -> Path<'a> {
-        Path {
+impl<'a> Place<'a> {
+    fn new(start: &str) -> Place<'a> {
+        Place {
             start: start.to_owned(),
             steps: Vec::new(),
         }
@@ -237,7 +323,7 @@ impl<'a> Path<'a> {
         self.diff_except(old, new, "", out);
     }
 
-    /// [`Path::diff`], but for the key `skipped` of `new`, which `old` does not hold.
+    /// [`Place::diff`], but for the key `skipped` of `new`, which `old` does not hold.
     fn diff_except(
         &mut self,
         old: &'a Value,
@@ -321,13 +407,14 @@ mod tests {
     #[test]
     fn the_crds_written_read_back_as_the_json_they_were_written_from() {
         let out = tempfile::tempdir().unwrap();
-        let real = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/import/real");
+        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/import/real");
         let imported = crate::import::import(&crate::import::ImportOptions {
             inputs: vec![crate::import::Input::Path(real)],
             output_base: out.path().to_owned(),
             apis_pkg: "pkg/apis".into(),
             header: crate::options::HeaderSource::Default,
             year: None,
+            docs_dir: None,
         })
         .unwrap_or_else(|e| panic!("{e}"));
         let mut opts =
@@ -362,7 +449,7 @@ mod tests {
     #[test]
     fn differences_name_their_path_and_required_is_a_set() {
         let mut out = Vec::new();
-        Path::new("").diff(
+        Place::new("").diff(
             &json!({"properties": {"a": {"type": "string", "maxLength": 3}}, "required": ["a", "b"], "items": [1, 2.0]}),
             &json!({"properties": {"a": {"type": "string", "minLength": 1}}, "required": ["b", "a"], "items": [1.0, 2]}),
             &mut out,

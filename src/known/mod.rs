@@ -22,6 +22,15 @@ pub fn knows(path: &str) -> bool {
     special(path).is_some() || data::rust(path).is_some()
 }
 
+/// The Go type (`k8s.io/api/core/v1.PodSpec`) a k8s-openapi path is in `version`;
+/// `None` for a path that names none of Kubernetes' types there.
+pub fn go_name(path: &str, version: KubeVersion) -> Option<String> {
+    data::rust(path)?
+        .into_iter()
+        .find(|t| t.versions.contains(version))
+        .map(|t| t.go)
+}
+
 /// The schema of a Kubernetes type named by its absolute Rust path (or, when the path
 /// could not be resolved, by a bare name that only one such type has); `Ok(None)` for a
 /// type that is none of Kubernetes'.

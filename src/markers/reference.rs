@@ -20,7 +20,10 @@ pub fn reference() -> String {
          one is an error with a \"did you mean\", a misplaced or malformed one names what \
          it expects. Markers of other tools (`+k8s:deepcopy-gen`, `+operator-sdk:…`) are \
          ignored. Validation markers also have an `items:` form \
-         (`+kubebuilder:validation:items:MaxLength=10`) that applies to a list's items.\n",
+         (`+kubebuilder:validation:items:MaxLength=10`) that applies to a list's items.\n\n\
+         What the `crd` generator's markers make a CRD enforce, the `docs` generator says in \
+         words, field by field, in the project's own API reference \
+         ([The API reference](../api-reference.md)).\n",
     );
     let mut groups: Vec<&[&str]> = Vec::new();
     for def in MARKERS {

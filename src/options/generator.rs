@@ -29,6 +29,9 @@ macro_rules! generator_list {
             /// Webhook configurations from `+kubebuilder:webhook` markers
             /// (controller-gen's `webhook`).
             Webhook => webhook,
+            /// The API reference: a Markdown page per group version and one HTML page
+            /// (crd-ref-docs' job), with every validation the CRDs enforce.
+            Docs => docs,
         }
     };
 }

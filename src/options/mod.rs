@@ -198,7 +198,7 @@ pub struct Options {
 }
 
 impl Options {
-    /// Options with every default: all generators, crdgen's header, module paths
+    /// Options with every default: the generators of `all`, crdgen's header, module paths
     /// derived from the directories.
     pub fn new(
         output_base: impl Into<PathBuf>,
@@ -208,7 +208,7 @@ impl Options {
     ) -> Result<Options, String> {
         let (output_pkg, apis_pkg) = (output_pkg.into(), apis_pkg.into());
         Ok(Options {
-            generators: Generator::ALL.iter().copied().collect(),
+            generators: Generator::in_all().collect(),
             output_base: output_base.into(),
             groups: GroupVersions::parse_all(groups_versions)?,
             header: HeaderSource::Default,

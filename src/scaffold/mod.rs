@@ -467,12 +467,15 @@ fn write(path: &Path, text: &str, executable: bool) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Generates a project's code, CRDs, role and webhook configurations, as its
-/// `hack/update-codegen.sh` does: with kubebuilder's plain names, which
+/// Generates a project's code, CRDs, role, webhook configurations and API reference, as
+/// its `hack/update-codegen.sh` does: with kubebuilder's plain names, which
 /// `config/default` prefixes.
 fn generate(project: &Path, groups: &str) -> Result<Vec<PathBuf>, Error> {
     use naming::scaffold::{NAMESPACE, ROLE, SERVING_CERTIFICATE, WEBHOOK_SERVICE};
     let mut opts = Options::new(project, "src/client", "src/apis", groups).map_err(Error::Usage)?;
+    // Its script's `--docs-dir docs/api`: the reference is generated, and checked, with
+    // the code.
+    opts.generators.insert(crate::Generator::Docs);
     opts.header = HeaderSource::File("hack/boilerplate.rs.txt".into());
     opts.role_name = ROLE.to_owned();
     opts.webhook_service = crate::options::WebhookService {

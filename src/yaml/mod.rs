@@ -70,5 +70,26 @@ pub fn parse_documents(text: &str) -> Vec<Result<Value, DocumentError>> {
     out
 }
 
+/// The line each document of `text` starts on: its first line after a `---` (or the
+/// text's start) that is neither blank nor a comment.
+pub fn document_lines(text: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut open = true;
+    for (n, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if line.starts_with("---") {
+            if open && !starts.is_empty() {
+                // A document with nothing in it still counts as one.
+                starts.push(n + 1);
+            }
+            open = true;
+        } else if open && !trimmed.is_empty() && !trimmed.starts_with('#') {
+            starts.push(n + 1);
+            open = false;
+        }
+    }
+    starts
+}
+
 #[cfg(test)]
 mod tests;

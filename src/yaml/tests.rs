@@ -270,3 +270,12 @@ fn reads_flow_style_marker_values() {
     );
     assert_eq!(parse("plain").unwrap(), json!("plain"));
 }
+
+#[test]
+fn documents_are_located_at_the_line_after_their_separator() {
+    assert_eq!(super::document_lines("a: 1\n---\nb: 2\n"), [1, 3]);
+    assert_eq!(
+        super::document_lines("# c\n---\na: 1\n---\n\n# c\nb: 2\n"),
+        [3, 7]
+    );
+}

@@ -10,7 +10,7 @@ fn main() -> Result<(), crdgen::Error> {
         .group("fleet", ["v1alpha1", "v1"])
         // Imported from testdata/import/features by `crdgen import` (tests/import.rs keeps it so).
         .group("shop", ["v1", "v1alpha1", "v1beta1"])
-        // The default: every generator (each brings what it needs along).
+        // Every generator, the API reference (docs) among them, which `all` leaves out.
         .generators(crdgen::Generator::ALL)
         .generate()?;
     Ok(())

@@ -94,7 +94,8 @@ impl Validator {
         Validator { limits, ..self }
     }
 
-    /// The schema, as JSON.
+    /// The schema, as JSON (the in-memory server's discovery serves it).
+    #[cfg(feature = "testing")]
     pub(crate) fn schema(&self) -> &Value {
         &self.schema
     }

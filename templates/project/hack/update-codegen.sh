@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates src/client and config/crd/bases from the API types under src/apis, and
-# config/rbac/role.yaml from the +kubebuilder:rbac markers under src.
+# Regenerates src/client, config/crd/bases and the API reference (docs/api: a Markdown
+# page per group version and index.html, with the samples of config/samples checked)
+# from the API types under src/apis, and config/rbac/role.yaml from the
+# +kubebuilder:rbac markers under src.
 # Extra arguments go to crdgen (hack/verify-codegen.sh passes --verify-only).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,6 +23,6 @@ kube_version=$(sed -n 's/^k8s-openapi .*"v1_\([0-9]*\)".*/1.\1/p' Cargo.toml)
 # gives them the project's namespace and name prefix.
 "$crdgen" generate-groups all src/client src/apis "${groups# }" \
   ${kube_version:+--kube-version "$kube_version"} \
-  --boilerplate hack/boilerplate.rs.txt --role-name {{role}} \
+  --boilerplate hack/boilerplate.rs.txt --role-name {{role}} --docs-dir docs/api \
   --webhook-service {{config_namespace}}/{{webhook_service}} \
   --inject-ca-from {{config_namespace}}/{{serving_cert}} "$@"

@@ -1,0 +1,249 @@
+//! The reference as one self-contained HTML page: every group version, its style and
+//! its field filter inline, nothing fetched (no font, script or image from elsewhere).
+
+use std::fmt::Write as _;
+
+use super::Page;
+use super::reference::{KindDoc, Link, Row, Rule, TypeText};
+use crate::known::KubeVersion;
+
+const STYLE: &str = include_str!("../../../templates/docs/reference.css");
+const SCRIPT: &str = include_str!("../../../templates/docs/reference.js");
+
+/// The page of every group version.
+pub fn page(pages: &[Page], kube_version: KubeVersion) -> String {
+    let mut out = String::with_capacity(64 << 10);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let groups: Vec<String> = pages.iter().map(Page::title).collect();
+    let _ = writeln!(
+        out,
+        "<title>API reference: {}</title>",
+        text(&groups.join(", "))
+    );
+    let _ = writeln!(out, "<style>\n{STYLE}</style>\n</head>\n<body>");
+    out.push_str("<header><h1>API reference</h1>");
+    out.push_str(
+        "<input id=\"filter\" type=\"search\" placeholder=\"Filter fields\" aria-label=\"Filter fields\" autocomplete=\"off\">",
+    );
+    out.push_str("<span id=\"count\"></span></header>\n<div class=\"layout\">\n<nav><ul>\n");
+    for page in pages {
+        let _ = write!(out, "<li>{}<ul>", text(&page.title()));
+        for kind in &page.kinds {
+            let _ = write!(
+                out,
+                "<li><a href=\"#{}\">{}</a></li>",
+                kind.anchor,
+                text(&kind.kind)
+            );
+        }
+        out.push_str("</ul></li>\n");
+    }
+    out.push_str("</ul></nav>\n<main>\n");
+    let _ = writeln!(
+        out,
+        "<p>Kubernetes' own types link to the Kubernetes {kube_version} API reference.</p>"
+    );
+    for page in pages {
+        let _ = writeln!(out, "<h2>{}</h2>", text(&page.title()));
+        for kind in &page.kinds {
+            kind_section(kind, &mut out);
+        }
+    }
+    let _ = write!(
+        out,
+        "</main>\n</div>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
+    );
+    out
+}
+
+fn kind_section(kind: &KindDoc, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "<section class=\"kind\" id=\"{}\" data-kind=\"{}\">\n<h3>{}</h3>",
+        kind.anchor,
+        text(&kind.kind),
+        text(&kind.kind)
+    );
+    if !kind.description.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>{}</p>",
+            text(&kind.description).replace('\n', "<br>")
+        );
+    }
+    out.push_str("<table class=\"facts\">\n");
+    let fact = |out: &mut String, name: &str, value: String| {
+        let _ = writeln!(out, "<tr><th>{name}</th><td>{value}</td></tr>");
+    };
+    fact(out, "Scope", text(&kind.scope));
+    fact(out, "Plural", code(&kind.plural));
+    let list = |items: &[String]| items.iter().map(|i| code(i)).collect::<Vec<_>>().join(", ");
+    if !kind.short_names.is_empty() {
+        fact(out, "Short names", list(&kind.short_names));
+    }
+    if !kind.categories.is_empty() {
+        fact(out, "Categories", list(&kind.categories));
+    }
+    if !kind.subresources.is_empty() {
+        fact(out, "Subresources", text(&kind.subresources.join(", ")));
+    }
+    let versions: Vec<String> = kind
+        .versions
+        .iter()
+        .map(|v| {
+            let mut what = vec![if v.served { "served" } else { "not served" }];
+            if v.storage {
+                what.push("storage");
+            }
+            if v.deprecated {
+                what.push("deprecated");
+            }
+            let name = match v.this {
+                true => format!("<b>{}</b>", text(&v.name)),
+                false => text(&v.name),
+            };
+            format!("{name} ({})", what.join(", "))
+        })
+        .collect();
+    fact(out, "Versions", versions.join(" · "));
+    out.push_str("</table>\n");
+    for v in kind.versions.iter().filter(|v| v.this && v.deprecated) {
+        let warning = v.warning.as_deref().unwrap_or("this version is deprecated");
+        let _ = writeln!(
+            out,
+            "<p class=\"deprecated\"><b>Deprecated:</b> {}</p>",
+            text(warning)
+        );
+    }
+    if !kind.columns.is_empty() {
+        out.push_str("<h4>Printer columns</h4>\n<table><tr><th>Name</th><th>Type</th><th>JSONPath</th><th>Description</th></tr>\n");
+        for c in &kind.columns {
+            let wide = if c.priority > 0 {
+                " (<code>-o wide</code>)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "<tr><td>{}{wide}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                text(&c.name),
+                text(&c.ty),
+                code(&c.json_path),
+                text(&c.description)
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if !kind.rules.is_empty() {
+        out.push_str("<h4>Rules on the object</h4>\n<ul class=\"rules\">");
+        for rule in &kind.rules {
+            let _ = write!(out, "<li>{}</li>", rule_html(rule));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("<h4>Fields</h4>\n<table class=\"fields\"><tr><th>Field</th><th>Type</th><th>Required</th><th>Default</th><th>Description</th><th>Validation</th></tr>\n");
+    for row in &kind.rows {
+        field_row(row, out);
+    }
+    out.push_str("</table>\n");
+    if !kind.samples.is_empty() {
+        out.push_str("<h4>Samples</h4>\n");
+        for sample in &kind.samples {
+            let _ = writeln!(
+                out,
+                "<p>{}</p>\n<pre><code>{}</code></pre>",
+                code(&sample.file),
+                text(&sample.text)
+            );
+        }
+    }
+    out.push_str("</section>\n");
+}
+
+fn field_row(row: &Row, out: &mut String) {
+    let search = format!("{} {} {}", row.path, row.ty.text, row.description).to_lowercase();
+    let mut validation: Vec<String> = row.validations.iter().map(|w| inline(w)).collect();
+    validation.extend(row.rules.iter().map(rule_html));
+    let _ = writeln!(
+        out,
+        "<tr id=\"{}\" data-search=\"{}\"><td class=\"field\" style=\"padding-left:{}px\"><a href=\"#{}\">{}</a></td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        row.anchor,
+        text(&search),
+        8 + 18 * row.depth,
+        row.anchor,
+        path_html(&row.path, &row.name),
+        type_html(&row.ty),
+        if row.required {
+            " class=\"required\""
+        } else {
+            ""
+        },
+        if row.required { "required" } else { "optional" },
+        row.default.as_deref().map_or(String::new(), code),
+        text(&row.description).replace('\n', "<br>"),
+        validation.join("<br>"),
+    );
+}
+
+/// The path with its last name stressed: `spec.ports[].` dimmed, `name` plain.
+fn path_html(path: &str, name: &str) -> String {
+    match path.strip_suffix(name) {
+        Some(parent) if !parent.is_empty() => {
+            format!("<span class=\"path\">{}</span>{}", text(parent), text(name))
+        }
+        _ => text(path),
+    }
+}
+
+fn type_html(ty: &TypeText) -> String {
+    let Some((name, link)) = &ty.link else {
+        return text(&ty.text);
+    };
+    let (href, external) = match link {
+        Link::Internal(anchor) => (format!("#{anchor}"), ""),
+        Link::External(url) => (url.clone(), " rel=\"external\""),
+    };
+    let linked = format!("<a href=\"{}\"{external}>{}</a>", text(&href), text(name));
+    match ty.text.split_once(name.as_str()) {
+        Some((before, after)) => format!("{}{linked}{}", text(before), text(after)),
+        None => linked,
+    }
+}
+
+fn rule_html(rule: &Rule) -> String {
+    let code = format!("rule {}", code(&rule.rule));
+    match &rule.message {
+        Some(message) => format!("{code}: {}", text(message)),
+        None => code,
+    }
+}
+
+/// Text with its `` `code` `` spans as `<code>`.
+fn inline(words: &str) -> String {
+    words
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| if i % 2 == 1 { code(part) } else { text(part) })
+        .collect()
+}
+
+fn code(s: &str) -> String {
+    format!("<code>{}</code>", text(s))
+}
+
+/// Text escaped for HTML (in text and in quoted attributes).
+fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
