@@ -237,7 +237,7 @@ fn the_html_page_works_offline_in_a_real_browser() {
                 const input = document.getElementById('filter');
                 input.value = 'widget maxreplicas';
                 input.dispatchEvent(new Event('input'));
-                const shown = [...document.querySelectorAll('tr[data-search]')]
+                const shown = [...document.querySelectorAll('tr.row')]
                     .filter(r => !r.classList.contains('hidden')).map(r => r.id);
                 const kinds = [...document.querySelectorAll('section.kind')]
                     .filter(s => !s.classList.contains('hidden')).map(s => s.id);
@@ -249,16 +249,20 @@ fn the_html_page_works_offline_in_a_real_browser() {
             })()"#,
         )
         .unwrap();
+    // The field, and `spec`, whose rule reads it: a row's whole text is searched.
     assert_eq!(
         filtered["shown"],
-        serde_json::json!(["widget-v1-shop-example-com--spec-maxreplicas"]),
+        serde_json::json!([
+            "widget-v1-shop-example-com--spec",
+            "widget-v1-shop-example-com--spec-maxreplicas"
+        ]),
         "{filtered}"
     );
     assert_eq!(
         filtered["kinds"],
         serde_json::json!(["widget-v1-shop-example-com"])
     );
-    assert_eq!(filtered["count"], "1 fields match");
+    assert_eq!(filtered["count"], "2 fields match");
     assert_eq!(filtered["hiddenAfterClearing"], 0);
     // An anchor opens its row.
     browser

@@ -15,6 +15,7 @@ mod select;
 mod webhook;
 
 use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
 
 use crate::diag::Diagnostics;
 use crate::emit::RustModule;
@@ -174,6 +175,79 @@ pub struct Context<'a> {
     /// The markers that belong to no type, of every generator that runs, in file order.
     pub markers: &'a [Found],
     pub opts: &'a Options,
+    /// The model's CRDs, built in one pass for the generators that read them.
+    crds: OnceLock<Mutex<CrdPass>>,
+}
+
+/// What one pass over the model's CRDs gives the generators that read them: each CRD
+/// is built once (schemas, rules checked and costed), then written as YAML for `crd`
+/// and read into its kinds' reference sections for `docs`, on all cores, and let go.
+#[derive(Default)]
+struct CrdPass {
+    files: Vec<(String, String)>,
+    sections: Vec<docs::KindSections>,
+    /// What building the CRDs found: `crd`'s to report, or `docs`' when it runs alone.
+    built: Diagnostics,
+    /// What reading the reference found (samples the CRDs refuse).
+    documented: Diagnostics,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(model: &'a Model, markers: &'a [Found], opts: &'a Options) -> Context<'a> {
+        Context {
+            model,
+            markers,
+            opts,
+            crds: OnceLock::new(),
+        }
+    }
+
+    /// The pass over the CRDs, made by the first generator that asks.
+    fn crd_pass(&self) -> std::sync::MutexGuard<'_, CrdPass> {
+        let pass = self.crds.get_or_init(|| {
+            let wants = |g| self.opts.generators.contains(&g);
+            let (files, docs) = (wants(Generator::Crd), wants(Generator::Docs));
+            let mut pass = CrdPass::default();
+            let samples = match docs {
+                true => docs::samples(self.opts, &mut pass.documented),
+                false => Vec::new(),
+            };
+            let built = crd::each_crd(self.model, self.opts, &mut pass.built, |crd, kv, found| {
+                let mut documented = Diagnostics::default();
+                let file = files.then(|| crd::file(&crd, kv, found));
+                let sections = docs.then(|| docs::sections(self, &crd, &samples, &mut documented));
+                (file, sections, documented)
+            });
+            for (file, sections, documented) in built {
+                pass.files.extend(file);
+                pass.sections.extend(sections);
+                pass.documented.extend(documented.into_sorted());
+            }
+            Mutex::new(pass)
+        });
+        pass.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Each CRD's file, and what building them found.
+    fn crd_files(&self) -> (Vec<(String, String)>, Diagnostics) {
+        let mut pass = self.crd_pass();
+        (
+            std::mem::take(&mut pass.files),
+            std::mem::take(&mut pass.built),
+        )
+    }
+
+    /// Each kind's reference sections, and what reading them found (with what building
+    /// the CRDs found, when `crd` does not run to report it).
+    fn crd_sections(&self) -> (Vec<docs::KindSections>, Diagnostics) {
+        let mut pass = self.crd_pass();
+        let mut found = std::mem::take(&mut pass.documented);
+        if !self.opts.generators.contains(&Generator::Crd) {
+            found.extend(std::mem::take(&mut pass.built).into_sorted());
+        }
+        (std::mem::take(&mut pass.sections), found)
+    }
 }
 
 /// `check_markers` for a generator that reads none.

@@ -1,25 +1,28 @@
-// The field filter: rows whose path, type or description hold every word typed stay;
-// kinds with none left are hidden, and the count says how many fields match. Offline:
-// nothing here fetches anything.
+// The field filter: rows whose text (path, type, description, validations) holds
+// every word typed stay; kinds with none left are hidden, and the count says how many
+// fields match. Offline: nothing here fetches anything.
 (function () {
   "use strict";
   var input = document.getElementById("filter");
   var count = document.getElementById("count");
-  var kinds = Array.prototype.slice.call(document.querySelectorAll("section.kind"));
+  var kinds = Array.prototype.slice.call(document.querySelectorAll("section.kind")).map(function (kind) {
+    var name = kind.getAttribute("data-kind").toLowerCase();
+    var rows = Array.prototype.map.call(kind.querySelectorAll("tr.row"), function (row) {
+      return { row: row, text: name + " " + row.textContent.toLowerCase() };
+    });
+    return { section: kind, rows: rows };
+  });
   function apply() {
     var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
     var shown = 0;
     kinds.forEach(function (kind) {
-      var rows = kind.querySelectorAll("tr[data-search]");
-      var kindName = kind.getAttribute("data-kind").toLowerCase();
       var any = false;
-      Array.prototype.forEach.call(rows, function (row) {
-        var text = kindName + " " + row.getAttribute("data-search");
-        var match = words.every(function (w) { return text.indexOf(w) >= 0; });
-        row.classList.toggle("hidden", !match);
+      kind.rows.forEach(function (r) {
+        var match = words.every(function (w) { return r.text.indexOf(w) >= 0; });
+        r.row.classList.toggle("hidden", !match);
         if (match) { any = true; shown += 1; }
       });
-      kind.classList.toggle("hidden", words.length > 0 && !any);
+      kind.section.classList.toggle("hidden", words.length > 0 && !any);
     });
     count.textContent = words.length ? shown + " fields match" : "";
   }

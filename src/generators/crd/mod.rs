@@ -35,19 +35,22 @@ pub(super) const GENERATOR: Definition = Definition::manifests(
 );
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
-    // Each CRD written as YAML as soon as it is built: a CRD's JSON tree is many times
-    // the size of its text.
-    let documents = each_crd(
-        ctx.model,
-        ctx.opts,
-        diags,
-        |crd, (group, _, kind), found| {
-            let text = crate::yaml::to_string(&crd);
-            warn_when_too_large(&crd, &text, kind, found);
-            (naming::crd_file(&group.name, &kind.plural), text)
-        },
-    );
-    out.manifests = documents.into_iter().collect();
+    let (files, found) = ctx.crd_files();
+    out.manifests = files.into_iter().collect();
+    diags.extend(found.into_sorted());
+}
+
+/// A CRD's file: its name and YAML, with a warning in `found` when it is too large for
+/// `kubectl apply`. Written as soon as it is built: a CRD's JSON tree is many times the
+/// size of its text.
+pub(super) fn file(
+    crd: &Value,
+    (group, _, kind): KindVersion<'_>,
+    found: &mut Diagnostics,
+) -> (String, String) {
+    let text = crate::yaml::to_string(crd);
+    warn_when_too_large(crd, &text, kind, found);
+    (naming::crd_file(&group.name, &kind.plural), text)
 }
 
 /// `f` of every CRD of the model as JSON, on all cores, with what building them found:
@@ -63,11 +66,11 @@ pub(crate) fn each_value<R: Send>(
 }
 
 /// One version of a kind, with its group and version.
-type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
+pub(super) type KindVersion<'a> = (&'a Group, &'a Version, &'a Kind);
 
 /// `finish` of every CRD of the model (with the kind's first version in Kubernetes'
 /// order, and where to add what it finds), built on all cores, by group and kind.
-fn each_crd<R: Send>(
+pub(super) fn each_crd<R: Send>(
     model: &Model,
     opts: &Options,
     diags: &mut Diagnostics,

@@ -47,7 +47,7 @@ pub fn page(pages: &[Page], kube_version: KubeVersion) -> String {
     for page in pages {
         let _ = writeln!(out, "<h2>{}</h2>", text(&page.title()));
         for kind in &page.kinds {
-            kind_section(kind, &mut out);
+            out.push_str(&kind.html);
         }
     }
     let _ = write!(
@@ -57,7 +57,10 @@ pub fn page(pages: &[Page], kube_version: KubeVersion) -> String {
     out
 }
 
-fn kind_section(kind: &KindDoc, out: &mut String) {
+/// A kind's section of the page.
+pub fn kind_section(kind: &KindDoc) -> String {
+    let mut section = String::with_capacity(16 << 10);
+    let out = &mut section;
     let _ = writeln!(
         out,
         "<section class=\"kind\" id=\"{}\" data-kind=\"{}\">\n<h3>{}</h3>",
@@ -159,17 +162,16 @@ fn kind_section(kind: &KindDoc, out: &mut String) {
         }
     }
     out.push_str("</section>\n");
+    section
 }
 
 fn field_row(row: &Row, out: &mut String) {
-    let search = format!("{} {} {}", row.path, row.ty.text, row.description).to_lowercase();
     let mut validation: Vec<String> = row.validations.iter().map(|w| inline(w)).collect();
     validation.extend(row.rules.iter().map(rule_html));
     let _ = writeln!(
         out,
-        "<tr id=\"{}\" data-search=\"{}\"><td class=\"field\" style=\"padding-left:{}px\"><a href=\"#{}\">{}</a></td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<tr id=\"{}\" class=\"row\"><td class=\"field\" style=\"padding-left:{}px\"><a href=\"#{}\">{}</a></td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         row.anchor,
-        text(&search),
         8 + 18 * row.depth,
         row.anchor,
         path_html(&row.path, &row.name),

@@ -38,12 +38,15 @@ pub fn page(page: &Page) -> String {
         .collect();
     let _ = writeln!(out, "Kinds: {}\n", kinds.join(", "));
     for kind in &page.kinds {
-        kind_section(kind, &mut out);
+        out.push_str(&kind.markdown);
     }
     out
 }
 
-fn kind_section(kind: &KindDoc, out: &mut String) {
+/// A kind's section of its page.
+pub fn kind_section(kind: &KindDoc) -> String {
+    let mut section = String::new();
+    let out = &mut section;
     let _ = writeln!(out, "<a id=\"{}\"></a>\n", kind.anchor);
     let _ = writeln!(out, "## {}\n", kind.kind);
     if !kind.description.is_empty() {
@@ -119,6 +122,7 @@ fn kind_section(kind: &KindDoc, out: &mut String) {
             let _ = writeln!(out, "`{}`:\n\n```yaml\n{}```\n", sample.file, sample.text);
         }
     }
+    section
 }
 
 /// The kind's versions, this page's in bold: `**v1** (served, storage) · v1beta1 (…)`.

@@ -15,9 +15,7 @@ use serde_json::Value;
 
 use super::{Context, Definition, ManifestDir, Output};
 use crate::diag::Diagnostics;
-use crate::model::Model;
 use crate::naming::docs as names;
-use crate::options::Generator;
 use reference::KindDoc;
 
 /// The `docs` generator.
@@ -36,7 +34,27 @@ pub(super) const GENERATOR: Definition = Definition::manifests(
 pub struct Page {
     pub group: String,
     pub version: String,
-    pub kinds: Vec<KindDoc>,
+    pub kinds: Vec<Section>,
+}
+
+/// One kind's section of a page, in both forms: rendered where the kind's CRD is built,
+/// on all cores, and its rows let go.
+pub struct Section {
+    pub kind: String,
+    pub anchor: String,
+    pub markdown: String,
+    pub html: String,
+}
+
+impl Section {
+    fn of(doc: &KindDoc) -> Section {
+        Section {
+            kind: doc.kind.clone(),
+            anchor: doc.anchor.clone(),
+            markdown: markdown::kind_section(doc),
+            html: html::kind_section(doc),
+        }
+    }
 }
 
 impl Page {
@@ -46,26 +64,26 @@ impl Page {
     }
 }
 
+/// The sections of each version of one kind, by its group's directory and version.
+pub(super) type KindSections = Vec<((String, String), Section)>;
+
+/// The samples the reference shows, read once a run.
+pub(super) fn samples(
+    opts: &crate::options::Options,
+    diags: &mut Diagnostics,
+) -> Vec<samples::Document> {
+    samples::read(opts, diags)
+}
+
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
-    let samples = samples::read(ctx.opts, diags);
     let kube_version = ctx.opts.kube_version;
-    // Each CRD as the crd generator builds it, read into its kinds' versions on all
-    // cores and let go. What building one finds is the crd generator's to report when it
-    // runs too.
-    let mut built = Diagnostics::default();
-    let docs = super::crd::each_value(ctx.model, ctx.opts, &mut built, |crd| {
-        let mut found = Diagnostics::default();
-        let docs = kind_docs(ctx.model, &crd, &samples, kube_version, &mut found);
-        (docs, found)
-    });
-    if !ctx.opts.generators.contains(&Generator::Crd) {
-        diags.extend(built.into_sorted());
-    }
-    let mut pages: BTreeMap<(&str, &str), Page> = BTreeMap::new();
+    let (docs, found) = ctx.crd_sections();
+    diags.extend(found.into_sorted());
+    let mut pages: BTreeMap<(String, String), Page> = BTreeMap::new();
     for group in ctx.model.groups.values() {
         for version in group.versions.values() {
             pages.insert(
-                (&group.dir, &version.name),
+                (group.dir.clone(), version.name.clone()),
                 Page {
                     group: group.name.clone(),
                     version: version.name.clone(),
@@ -74,12 +92,9 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
             );
         }
     }
-    for (kinds, found) in docs {
-        diags.extend(found.into_sorted());
-        for ((dir, version), doc) in kinds {
-            if let Some(page) = pages.get_mut(&(dir, version)) {
-                page.kinds.push(doc);
-            }
+    for (key, section) in docs.into_iter().flatten() {
+        if let Some(page) = pages.get_mut(&key) {
+            page.kinds.push(section);
         }
     }
     let pages: Vec<Page> = pages
@@ -90,12 +105,13 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
             p
         })
         .collect();
-    for page in &pages {
-        out.manifests.insert(
+    let markdown = crate::parallel::map(&pages, |page| {
+        (
             names::page_file(&page.group, &page.version),
             markdown::page(page),
-        );
-    }
+        )
+    });
+    out.manifests.extend(markdown);
     out.manifests
         .insert(names::SUMMARY_FILE.to_owned(), markdown::summary(&pages));
     out.manifests.insert(
@@ -104,15 +120,15 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     );
 }
 
-/// The reference of each version of the kind `crd` is of, by its group's directory
-/// and version, with its samples checked against that version's schema.
-fn kind_docs<'m>(
-    model: &'m Model,
+/// The section of each version of the kind `crd` (as the crd generator builds it) is
+/// of, with its samples checked against that version's schema.
+pub(super) fn sections(
+    ctx: &Context<'_>,
     crd: &Value,
     samples: &[samples::Document],
-    kube_version: crate::known::KubeVersion,
     diags: &mut Diagnostics,
-) -> Vec<((&'m str, &'m str), KindDoc)> {
+) -> KindSections {
+    let (model, kube_version) = (ctx.model, ctx.opts.kube_version);
     let group_name = crd["spec"]["group"].as_str().unwrap_or_default();
     let kind_name = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
     let mut out = Vec::new();
@@ -136,7 +152,7 @@ fn kind_docs<'m>(
                 kube_version,
                 diags,
             );
-            out.push(((group.dir.as_str(), version.name.as_str()), doc));
+            out.push(((group.dir.clone(), version.name.clone()), Section::of(&doc)));
         }
     }
     out

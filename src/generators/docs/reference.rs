@@ -514,7 +514,6 @@ fn field_order<'v>(
     out
 }
 
-
 /// The schema's `type`, `int-or-string` and free-form objects said apart.
 fn schema_type(node: &Value) -> &str {
     node["type"].as_str().unwrap_or_default()
