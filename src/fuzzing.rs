@@ -36,6 +36,7 @@ pub fn generate_type_file(types: &str) -> Result<usize, String> {
             }],
         }],
         marker_files: Vec::new(),
+        samples: Vec::new(),
         inputs: Vec::new(),
     };
     let header = Header::load(&HeaderSource::Default, None, opts.output_base.as_path())

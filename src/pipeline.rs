@@ -357,7 +357,7 @@ pub(crate) fn from_input(opts: &Options, input: Input) -> Result<Generation, Err
     } = input;
     let mut diags = Diagnostics::default();
     let (model, markers) = understood(opts, &discovered, &sources, &mut diags)?;
-    let ctx = generators::Context::new(&model, &markers, opts);
+    let ctx = generators::Context::new(&model, &markers, opts, &discovered.samples);
     let generators::Generated {
         rust: tree,
         manifests,

@@ -40,6 +40,10 @@ pub struct Discovered {
     /// The Rust files besides the group versions' that `+kubebuilder:rbac` and
     /// `+kubebuilder:webhook` markers are read from, sorted by path.
     pub marker_files: Vec<SourceFile>,
+    /// The samples the API reference shows (`config/samples/*.yaml`), when the docs
+    /// generator runs, sorted by path: input like the types, so that a changed sample
+    /// makes the run generate again (and build.rs run again).
+    pub samples: Vec<SourceFile>,
     /// Every file and directory read, for `cargo:rerun-if-changed`.
     pub inputs: Vec<PathBuf>,
 }
@@ -143,7 +147,35 @@ pub fn discover(
     if reads_markers {
         found.marker_files = marker_files(opts, &display, &mut found.inputs, sources, diags);
     }
+    if opts.generators.contains(&crate::Generator::Docs) {
+        found.samples = samples(opts, &display, &mut found.inputs, sources, diags);
+    }
     found
+}
+
+/// The `.yaml` and `.yml` files of the samples directory, by name; none without it.
+fn samples(
+    opts: &Options,
+    display: &impl Fn(&Path) -> String,
+    inputs: &mut Vec<PathBuf>,
+    sources: &mut Sources,
+    diags: &mut Diagnostics,
+) -> Vec<SourceFile> {
+    let dir = opts.output_base.join(crate::naming::docs::SAMPLES_DIR);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    inputs.push(dir.clone());
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|path| read(path, None, display, inputs, sources, diags))
+        .collect()
 }
 
 impl Discovered {

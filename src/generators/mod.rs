@@ -24,6 +24,7 @@ use crate::model::{Model, Target, TypeKey, TypeRef, Version};
 use crate::naming::{self, ModulePath};
 use crate::options::Options;
 use crate::scan::Found;
+use crate::source::SourceFile;
 
 pub use crate::options::Generator;
 pub(crate) use crd::each_value as each_crd_value;
@@ -175,6 +176,8 @@ pub struct Context<'a> {
     /// The markers that belong to no type, of every generator that runs, in file order.
     pub markers: &'a [Found],
     pub opts: &'a Options,
+    /// The samples the API reference shows, read with the input.
+    samples: &'a [SourceFile],
     /// The model's CRDs, built in one pass for the generators that read them.
     crds: OnceLock<Mutex<CrdPass>>,
 }
@@ -193,11 +196,17 @@ struct CrdPass {
 }
 
 impl<'a> Context<'a> {
-    pub fn new(model: &'a Model, markers: &'a [Found], opts: &'a Options) -> Context<'a> {
+    pub fn new(
+        model: &'a Model,
+        markers: &'a [Found],
+        opts: &'a Options,
+        samples: &'a [SourceFile],
+    ) -> Context<'a> {
         Context {
             model,
             markers,
             opts,
+            samples,
             crds: OnceLock::new(),
         }
     }
@@ -209,7 +218,7 @@ impl<'a> Context<'a> {
             let (files, docs) = (wants(Generator::Crd), wants(Generator::Docs));
             let mut pass = CrdPass::default();
             let samples = match docs {
-                true => docs::samples(self.opts, &mut pass.documented),
+                true => docs::samples(self.samples, &mut pass.documented),
                 false => Vec::new(),
             };
             let built = crd::each_crd(self.model, self.opts, &mut pass.built, |crd, kv, found| {

@@ -67,12 +67,12 @@ impl Page {
 /// The sections of each version of one kind, by its group's directory and version.
 pub(super) type KindSections = Vec<((String, String), Section)>;
 
-/// The samples the reference shows, read once a run.
+/// The documents of the samples the reference shows (their files read with the input).
 pub(super) fn samples(
-    opts: &crate::options::Options,
+    files: &[crate::source::SourceFile],
     diags: &mut Diagnostics,
 ) -> Vec<samples::Document> {
-    samples::read(opts, diags)
+    samples::documents_of(files, diags)
 }
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {

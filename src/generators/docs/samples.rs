@@ -7,8 +7,7 @@ use serde_json::Value;
 use super::reference::Sample;
 use crate::diag::{Code, Diagnostic, Diagnostics, Pos};
 use crate::known::KubeVersion;
-use crate::naming::docs as names;
-use crate::options::Options;
+use crate::source::SourceFile;
 
 /// One document of a samples file.
 pub struct Document {
@@ -27,43 +26,14 @@ impl Document {
     }
 }
 
-/// Every document of the `.yaml` and `.yml` files of the samples directory (none when
-/// there is none), in file order.
-pub fn read(opts: &Options, diags: &mut Diagnostics) -> Vec<Document> {
-    let dir = opts.output_base.join(names::SAMPLES_DIR);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<_> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .collect();
-    files.sort();
+/// Every document of the samples files (read with the input), in file order.
+pub fn documents_of(files: &[SourceFile], diags: &mut Diagnostics) -> Vec<Document> {
     let mut out = Vec::new();
-    for path in files {
-        let file = crate::source::display_path(&opts.output_base, &path);
-        let text = match crate::source::read_text(&path, MAX_SAMPLE_BYTES) {
-            Ok(text) => text,
-            Err(e) => {
-                diags.push(
-                    Diagnostic::error(
-                        e.code(Code::BadSample),
-                        format!("cannot read sample `{file}`: {e}"),
-                    )
-                    .at_path(file.clone())
-                    .hint("samples are YAML files of at most 1 MiB"),
-                );
-                continue;
-            }
-        };
-        documents(&file, &text, &mut out, diags);
+    for file in files {
+        documents(&file.path, &file.text, &mut out, diags);
     }
     out
 }
-
-/// The most crdgen reads of one samples file.
-const MAX_SAMPLE_BYTES: u64 = 1 << 20;
 
 fn documents(file: &str, text: &str, out: &mut Vec<Document>, diags: &mut Diagnostics) {
     let starts = crate::yaml::document_lines(text);
