@@ -10,9 +10,14 @@ use crate::known::KubeVersion;
 const STYLE: &str = include_str!("../../../templates/docs/reference.css");
 const SCRIPT: &str = include_str!("../../../templates/docs/reference.js");
 
-/// The page of every group version.
-pub fn page(pages: &[Page], kube_version: KubeVersion) -> String {
-    let mut out = String::with_capacity(64 << 10);
+/// The page of every group version, their kinds' HTML sections taken into it.
+pub fn page(pages: Vec<Page>, kube_version: KubeVersion) -> String {
+    let size: usize = pages
+        .iter()
+        .flat_map(|p| &p.kinds)
+        .map(|k| k.html.len())
+        .sum();
+    let mut out = String::with_capacity(size + (64 << 10));
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     let groups: Vec<String> = pages.iter().map(Page::title).collect();
@@ -27,7 +32,7 @@ pub fn page(pages: &[Page], kube_version: KubeVersion) -> String {
         "<input id=\"filter\" type=\"search\" placeholder=\"Filter fields\" aria-label=\"Filter fields\" autocomplete=\"off\">",
     );
     out.push_str("<span id=\"count\"></span></header>\n<div class=\"layout\">\n<nav><ul>\n");
-    for page in pages {
+    for page in &pages {
         let _ = write!(out, "<li>{}<ul>", text(&page.title()));
         for kind in &page.kinds {
             let _ = write!(
@@ -46,7 +51,7 @@ pub fn page(pages: &[Page], kube_version: KubeVersion) -> String {
     );
     for page in pages {
         let _ = writeln!(out, "<h2>{}</h2>", text(&page.title()));
-        for kind in &page.kinds {
+        for kind in page.kinds {
             out.push_str(&kind.html);
         }
     }

@@ -27,8 +27,8 @@ pub fn summary(pages: &[Page]) -> String {
     out
 }
 
-/// One group version's page.
-pub fn page(page: &Page) -> String {
+/// One group version's page, its kinds' Markdown sections taken into it.
+pub fn page(page: &mut Page) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", page.title());
     let kinds: Vec<String> = page
@@ -37,8 +37,8 @@ pub fn page(page: &Page) -> String {
         .map(|k| format!("[{}](#{})", k.kind, k.anchor))
         .collect();
     let _ = writeln!(out, "Kinds: {}\n", kinds.join(", "));
-    for kind in &page.kinds {
-        out.push_str(&kind.markdown);
+    for kind in &mut page.kinds {
+        out.push_str(&std::mem::take(&mut kind.markdown));
     }
     out
 }
