@@ -14,7 +14,9 @@ use crdgen::{Generator, Mode};
 fn reference(case: &str, samples: &[(&str, &str)]) -> (tempfile::TempDir, crdgen::Options) {
     let case = common::case(case);
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&case.base, dir.path());
+    common::copy_tree(&case.base, dir.path());
+    // The copy's own reference is the test's to write.
+    let _ = std::fs::remove_dir_all(dir.path().join("docs/api"));
     for (name, text) in samples {
         let path = dir.path().join("config/samples").join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -23,23 +25,6 @@ fn reference(case: &str, samples: &[(&str, &str)]) -> (tempfile::TempDir, crdgen
     let mut opts = case.options_at(dir.path(), case.groups);
     opts.generators.insert(Generator::Docs);
     (dir, opts)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(from).unwrap();
-        // The copies' own reference is written by the test.
-        if rel.starts_with("docs/api") {
-            continue;
-        }
-        let target = to.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn written(opts: &crdgen::Options) -> std::collections::BTreeMap<String, String> {
@@ -143,25 +128,21 @@ fn all_writes_the_reference_only_where_the_layout_has_one() {
     let (dir, mut opts) = reference("example", &[]);
     opts.generators = Generator::parse_list("all").unwrap();
     assert!(!opts.generators.contains(&Generator::Docs));
-    let crdgen = env!("CARGO_BIN_EXE_crdgen");
     let run = |extra: &[&str]| {
-        let status = std::process::Command::new(crdgen)
-            .current_dir(dir.path())
-            .args([
-                "generate-groups",
-                "all",
-                "pkg/client",
-                "pkg/apis",
-                "bcrds:v1alpha1",
-            ])
-            .args(["--boilerplate", "hack/boilerplate.rs.txt"])
-            .args(extra)
-            .output()
-            .unwrap();
+        let mut args = vec![
+            "generate-groups",
+            "all",
+            "pkg/client",
+            "pkg/apis",
+            "bcrds:v1alpha1",
+        ];
+        args.extend(["--boilerplate", "hack/boilerplate.rs.txt"]);
+        args.extend(extra);
+        let out = common::crdgen(dir.path(), &args);
         assert!(
-            status.status.success(),
+            out.status.success(),
             "{}",
-            String::from_utf8_lossy(&status.stderr)
+            String::from_utf8_lossy(&out.stderr)
         );
     };
     run(&[]);
@@ -315,13 +296,8 @@ fn the_html_page_works_offline_in_a_real_browser() {
 #[test]
 fn imported_crds_get_the_same_reference() {
     let dir = tempfile::tempdir().unwrap();
-    let crdgen = env!("CARGO_BIN_EXE_crdgen");
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(crdgen)
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
+        let out = common::crdgen(dir.path(), args);
         assert!(
             out.status.success(),
             "{}",
@@ -398,4 +374,37 @@ fn a_changed_sample_is_read_again_past_the_stamp() {
     std::fs::write(&path, sample).unwrap();
     let generation = crdgen::generate(&opts).unwrap();
     assert!(generation.inputs.contains(&path), "{:?}", generation.inputs);
+}
+
+/// A type of the project's used by two fields is described once, below the first, and
+/// the other links there.
+#[test]
+fn a_type_used_twice_is_described_once_and_linked_from_the_other_field() {
+    let (dir, opts) = reference("example", &[]);
+    let types = dir.path().join("pkg/apis/bcrds/v1alpha1/example_types.rs");
+    let source = std::fs::read_to_string(&types).unwrap();
+    let twice = source.replacen(
+        "    pub paused: Option<bool>,\n}",
+        "    pub paused: Option<bool>,\n    /// Where it listens.\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub primary: Option<Endpoint>,\n    /// Where else.\n    #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n    pub backups: Vec<Endpoint>,\n}\n\n/// A host and port.\n#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]\npub struct Endpoint {\n    pub host: String,\n    pub port: i32,\n}",
+        1,
+    );
+    assert_ne!(twice, source, "the example's spec ends with `paused`");
+    std::fs::write(&types, twice).unwrap();
+    let files = written(&opts);
+    let page = &files["bcrds.example.com_v1alpha1.md"];
+    let primary = "example-v1alpha1-bcrds-example-com--spec-primary";
+    assert!(
+        page.contains(&format!(
+            "<code>spec.primary</code> | <a href=\"#{primary}\">Endpoint</a> |"
+        )),
+        "{page}"
+    );
+    assert!(page.contains("<code>spec.primary.host</code>"), "{page}");
+    assert!(
+        page.contains(&format!(
+            "<code>spec.backups</code> | &#91;&#93;<a href=\"#{primary}\">Endpoint</a> |"
+        )),
+        "{page}"
+    );
+    assert!(!page.contains("spec.backups[].host"), "{page}");
 }

@@ -224,7 +224,8 @@ impl<'a> Context<'a> {
             let built = crd::each_crd(self.model, self.opts, &mut pass.built, |crd, kv, found| {
                 let mut documented = Diagnostics::default();
                 let file = files.then(|| crd::file(&crd, kv, found));
-                let sections = docs.then(|| docs::sections(self, &crd, &samples, &mut documented));
+                let sections =
+                    docs.then(|| docs::sections(self, &crd, kv, &samples, &mut documented));
                 (file, sections, documented)
             });
             for (file, sections, documented) in built {

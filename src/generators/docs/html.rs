@@ -96,28 +96,9 @@ pub fn kind_section(kind: &KindDoc) -> String {
     if !kind.subresources.is_empty() {
         fact(out, "Subresources", text(&kind.subresources.join(", ")));
     }
-    let versions: Vec<String> = kind
-        .versions
-        .iter()
-        .map(|v| {
-            let mut what = vec![if v.served { "served" } else { "not served" }];
-            if v.storage {
-                what.push("storage");
-            }
-            if v.deprecated {
-                what.push("deprecated");
-            }
-            let name = match v.this {
-                true => format!("<b>{}</b>", text(&v.name)),
-                false => text(&v.name),
-            };
-            format!("{name} ({})", what.join(", "))
-        })
-        .collect();
-    fact(out, "Versions", versions.join(" · "));
+    fact(out, "Versions", kind.versions_line(text));
     out.push_str("</table>\n");
-    for v in kind.versions.iter().filter(|v| v.this && v.deprecated) {
-        let warning = v.warning.as_deref().unwrap_or("this version is deprecated");
+    if let Some(warning) = kind.deprecation() {
         let _ = writeln!(
             out,
             "<p class=\"deprecated\"><b>Deprecated:</b> {}</p>",
@@ -204,18 +185,16 @@ fn path_html(path: &str, name: &str) -> String {
 }
 
 fn type_html(ty: &TypeText) -> String {
-    let Some((name, link)) = &ty.link else {
-        return text(&ty.text);
+    let name = match &ty.link {
+        None => text(&ty.name),
+        Some(Link::Internal(anchor)) => format!("<a href=\"#{anchor}\">{}</a>", text(&ty.name)),
+        Some(Link::External(url)) => format!(
+            "<a href=\"{}\" rel=\"external\">{}</a>",
+            text(url),
+            text(&ty.name)
+        ),
     };
-    let (href, external) = match link {
-        Link::Internal(anchor) => (format!("#{anchor}"), ""),
-        Link::External(url) => (url.clone(), " rel=\"external\""),
-    };
-    let linked = format!("<a href=\"{}\"{external}>{}</a>", text(&href), text(name));
-    match ty.text.split_once(name.as_str()) {
-        Some((before, after)) => format!("{}{linked}{}", text(before), text(after)),
-        None => linked,
-    }
+    format!("{}{name}", text(&ty.around))
 }
 
 fn rule_html(rule: &Rule) -> String {

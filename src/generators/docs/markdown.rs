@@ -75,9 +75,8 @@ pub fn kind_section(kind: &KindDoc) -> String {
             cell(&kind.subresources.join(", "))
         );
     }
-    let _ = writeln!(out, "| Versions | {} |\n", versions(kind));
-    for v in kind.versions.iter().filter(|v| v.this && v.deprecated) {
-        let warning = v.warning.as_deref().unwrap_or("this version is deprecated");
+    let _ = writeln!(out, "| Versions | {} |\n", kind.versions_line(cell));
+    if let Some(warning) = kind.deprecation() {
         let _ = writeln!(out, "> **Deprecated:** {}\n", cell(warning));
     }
     if !kind.columns.is_empty() {
@@ -125,35 +124,6 @@ pub fn kind_section(kind: &KindDoc) -> String {
     section
 }
 
-/// The kind's versions, this page's in bold: `**v1** (served, storage) · v1beta1 (…)`.
-fn versions(kind: &KindDoc) -> String {
-    let all: Vec<String> = kind
-        .versions
-        .iter()
-        .map(|v| {
-            let mut what = Vec::new();
-            if v.served {
-                what.push("served");
-            } else {
-                what.push("not served");
-            }
-            if v.storage {
-                what.push("storage");
-            }
-            if v.deprecated {
-                what.push("deprecated");
-            }
-            let name = if v.this {
-                format!("<b>{}</b>", v.name)
-            } else {
-                v.name.clone()
-            };
-            format!("{name} ({})", what.join(", "))
-        })
-        .collect();
-    all.join(" · ")
-}
-
 fn field_row(row: &Row, out: &mut String) {
     let indent = "&nbsp;&nbsp;".repeat(row.depth);
     let mut validation: Vec<String> = row.validations.iter().map(|w| inline(w)).collect();
@@ -174,19 +144,12 @@ fn field_row(row: &Row, out: &mut String) {
 }
 
 fn type_cell(ty: &TypeText) -> String {
-    let Some((name, link)) = &ty.link else {
-        return cell(&ty.text);
+    let name = match &ty.link {
+        None => cell(&ty.name),
+        Some(Link::Internal(anchor)) => format!("<a href=\"#{anchor}\">{}</a>", cell(&ty.name)),
+        Some(Link::External(url)) => format!("<a href=\"{}\">{}</a>", cell(url), cell(&ty.name)),
     };
-    let href = match link {
-        Link::Internal(anchor) => format!("#{anchor}"),
-        Link::External(url) => url.clone(),
-    };
-    let linked = format!("<a href=\"{}\">{}</a>", cell(&href), cell(name));
-    // The name stands once in the text (`[]Endpoint`): the wrapping around it stays.
-    match ty.text.split_once(name.as_str()) {
-        Some((before, after)) => format!("{}{linked}{}", cell(before), cell(after)),
-        None => linked,
-    }
+    format!("{}{name}", cell(&ty.around))
 }
 
 /// A rule and its message: `` `self.a > 0`: a must be positive ``.

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::crd::KindVersion;
 use super::{Context, Definition, ManifestDir, Output};
 use crate::diag::Diagnostics;
 use crate::naming::docs as names;
@@ -67,13 +68,7 @@ impl Page {
 /// The sections of each version of one kind, by its group's directory and version.
 pub(super) type KindSections = Vec<((String, String), Section)>;
 
-/// The documents of the samples the reference shows (their files read with the input).
-pub(super) fn samples(
-    files: &[crate::source::SourceFile],
-    diags: &mut Diagnostics,
-) -> Vec<samples::Document> {
-    samples::documents_of(files, diags)
-}
+pub(super) use samples::documents_of as samples;
 
 fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     let kube_version = ctx.opts.kube_version;
@@ -125,39 +120,35 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
     );
 }
 
-/// The section of each version of the kind `crd` (as the crd generator builds it) is
-/// of, with its samples checked against that version's schema.
+/// The section of each version of the kind `crd` (as the crd generator builds it, of
+/// the group and kind `kv` names) is of, with its samples checked against that
+/// version's schema. A kind's versions may stand in more than one group directory of
+/// its API group.
 pub(super) fn sections(
     ctx: &Context<'_>,
     crd: &Value,
+    (group, _, kind): KindVersion<'_>,
     samples: &[samples::Document],
     diags: &mut Diagnostics,
 ) -> KindSections {
     let (model, kube_version) = (ctx.model, ctx.opts.kube_version);
-    let group_name = crd["spec"]["group"].as_str().unwrap_or_default();
-    let kind_name = crd["spec"]["names"]["kind"].as_str().unwrap_or_default();
     let mut out = Vec::new();
-    for group in model.groups.values().filter(|g| g.name == group_name) {
-        for version in group.versions.values() {
-            let Some(kind) = version.kinds.get(kind_name) else {
+    for dir in model.groups.values().filter(|g| g.name == group.name) {
+        for version in dir.versions.values() {
+            let Some(kind) = version.kinds.get(&kind.name) else {
                 continue;
             };
             let mut doc = reference::kind_doc(model, crd, kind, &version.name, kube_version);
-            let schema = crd["spec"]["versions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|v| v["name"] == version.name.as_str())
-                .map_or(&Value::Null, |v| &v["schema"]["openAPIV3Schema"]);
-            let api_version = format!("{group_name}/{}", version.name);
+            let schema = &reference::crd_version(crd, &version.name)["schema"]["openAPIV3Schema"];
+            let api_version = format!("{}/{}", group.name, version.name);
             doc.samples = samples::of_kind(
                 samples,
-                (&api_version, kind_name),
+                (&api_version, &kind.name),
                 schema,
                 kube_version,
                 diags,
             );
-            out.push(((group.dir.clone(), version.name.clone()), Section::of(&doc)));
+            out.push(((dir.dir.clone(), version.name.clone()), Section::of(&doc)));
         }
     }
     out

@@ -36,10 +36,49 @@ pub struct VersionInfo {
     pub name: String,
     pub served: bool,
     pub storage: bool,
-    pub deprecated: bool,
-    pub warning: Option<String>,
+    /// Its deprecation warning (the default one when the CRD gives none), when it is
+    /// deprecated.
+    pub deprecation: Option<String>,
     /// The version this page is of.
     pub this: bool,
+}
+
+impl KindDoc {
+    /// Every version with what it is, this page's in bold, each name made safe by
+    /// `escape`: `<b>v1</b> (served, storage) · v1beta1 (served, deprecated)`.
+    pub fn versions_line(&self, escape: impl Fn(&str) -> String) -> String {
+        let all: Vec<String> = self
+            .versions
+            .iter()
+            .map(|v| match v.this {
+                true => format!("<b>{}</b> ({})", escape(&v.name), v.states()),
+                false => format!("{} ({})", escape(&v.name), v.states()),
+            })
+            .collect();
+        all.join(" · ")
+    }
+
+    /// This page's version's deprecation warning, when it is deprecated.
+    pub fn deprecation(&self) -> Option<&str> {
+        self.versions
+            .iter()
+            .find(|v| v.this)
+            .and_then(|v| v.deprecation.as_deref())
+    }
+}
+
+impl VersionInfo {
+    /// What the version is, in words: `served, storage`, `not served`, `…, deprecated`.
+    fn states(&self) -> String {
+        let mut states = vec![if self.served { "served" } else { "not served" }];
+        if self.storage {
+            states.push("storage");
+        }
+        if self.deprecation.is_some() {
+            states.push("deprecated");
+        }
+        states.join(", ")
+    }
 }
 
 /// An `additionalPrinterColumns` entry.
@@ -69,12 +108,14 @@ pub struct Row {
 }
 
 /// A field's type as the page shows it: the schema's type, and the Rust type behind it
-/// where there is one worth naming, linked.
+/// where there is one worth naming, linked: `[]` + `Endpoint`, `map[string]` + `string`.
 pub struct TypeText {
-    /// `integer (int32)`, `[]Endpoint`, `map[string]string`.
-    pub text: String,
-    /// The named type within `text` and where it links.
-    pub link: Option<(String, Link)>,
+    /// The lists and maps around it: `[]`, `map[string]`.
+    pub around: String,
+    /// `integer (int32)`, `Endpoint`.
+    pub name: String,
+    /// Where `name` links, when it names a type.
+    pub link: Option<Link>,
 }
 
 pub enum Link {
@@ -135,11 +176,7 @@ pub fn kind_doc(
     let group = spec["group"].as_str().unwrap_or_default();
     let anchor = names::kind_anchor(group, version, &kind.name);
     let versions: Vec<&Value> = spec["versions"].as_array().into_iter().flatten().collect();
-    let this = versions
-        .iter()
-        .find(|v| v["name"] == version)
-        .copied()
-        .unwrap_or(&Value::Null);
+    let this = crd_version(crd, version);
     let root = &this["schema"]["openAPIV3Schema"];
     let mut walk = Walk {
         model,
@@ -162,8 +199,12 @@ pub fn kind_doc(
                 name: text(&v["name"]),
                 served: v["served"] == true,
                 storage: v["storage"] == true,
-                deprecated: v["deprecated"] == true,
-                warning: v["deprecationWarning"].as_str().map(str::to_owned),
+                deprecation: (v["deprecated"] == true).then(|| {
+                    v["deprecationWarning"]
+                        .as_str()
+                        .unwrap_or("this version is deprecated")
+                        .to_owned()
+                }),
                 this: v["name"] == version,
             })
             .collect(),
@@ -185,6 +226,16 @@ pub fn kind_doc(
         samples: Vec::new(),
         anchor,
     }
+}
+
+/// The entry of `version` in a CRD's `spec.versions` (null when it has none).
+pub fn crd_version<'v>(crd: &'v Value, version: &str) -> &'v Value {
+    crd["spec"]["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["name"] == version)
+        .unwrap_or(&Value::Null)
 }
 
 fn text(value: &Value) -> String {
@@ -233,7 +284,7 @@ struct Walk<'m, 'a> {
     kube_version: KubeVersion,
     kind_anchor: &'a str,
     /// Each own type expanded so far, with the anchor of the row it is expanded at:
-    /// where it comes again (or within itself) the row links there.
+    /// where it comes again, the row links there.
     expanded: HashMap<String, String>,
     rows: Vec<Row>,
 }
@@ -251,9 +302,14 @@ impl<'m> Walk<'m, '_> {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        for name in field_order(properties, shape, self.model) {
+        // The Rust fields behind the properties, found once for their order and types.
+        let fields = self.fields(shape);
+        for name in field_order(properties, shape, &fields) {
             let prop = &properties[name];
-            let child = self.field_shape(shape, name);
+            let child = match fields.iter().find(|(wire, _)| *wire == name) {
+                Some((_, ty)) => self.shape(ty),
+                None => self.root_field_shape(shape, name),
+            };
             let path = if path.is_empty() {
                 name.to_owned()
             } else {
@@ -261,6 +317,22 @@ impl<'m> Walk<'m, '_> {
             };
             self.field(prop, child, &path, name, required.contains(&name), depth);
         }
+    }
+
+    /// The fields on the wire of the struct behind an object of `shape`, in order.
+    fn fields(&self, shape: Shape<'m>) -> Vec<(&'m str, &'m TypeRef)> {
+        let def = match shape {
+            Shape::Own(def) => Some(def),
+            Shape::Root(kind) if kind.style == KindStyle::Markers => {
+                self.model.type_def(&kind.root)
+            }
+            _ => None,
+        };
+        let mut fields = Vec::new();
+        if let Some(def) = def {
+            wire_fields(self.model, def, &mut fields);
+        }
+        fields
     }
 
     fn field(
@@ -315,64 +387,39 @@ impl<'m> Walk<'m, '_> {
             inner = self.element(inner, list);
             node = &node[key];
         }
-        let scalar = scalar_words(node);
-        let named = |name: &str| format!("{prefix}{name}");
         let expandable = node["properties"].is_object();
+        let typed = |name: String, link: Option<Link>| TypeText {
+            around: prefix.clone(),
+            name,
+            link,
+        };
         match inner {
             Shape::Kubernetes(path) => {
                 let name = path.rsplit("::").next().unwrap_or(path).to_owned();
                 let link = crate::known::go_name(path, self.kube_version)
                     .and_then(|go| names::kubernetes_reference(&go, self.kube_version.minor()))
-                    .map(|url| (name.clone(), Link::External(url)));
-                (
-                    TypeText {
-                        text: named(&name),
-                        link,
-                    },
-                    None,
-                )
+                    .map(Link::External);
+                (typed(name, link), None)
             }
             Shape::Own(def) if expandable => {
                 let key = format!("{}/{}/{}", def.key.group, def.key.version, def.key.id());
                 let name = def.key.name.clone();
+                // The first field of the type has it expanded below it; the others link
+                // there.
                 match self.expanded.get(&key) {
-                    Some(at) => {
-                        let link = Some((name.clone(), Link::Internal(at.clone())));
-                        (
-                            TypeText {
-                                text: named(&name),
-                                link,
-                            },
-                            None,
-                        )
-                    }
+                    Some(at) => (typed(name, Some(Link::Internal(at.clone()))), None),
                     None => {
-                        // Marked as expanded here before the walk goes down, so that a
-                        // type within itself links back up.
-                        self.expanded.insert(key.clone(), anchor.to_owned());
-                        let link = Some((name.clone(), Link::Internal(anchor.to_owned())));
-                        let text = TypeText {
-                            text: named(&name),
-                            link,
-                        };
-                        (text, Some((node, inner, suffix)))
+                        self.expanded.insert(key, anchor.to_owned());
+                        let link = Some(Link::Internal(anchor.to_owned()));
+                        (typed(name, link), Some((node, inner, suffix)))
                     }
                 }
             }
             _ if expandable => (
-                TypeText {
-                    text: named("object"),
-                    link: None,
-                },
+                typed("object".to_owned(), None),
                 Some((node, inner, suffix)),
             ),
-            _ => (
-                TypeText {
-                    text: named(&scalar),
-                    link: None,
-                },
-                None,
-            ),
+            _ => (typed(scalar_words(node), None), None),
         }
     }
 
@@ -385,32 +432,17 @@ impl<'m> Walk<'m, '_> {
         }
     }
 
-    /// The shape of the field `name` (its JSON name) of an object of `shape`.
-    fn field_shape(&self, shape: Shape<'m>, name: &str) -> Shape<'m> {
-        match shape {
-            Shape::Root(kind) => match kind.style {
-                KindStyle::Markers => match self.model.type_def(&kind.root) {
-                    Some(def) => self.field_shape(Shape::Own(def), name),
-                    None => Shape::Unknown,
-                },
-                KindStyle::KubeDerive => match name {
-                    "spec" => kind.spec.as_ref().map_or(Shape::Unknown, |t| self.shape(t)),
-                    "status" => kind
-                        .status
-                        .as_ref()
-                        .map_or(Shape::Unknown, |t| self.shape(t)),
-                    "metadata" => Shape::Kubernetes(OBJECT_META),
-                    _ => Shape::Unknown,
-                },
-            },
-            Shape::Own(def) => {
-                let mut fields = Vec::new();
-                wire_fields(self.model, def, &mut fields);
-                match fields.into_iter().find(|(wire, _)| *wire == name) {
-                    Some((_, ty)) => self.shape(ty),
-                    None => Shape::Unknown,
-                }
-            }
+    /// The shape of the field `name` of a kube-derive kind's root, which has no struct
+    /// of its own in the model.
+    fn root_field_shape(&self, shape: Shape<'m>, name: &str) -> Shape<'m> {
+        let Shape::Root(kind) = shape else {
+            return Shape::Unknown;
+        };
+        let of = |ty: &'m Option<TypeRef>| ty.as_ref().map_or(Shape::Unknown, |t| self.shape(t));
+        match (kind.style, name) {
+            (KindStyle::KubeDerive, "spec") => of(&kind.spec),
+            (KindStyle::KubeDerive, "status") => of(&kind.status),
+            (KindStyle::KubeDerive, "metadata") => Shape::Kubernetes(OBJECT_META),
             _ => Shape::Unknown,
         }
     }
@@ -468,38 +500,27 @@ fn wire_fields<'m>(model: &'m Model, def: &'m TypeDef, out: &mut Vec<(&'m str, &
     }
 }
 
-/// The properties' names in the Rust type's field order (flattened fields in place),
-/// then any the type does not name, by name.
+/// The properties' names in the Rust type's field order (its `fields`), a kind's type
+/// meta first, then any the type does not name, by name.
 fn field_order<'v>(
     properties: &'v Map<String, Value>,
     shape: Shape<'_>,
-    model: &Model,
+    fields: &[(&str, &TypeRef)],
 ) -> Vec<&'v str> {
-    let mut wire: Vec<&str> = Vec::new();
-    let def = match shape {
-        Shape::Own(def) => Some(def),
-        Shape::Root(kind) if kind.style == KindStyle::Markers => model.type_def(&kind.root),
-        Shape::Root(_) => {
-            wire.extend(["apiVersion", "kind", "metadata", "spec", "status"]);
-            None
+    let first: &[&str] = match shape {
+        // kube-derive's root, which the model has no struct of, as it serializes.
+        Shape::Root(kind) if kind.style == KindStyle::KubeDerive => {
+            &["apiVersion", "kind", "metadata", "spec", "status"]
         }
-        _ => None,
+        Shape::Root(_) => &["apiVersion", "kind"],
+        _ => &[],
     };
-    if let Some(def) = def {
-        let mut fields = Vec::new();
-        wire_fields(model, def, &mut fields);
-        wire.extend(fields.into_iter().map(|(name, _)| name));
-    }
+    let named = first
+        .iter()
+        .copied()
+        .chain(fields.iter().map(|(name, _)| *name));
     let mut out: Vec<&str> = Vec::new();
-    // A kind's root: its type meta first, as every kind's reference shows it.
-    if matches!(shape, Shape::Root(_)) {
-        for name in ["apiVersion", "kind"] {
-            if let Some((key, _)) = properties.get_key_value(name) {
-                out.push(key);
-            }
-        }
-    }
-    for name in wire {
+    for name in named {
         if let Some((key, _)) = properties.get_key_value(name)
             && !out.contains(&key.as_str())
         {
