@@ -44,6 +44,7 @@ mod options;
 mod parallel;
 mod parse;
 mod pipeline;
+mod prose;
 mod run;
 mod scaffold;
 mod scan;

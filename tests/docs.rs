@@ -60,10 +60,10 @@ fn a_page_says_every_validation_rule_default_and_version_of_its_kinds() {
     // format, a nullable field; Kubernetes' Quantity named (it has no section to link).
     for field in [
         "rule <code>!has(self.maxReplicas) &#124;&#124; self.replicas &lt;= self.maxReplicas</code>: replicas must not exceed maxReplicas",
-        "at least 1 entries<br>at most 10 entries<br>atomic: replaced as a whole<br>each value: at most 63 characters",
+        "at least 1 entry<br>at most 10 entries<br>atomic: replaced as a whole<br>each value: at most 63 characters",
         "one of <code></code>, <code>red</code>, <code>Red</code>",
         "at most 2048 characters<br>format <code>uri</code>",
-        "| required |  | Required, and may be null. | may be null |",
+        "| required |  | <p>Required, and may be null.</p> | may be null |",
         "<code>spec.matrix</code> | &#91;&#93;&#91;&#93;integer (int64) |",
         "<code>spec.memory</code> | Quantity |",
     ] {
@@ -407,4 +407,124 @@ fn a_type_used_twice_is_described_once_and_linked_from_the_other_field() {
         "{page}"
     );
     assert!(!page.contains("spec.backups[].host"), "{page}");
+}
+
+/// The reference of real projects' CRDs (testdata/import/real, imported as users import
+/// them), as readers open it: from 1,024 px up the page never scrolls sideways and each
+/// fields table gives its Description column at least a quarter of its width; below
+/// 768 px each field is a block of its own; the console stays clean throughout. Its
+/// screenshot is the book's (`CRDGEN_BLESS=1` rewrites it).
+#[test]
+fn the_reference_of_real_crds_fits_the_readers_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = common::testdata("import/real");
+    let out = common::crdgen(
+        dir.path(),
+        &["import", real.to_str().unwrap(), "--docs-dir", "docs/api"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = dir.path().join("docs/api/index.html");
+    let mut browser = match Browser::start() {
+        Ok(browser) => browser,
+        Err(why) => {
+            eprintln!("real CRDs' docs in a real browser: skipped: {why}");
+            return;
+        }
+    };
+    browser.open(&page).unwrap();
+    let groups = browser
+        .eval("document.querySelectorAll('nav details').length")
+        .unwrap();
+    assert!(
+        groups.as_u64().unwrap() >= 10,
+        "{groups} group versions in the navigation"
+    );
+    let layout = r#"(() => {
+        const page = document.documentElement;
+        const tables = [...document.querySelectorAll('table.fields')];
+        const shares = tables.map(t => t.rows[0].cells[4].getBoundingClientRect().width
+            / t.getBoundingClientRect().width);
+        const cell = document.querySelector('table.fields tr.row td:nth-child(2)');
+        return {
+            scrollWidth: page.scrollWidth, window: page.clientWidth, tables: tables.length,
+            leastShare: Math.min(...shares), stacked: getComputedStyle(cell).display === 'block',
+        };
+    })()"#;
+    for width in [1024, 1280] {
+        browser.set_width(width).unwrap();
+        let seen = browser.eval(layout).unwrap();
+        assert!(seen["tables"].as_u64().unwrap() >= 30, "{width} px: {seen}");
+        assert!(
+            seen["scrollWidth"].as_u64() <= seen["window"].as_u64(),
+            "{width} px: the page scrolls sideways: {seen}"
+        );
+        assert!(
+            seen["leastShare"].as_f64().unwrap() >= 0.25,
+            "{width} px: a Description column under a quarter of its table: {seen}"
+        );
+        assert_eq!(seen["stacked"], false, "{width} px: {seen}");
+        if width == 1280 {
+            // The book shows the longest field path, as it breaks.
+            browser
+                .eval(
+                    "[...document.querySelectorAll('td.field')]
+                        .reduce((a, b) => b.textContent.length > a.textContent.length ? b : a)
+                        .scrollIntoView({block: 'center'})",
+                )
+                .unwrap();
+            let png = browser.screenshot().unwrap();
+            let book = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("docs/src/images/api-reference-real.png");
+            if common::bless::blessing() {
+                std::fs::write(&book, &png).unwrap();
+            }
+            assert!(
+                book.is_file(),
+                "no {}: CRDGEN_BLESS=1 writes it",
+                book.display()
+            );
+        }
+    }
+    // The filter narrows the navigation too: a reference of many kinds lists those left.
+    let listed = browser
+        .eval(
+            r#"(() => {
+                const shown = () => [...document.querySelectorAll('nav li')]
+                    .filter(li => !li.classList.contains('hidden')).length;
+                const all = shown();
+                const input = document.getElementById('filter');
+                input.value = 'dnsnames';
+                input.dispatchEvent(new Event('input'));
+                const left = shown();
+                input.value = '';
+                input.dispatchEvent(new Event('input'));
+                return {all, left, after: shown()};
+            })()"#,
+        )
+        .unwrap();
+    let (all, left) = (
+        listed["all"].as_u64().unwrap(),
+        listed["left"].as_u64().unwrap(),
+    );
+    assert!(all >= 40, "{listed}");
+    assert!(
+        left >= 1 && left * 4 < all,
+        "the kinds with a dnsNames field: {listed}"
+    );
+    assert_eq!(listed["after"], listed["all"]);
+    browser.set_width(600).unwrap();
+    let narrow = browser.eval(layout).unwrap();
+    assert!(
+        narrow["scrollWidth"].as_u64() <= narrow["window"].as_u64(),
+        "600 px: {narrow}"
+    );
+    assert_eq!(
+        narrow["stacked"], true,
+        "600 px: the fields do not stack: {narrow}"
+    );
+    assert_eq!(browser.errors(), Vec::<String>::new(), "console errors");
 }

@@ -77,6 +77,27 @@ macro_rules! generated_for {
     };
 }
 
+/// The items it is given where crdgen-runtime's `testing` feature is on, and nothing
+/// elsewhere. Generated clientsets' `in_memory` stands behind it: a crate's tests have it
+/// (their dev-dependency turns the feature on), its release builds leave the in-memory
+/// server out, and the crate need not declare a `testing` feature of its own (a `cfg` of
+/// a feature it does not declare is a warning).
+#[cfg(feature = "testing")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! if_testing {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// The items it is given where crdgen-runtime's `testing` feature is on, and nothing
+/// elsewhere (here, it is off).
+#[cfg(not(feature = "testing"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! if_testing {
+    ($($item:item)*) => {};
+}
+
 #[cfg(test)]
 mod tests {
     // The release `generated_for!` accepts is this crate's.

@@ -70,7 +70,7 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
                 } else {
                     "register"
                 };
-                let _ = writeln!(registrations, "        server.{register}::<{ty}>();");
+                let _ = writeln!(registrations, "            server.{register}::<{ty}>();");
                 if let Some(scale) = kind.scale() {
                     let selector = match &scale.label_selector {
                         Some(path) => format!("::std::option::Option::Some({path:?})"),
@@ -78,7 +78,7 @@ fn generate(ctx: &Context<'_>, out: &mut Output, diags: &mut Diagnostics) {
                     };
                     let _ = writeln!(
                         registrations,
-                        "        server.register_scale::<{ty}>({:?}, {:?}, {selector});",
+                        "            server.register_scale::<{ty}>({:?}, {:?}, {selector});",
                         scale.spec_replicas, scale.status_replicas
                     );
                 }
@@ -109,22 +109,26 @@ impl {clientset_ty} {{
     pub async fn try_default() -> ::kube::Result<Self> {{
         ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
     }}
-    /// A clientset over an in-memory API server serving every kind it knows
-    /// (with the `/status` and `/scale` subresources where the kind declares them),
-    /// answering as Kubernetes 1.{kube_minor}, the version this code was generated for,
-    /// unless the server was told another.
-    /// For tests: with this crate's `testing` feature, declared as
-    /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
-    #[cfg(feature = "testing")]
-    pub fn in_memory(server: &::{runtime}::testing::ApiServer) -> Self {{
-        server.default_kubernetes_minor({kube_minor});
-{registrations}        Self::new(server.client())
-    }}
     /// The `kube::Client` underneath.
     pub fn client(&self) -> &::kube::Client {{
         &self.client
     }}
 {accessors}}}
+::{runtime}::if_testing! {{
+    impl {clientset_ty} {{
+        /// A clientset over an in-memory API server serving every kind it knows
+        /// (with the `/status` and `/scale` subresources where the kind declares them),
+        /// answering as Kubernetes 1.{kube_minor}, the version this code was generated for,
+        /// unless the server was told another.
+        /// For tests: there when crdgen-runtime's `testing` feature is (a dev-dependency
+        /// `crdgen-runtime = {{ features = ["testing"] }}`), so release builds leave the
+        /// server out.
+        pub fn in_memory(server: &::{runtime}::testing::ApiServer) -> Self {{
+            server.default_kubernetes_minor({kube_minor});
+{registrations}            Self::new(server.client())
+        }}
+    }}
+}}
 "#
     ));
 }

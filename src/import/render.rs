@@ -49,16 +49,31 @@ pub fn kind_file(kind: &Struct, kind_markers: &[String], items: &[Item]) -> Stri
             }
         }
     }
-    format!("{}\n{body}", uses(&body))
+    // The kind's own fields' types, then every item's: what the file names (its docs
+    // may name more, which it does not use).
+    let types = ["TypeMeta", "ObjectMeta"]
+        .into_iter()
+        .chain(kind.fields.iter().map(|f| f.ty.as_str()))
+        .chain(
+            items
+                .iter()
+                .flat_map(|item| -> Box<dyn Iterator<Item = &str>> {
+                    match item {
+                        Item::Struct(s) => Box::new(s.fields.iter().map(|f| f.ty.as_str())),
+                        Item::Alias { target, .. } => Box::new(std::iter::once(target.as_str())),
+                        Item::Enum(_) => Box::new(std::iter::empty()),
+                    }
+                }),
+        );
+    format!("{}\n{body}", uses(types))
 }
 
-/// The `use` lines of what `body` names, grouped by path as rustfmt sorts them.
-fn uses(body: &str) -> String {
+/// The `use` lines of what `types` name, grouped by path as rustfmt sorts them.
+fn uses<'a>(types: impl Iterator<Item = &'a str>) -> String {
     let importable = || IMPORTS.iter().chain(super::known::TYPES);
     let names: std::collections::HashSet<&str> = importable().map(|(name, _)| *name).collect();
-    // The importable names among the body's words (docs are most of them).
-    let words: std::collections::HashSet<&str> = body
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+    let words: std::collections::HashSet<&str> = types
+        .flat_map(|ty| ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
         .filter(|word| names.contains(word))
         .collect();
     let mut paths: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
@@ -90,7 +105,7 @@ fn uses(body: &str) -> String {
 /// A doc comment: the description's lines, then a blank line and the markers.
 fn write_doc(out: &mut String, indent: &str, doc: Option<&str>, markers: &[String]) {
     if let Some(doc) = doc {
-        for line in doc.lines() {
+        for line in crate::prose::to_doc_comment(doc) {
             match line.is_empty() {
                 true => {
                     let _ = writeln!(out, "{indent}///");

@@ -134,7 +134,7 @@ pub fn extract(
         .iter()
         .position(|l| !l.is_empty())
         .unwrap_or(prose.len());
-    out.docs = prose[first..].join("\n");
+    out.docs = crate::prose::from_doc_comment(&prose[first..]);
     out
 }
 

@@ -155,6 +155,16 @@ impl Browser {
         Ok(result["result"]["value"].clone())
     }
 
+    /// Lays the page out in a window `width` pixels wide (and 900 high), as a desktop
+    /// browser of that size would.
+    pub fn set_width(&mut self, width: u32) -> Result<(), String> {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .map(drop)
+    }
+
     /// A PNG of the page as it shows now.
     pub fn screenshot(&mut self) -> Result<Vec<u8>, String> {
         use base64::Engine as _;

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::Page;
 use super::reference::{KindDoc, Link, Row, Rule, TypeText};
+use super::{Page, description};
 use crate::known::KubeVersion;
 
 const STYLE: &str = include_str!("../../../templates/docs/reference.css");
@@ -31,20 +31,25 @@ pub fn page(pages: Vec<Page>, kube_version: KubeVersion) -> String {
     out.push_str(
         "<input id=\"filter\" type=\"search\" placeholder=\"Filter fields\" aria-label=\"Filter fields\" autocomplete=\"off\">",
     );
-    out.push_str("<span id=\"count\"></span></header>\n<div class=\"layout\">\n<nav><ul>\n");
+    out.push_str("<span id=\"count\"></span></header>\n<div class=\"layout\">\n<nav>\n");
+    // A group version's kinds fold under it: a reference of many groups stays short.
     for page in &pages {
-        let _ = write!(out, "<li>{}<ul>", text(&page.title()));
+        let _ = write!(
+            out,
+            "<details open><summary>{}</summary><ul>",
+            text(&page.title()).replace('.', ".<wbr>")
+        );
         for kind in &page.kinds {
             let _ = write!(
                 out,
                 "<li><a href=\"#{}\">{}</a></li>",
                 kind.anchor,
-                text(&kind.kind)
+                words_html(&kind.kind)
             );
         }
-        out.push_str("</ul></li>\n");
+        out.push_str("</ul></details>\n");
     }
-    out.push_str("</ul></nav>\n<main>\n");
+    out.push_str("</nav>\n<main>\n");
     let _ = writeln!(
         out,
         "<p>Kubernetes' own types link to the Kubernetes {kube_version} API reference.</p>"
@@ -74,11 +79,7 @@ pub fn kind_section(kind: &KindDoc) -> String {
         text(&kind.kind)
     );
     if !kind.description.is_empty() {
-        let _ = writeln!(
-            out,
-            "<p>{}</p>",
-            text(&kind.description).replace('\n', "<br>")
-        );
+        let _ = writeln!(out, "{}", description::render(&kind.description, text));
     }
     out.push_str("<table class=\"facts\">\n");
     let fact = |out: &mut String, name: &str, value: String| {
@@ -158,7 +159,9 @@ fn field_row(row: &Row, out: &mut String) {
         out,
         "<tr id=\"{}\" class=\"row\"><td class=\"field\" style=\"padding-left:{}px\"><a href=\"#{}\">{}</a></td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         row.anchor,
-        8 + 18 * row.depth,
+        // The path says how deep a field is; past a few steps, indenting would only
+        // narrow the column.
+        8 + 10 * row.depth.min(6),
         row.anchor,
         path_html(&row.path, &row.name),
         type_html(&row.ty),
@@ -169,29 +172,51 @@ fn field_row(row: &Row, out: &mut String) {
         },
         if row.required { "required" } else { "optional" },
         row.default.as_deref().map_or(String::new(), code),
-        text(&row.description).replace('\n', "<br>"),
+        description::render(&row.description, text),
         validation.join("<br>"),
     );
 }
 
-/// The path with its last name stressed: `spec.ports[].` dimmed, `name` plain.
+/// The path with its last name stressed: `spec.ports[].` dimmed, `name` plain; a long
+/// one breaks after its dots.
 fn path_html(path: &str, name: &str) -> String {
+    let breaking = |s: &str| text(s).replace('.', ".<wbr>");
     match path.strip_suffix(name) {
         Some(parent) if !parent.is_empty() => {
-            format!("<span class=\"path\">{}</span>{}", text(parent), text(name))
+            format!(
+                "<span class=\"path\">{}</span>{}",
+                breaking(parent),
+                breaking(name)
+            )
         }
-        _ => text(path),
+        _ => breaking(path),
     }
+}
+
+/// A type's name, breakable where its words meet (`AnalysisTemplate<wbr>Spec…`).
+fn words_html(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 16);
+    let mut previous = ' ';
+    for c in name.chars() {
+        if c.is_ascii_uppercase() && (previous.is_ascii_lowercase() || previous.is_ascii_digit()) {
+            out.push_str("<wbr>");
+        }
+        previous = c;
+        out.push_str(&text(c.encode_utf8(&mut [0; 4])));
+    }
+    out
 }
 
 fn type_html(ty: &TypeText) -> String {
     let name = match &ty.link {
-        None => text(&ty.name),
-        Some(Link::Internal(anchor)) => format!("<a href=\"#{anchor}\">{}</a>", text(&ty.name)),
+        None => words_html(&ty.name),
+        Some(Link::Internal(anchor)) => {
+            format!("<a href=\"#{anchor}\">{}</a>", words_html(&ty.name))
+        }
         Some(Link::External(url)) => format!(
             "<a href=\"{}\" rel=\"external\">{}</a>",
             text(url),
-            text(&ty.name)
+            words_html(&ty.name)
         ),
     };
     format!("{}{name}", text(&ty.around))

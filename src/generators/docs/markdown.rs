@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::Page;
 use super::reference::{KindDoc, Link, Row, Rule, TypeText};
+use super::{Page, description};
 use crate::naming::docs as names;
 
 /// The SUMMARY.md lines of the pages, for a book's SUMMARY.md.
@@ -50,7 +50,7 @@ pub fn kind_section(kind: &KindDoc) -> String {
     let _ = writeln!(out, "<a id=\"{}\"></a>\n", kind.anchor);
     let _ = writeln!(out, "## {}\n", kind.kind);
     if !kind.description.is_empty() {
-        let _ = writeln!(out, "{}\n", cell(&kind.description));
+        let _ = writeln!(out, "{}\n", description::render(&kind.description, cell));
     }
     let _ = writeln!(out, "| | |\n|---|---|");
     let _ = writeln!(out, "| Scope | {} |", cell(&kind.scope));
@@ -138,7 +138,7 @@ fn field_row(row: &Row, out: &mut String) {
         row.default
             .as_deref()
             .map_or(String::new(), |d| format!("<code>{}</code>", cell(d))),
-        cell(&row.description),
+        description::render(&row.description, cell),
         validation.join("<br>"),
     );
 }

@@ -3,6 +3,7 @@
 //! types behind the fields): a Markdown page per group version with an mdBook SUMMARY
 //! fragment, and one self-contained HTML page of them all.
 
+mod description;
 mod html;
 mod markdown;
 mod reference;

@@ -45,14 +45,13 @@ fn own(node: &Value, out: &mut Vec<String>) {
     if let Some(n) = number("multipleOf") {
         out.push(format!("a multiple of {n}"));
     }
-    let counted =
-        |key: &str, bound: &str, what: &str| number(key).map(|n| format!("{bound} {n} {what}"));
-    out.extend(counted("minLength", "at least", "characters"));
-    out.extend(counted("maxLength", "at most", "characters"));
-    out.extend(counted("minItems", "at least", "items"));
-    out.extend(counted("maxItems", "at most", "items"));
-    out.extend(counted("minProperties", "at least", "entries"));
-    out.extend(counted("maxProperties", "at most", "entries"));
+    for (min, max, what) in [
+        ("minLength", "maxLength", "character"),
+        ("minItems", "maxItems", "item"),
+        ("minProperties", "maxProperties", "entry"),
+    ] {
+        out.extend(count(node[min].as_u64(), node[max].as_u64(), what));
+    }
     if let Some(pattern) = node["pattern"].as_str() {
         out.push(format!("matches `{pattern}`"));
     }
@@ -125,6 +124,23 @@ fn own(node: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// A count's bounds as a person says them: "at least 1 character", "exactly 3 items".
+fn count(min: Option<u64>, max: Option<u64>, what: &str) -> Vec<String> {
+    let many = |n: u64| match (n, what) {
+        (1, _) => format!("{n} {what}"),
+        (_, "entry") => format!("{n} entries"),
+        _ => format!("{n} {what}s"),
+    };
+    match (min, max) {
+        (Some(min), Some(max)) if min == max => vec![format!("exactly {}", many(min))],
+        (min, max) => min
+            .map(|n| format!("at least {}", many(n)))
+            .into_iter()
+            .chain(max.map(|n| format!("at most {}", many(n))))
+            .collect(),
+    }
+}
+
 /// A JSON value as text, strings without their quotes.
 fn plain(value: &Value) -> String {
     match value {
@@ -162,6 +178,18 @@ mod tests {
         assert_eq!(
             of(&bounds),
             ["at least 1", "less than 10", "one of `a`, `2`"]
+        );
+        let counts = json!({"minLength": 1, "maxLength": 1, "minItems": 1, "maxItems": 2,
+            "minProperties": 0, "maxProperties": 1});
+        assert_eq!(
+            of(&counts),
+            [
+                "exactly 1 character",
+                "at least 1 item",
+                "at most 2 items",
+                "at least 0 entries",
+                "at most 1 entry"
+            ]
         );
         let one_of = json!({"oneOf": [{"required": ["a"]}, {"required": ["b"]}]});
         assert_eq!(of(&one_of), ["exactly one of `a`, `b`"]);

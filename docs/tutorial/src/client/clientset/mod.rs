@@ -18,18 +18,6 @@ impl Clientset {
     pub async fn try_default() -> ::kube::Result<Self> {
         ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
     }
-    /// A clientset over an in-memory API server serving every kind it knows
-    /// (with the `/status` and `/scale` subresources where the kind declares them),
-    /// answering as Kubernetes 1.37, the version this code was generated for,
-    /// unless the server was told another.
-    /// For tests: with this crate's `testing` feature, declared as
-    /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
-    #[cfg(feature = "testing")]
-    pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
-        server.default_kubernetes_minor(37);
-        server.register_with_status::<crate::apis::batch::v1::CronJob>();
-        Self::new(server.client())
-    }
     /// The `kube::Client` underneath.
     pub fn client(&self) -> &::kube::Client {
         &self.client
@@ -37,5 +25,21 @@ impl Clientset {
     /// The `batch.tutorial.crdgen.dev/v1` API.
     pub fn batch_v1(&self) -> batch::v1::BatchV1Client {
         batch::v1::BatchV1Client::new(::std::clone::Clone::clone(&self.client))
+    }
+}
+::crdgen_runtime::if_testing! {
+    impl Clientset {
+        /// A clientset over an in-memory API server serving every kind it knows
+        /// (with the `/status` and `/scale` subresources where the kind declares them),
+        /// answering as Kubernetes 1.37, the version this code was generated for,
+        /// unless the server was told another.
+        /// For tests: there when crdgen-runtime's `testing` feature is (a dev-dependency
+        /// `crdgen-runtime = { features = ["testing"] }`), so release builds leave the
+        /// server out.
+        pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
+            server.default_kubernetes_minor(37);
+            server.register_with_status::<crate::apis::batch::v1::CronJob>();
+            Self::new(server.client())
+        }
     }
 }

@@ -29,33 +29,6 @@ impl Clientset {
     pub async fn try_default() -> ::kube::Result<Self> {
         ::std::result::Result::Ok(Self::new(::kube::Client::try_default().await?))
     }
-    /// A clientset over an in-memory API server serving every kind it knows
-    /// (with the `/status` and `/scale` subresources where the kind declares them),
-    /// answering as Kubernetes 1.37, the version this code was generated for,
-    /// unless the server was told another.
-    /// For tests: with this crate's `testing` feature, declared as
-    /// `testing = ["crdgen-runtime/testing"]`, so release builds leave the server out.
-    #[cfg(feature = "testing")]
-    pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
-        server.default_kubernetes_minor(37);
-        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Doohickey>();
-        server.register_with_status::<crate::apis::bcrds::v1alpha1::Example>();
-        server.register_scale::<crate::apis::bcrds::v1alpha1::Example>(".spec.replicas", ".status.replicas", ::std::option::Option::Some(".status.selector"));
-        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Gizmo>();
-        server.register::<crate::apis::bcrds::v1alpha1::variant_types::Thingamajig>();
-        server.register::<crate::apis::bcrds::v1alpha1::widget_types::Widget>();
-        server.register_with_status::<crate::apis::derived::v1::Thing>();
-        server.register::<crate::apis::fleet::v1::Gear>();
-        server.register::<crate::apis::fleet::v1alpha1::Gear>();
-        server.register_with_status::<crate::apis::hyphens::v1::ClusterTestType>();
-        server.register_with_status::<crate::apis::other::v1::Gadget>();
-        server.register::<crate::apis::shop::v1::Gadget>();
-        server.register_with_status::<crate::apis::shop::v1::Widget>();
-        server.register_scale::<crate::apis::shop::v1::Widget>(".spec.replicas", ".status.replicas", ::std::option::Option::Some(".status.selector"));
-        server.register::<crate::apis::shop::v1alpha1::Widget>();
-        server.register::<crate::apis::shop::v1beta1::Widget>();
-        Self::new(server.client())
-    }
     /// The `kube::Client` underneath.
     pub fn client(&self) -> &::kube::Client {
         &self.client
@@ -95,5 +68,36 @@ impl Clientset {
     /// The `shop.example.com/v1beta1` API.
     pub fn shop_v1beta1(&self) -> shop::v1beta1::ShopV1beta1Client {
         shop::v1beta1::ShopV1beta1Client::new(::std::clone::Clone::clone(&self.client))
+    }
+}
+::crdgen_runtime::if_testing! {
+    impl Clientset {
+        /// A clientset over an in-memory API server serving every kind it knows
+        /// (with the `/status` and `/scale` subresources where the kind declares them),
+        /// answering as Kubernetes 1.37, the version this code was generated for,
+        /// unless the server was told another.
+        /// For tests: there when crdgen-runtime's `testing` feature is (a dev-dependency
+        /// `crdgen-runtime = { features = ["testing"] }`), so release builds leave the
+        /// server out.
+        pub fn in_memory(server: &::crdgen_runtime::testing::ApiServer) -> Self {
+            server.default_kubernetes_minor(37);
+            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Doohickey>();
+            server.register_with_status::<crate::apis::bcrds::v1alpha1::Example>();
+            server.register_scale::<crate::apis::bcrds::v1alpha1::Example>(".spec.replicas", ".status.replicas", ::std::option::Option::Some(".status.selector"));
+            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Gizmo>();
+            server.register::<crate::apis::bcrds::v1alpha1::variant_types::Thingamajig>();
+            server.register::<crate::apis::bcrds::v1alpha1::widget_types::Widget>();
+            server.register_with_status::<crate::apis::derived::v1::Thing>();
+            server.register::<crate::apis::fleet::v1::Gear>();
+            server.register::<crate::apis::fleet::v1alpha1::Gear>();
+            server.register_with_status::<crate::apis::hyphens::v1::ClusterTestType>();
+            server.register_with_status::<crate::apis::other::v1::Gadget>();
+            server.register::<crate::apis::shop::v1::Gadget>();
+            server.register_with_status::<crate::apis::shop::v1::Widget>();
+            server.register_scale::<crate::apis::shop::v1::Widget>(".spec.replicas", ".status.replicas", ::std::option::Option::Some(".status.selector"));
+            server.register::<crate::apis::shop::v1alpha1::Widget>();
+            server.register::<crate::apis::shop::v1beta1::Widget>();
+            Self::new(server.client())
+        }
     }
 }

@@ -69,6 +69,14 @@ pub struct WidgetSpec {
     pub limits: Option<BTreeMap<String, Quantity>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matrix: Option<Vec<Vec<WidgetSpecMatrixItem>>>,
+    /// The most replicas, in YAML:
+    ///
+    /// ```text
+    /// spec:
+    /// &#9;maxReplicas: 10
+    /// ```
+    ///
+    /// Tabs&#9;in text too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_replicas: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,6 +100,12 @@ pub struct WidgetSpec {
     /// +kubebuilder:validation:Minimum=0.5
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<f64>,
+    /// How many. See https://kubernetes.io/docs/concepts/workloads/controllers/deployment/.
+    ///
+    /// 1. Zero pauses the widget.
+    /// 2. Fewer than the most (see
+    ///    &#32;https://example.com/max).
+    ///
     /// +kubebuilder:validation:ExclusiveMaximum=true
     /// +kubebuilder:validation:Maximum=100
     /// +kubebuilder:validation:Minimum=0
@@ -114,7 +128,14 @@ pub struct WidgetSpec {
     /// +structType=granular
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shipping: Option<WidgetSpecShipping>,
-    /// How large.
+    /// How large. A list whose items go on at the margin, as many Go
+    /// comments write them:
+    /// - `small`: one unit,
+    ///   &#32;and no more
+    /// - `large`: four units,
+    ///   said with the item's indentation
+    /// * `x-large`: past what
+    ///   &#32;one node holds
     ///
     /// +kubebuilder:default="medium"
     pub size: WidgetSpecSize,
@@ -133,7 +154,12 @@ pub struct WidgetSpec {
     /// +kubebuilder:validation:MinLength=1
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#type: Option<String>,
-    /// A Go int, of no format.
+    /// A Go int, of no format, read as Go reads it:
+    ///
+    /// &#32;   var weight int = 5
+    /// &#32;   weight *= 2
+    ///
+    /// &amp;#9; and &amp; are text here.
     ///
     /// +kubebuilder:validation:Type=integer
     /// +kubebuilder:validation:MultipleOf=5
