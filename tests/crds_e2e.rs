@@ -350,6 +350,21 @@ fn refusals() -> Vec<Refusal> {
             apiserver_refuses: true,
         },
         Refusal {
+            what: "a default its own field's bound refuses",
+            code: "E0007",
+            edit: (
+                TYPES,
+                "    /// +kubebuilder:validation:Minimum=1\n",
+                "    /// +kubebuilder:validation:Minimum=1\n    /// +kubebuilder:default=0\n"
+                    .to_owned(),
+            ),
+            crd: |crd| {
+                crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+                    ["replicas"]["default"] = json!(0)
+            },
+            apiserver_refuses: true,
+        },
+        Refusal {
             what: "a 300-character kind",
             code: "E0013",
             edit: (
@@ -388,6 +403,31 @@ async fn what_crdgen_refuses_the_apiserver_refuses_too() {
             ),
         }
     }
+    // The refused default is said at its marker, in the apiserver's words.
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_tree(&common::testdata("example"), dir.path());
+    let types = dir.path().join(TYPES);
+    let text = std::fs::read_to_string(&types).unwrap();
+    let marker = "    /// +kubebuilder:validation:Minimum=1\n";
+    let line = text[..text.find(marker).unwrap()].lines().count() + 2;
+    std::fs::write(
+        &types,
+        text.replacen(
+            marker,
+            &format!("{marker}    /// +kubebuilder:default=0\n"),
+            1,
+        ),
+    )
+    .unwrap();
+    let opts = common::case("example").options_at(dir.path(), "bcrds:v1alpha1");
+    let error = crdgen::generate(&opts).unwrap_err().to_string();
+    assert!(
+        error.contains(
+            "kube-apiserver refuses the CRD of `Example` v1alpha1: `openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: 0:  in body should be greater than or equal to 1`"
+        ),
+        "{error}"
+    );
+    assert!(error.contains(&format!("{TYPES}:{line}:9")), "{error}");
 
     // The apiserver's side: the example's CRD is accepted as generated, and refused with
     // each mistake made by hand.

@@ -103,7 +103,7 @@ fn a_sample_the_apiserver_would_refuse_fails_the_run_at_its_field() {
     );
     let error = crdgen::generate(&opts).unwrap_err().to_string();
     assert!(
-        error.contains("error[E0048]: sample of Example bcrds.example.com/v1alpha1: spec.replicas: Invalid value: 0: should be greater than or equal to 1"),
+        error.contains("error[E0048]: sample of Example bcrds.example.com/v1alpha1: spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1"),
         "{error}"
     );
     // Its line in the file: the ConfigMap's four lines and the separator come first.

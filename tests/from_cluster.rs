@@ -191,6 +191,10 @@ async fn on_a_real_apiserver<F>(what: &str, crds: Vec<serde_json::Value>, check:
 where
     F: std::future::Future<Output = ()> + Send + 'static,
 {
+    // The checks install CRDs of the same names on the one control plane of this test
+    // binary: one at a time.
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let _turn = ONE_AT_A_TIME.lock().await;
     let Some(cluster::Connection { client, kubeconfig }) = cluster::connect(what).await else {
         return;
     };

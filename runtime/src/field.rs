@@ -53,6 +53,22 @@ impl Path {
         Path(format!("{}[{index}]", self.0))
     }
 
+    /// `path` taken below this one: `spec.default` and `a[0]` → `spec.default.a[0]`,
+    /// the root → `spec.default`.
+    #[must_use]
+    pub fn join(&self, path: &Path) -> Path {
+        match (
+            self.0.is_empty(),
+            path.0.is_empty(),
+            path.0.starts_with('['),
+        ) {
+            (_, true, _) => self.clone(),
+            (true, false, _) => path.clone(),
+            (false, false, true) => Path(format!("{}{}", self.0, path.0)),
+            (false, false, false) => Path(format!("{}.{}", self.0, path.0)),
+        }
+    }
+
     /// `metadata.labels` → `metadata.labels[app]`.
     #[must_use]
     pub fn key(&self, key: &str) -> Path {

@@ -62,6 +62,32 @@ struct KindVersion<'a> {
     several: bool,
 }
 
+/// What kube-apiserver of `kube` refuses in the CRDs read (a default their own schema
+/// refuses): E0024 at each such CRD, in the apiserver's words. The forms an import does
+/// not keep (`oneOf`, say) are checked too, as the apiserver checks the CRD given.
+#[cfg(feature = "cli")]
+fn refused(found: &[read::Found], kube: crate::KubeVersion, diags: &mut Diagnostics) {
+    for crd in found {
+        let errors = crdgen_runtime::crd::crd_errors(&crd.raw, kube.minor());
+        if errors.is_empty() {
+            continue;
+        }
+        let words: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        diags.push(
+            Diagnostic::error(
+                Code::NotACrd,
+                format!(
+                    "kube-apiserver {kube} refuses the CustomResourceDefinition `{}`: {}",
+                    crd.crd_name(),
+                    words.join("; ")
+                ),
+            )
+            .at(&crd.file, crd.pos)
+            .hint("each default must meet its own field's validations and rules: mend the CRD where it is made"),
+        );
+    }
+}
+
 /// Reads the CRDs of `opts.inputs` and writes their packages under `opts.apis_pkg`.
 pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
     let mut sources = Sources::default();
@@ -76,6 +102,8 @@ pub fn import(opts: &ImportOptions) -> Result<Imported, Error> {
     }
     .map_err(|d| Error::diagnostics(vec![d], &sources))?;
     let mut found = read::read(&opts.inputs, &mut sources, &mut diags);
+    #[cfg(feature = "cli")]
+    refused(&found, crate::KubeVersion::latest(), &mut diags);
     if found.is_empty() && !diags.has_errors() {
         diags.push(
             Diagnostic::error(Code::NotACrd, "no CustomResourceDefinition in the input")

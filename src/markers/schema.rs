@@ -27,7 +27,7 @@ pub fn apply(schema: &mut Value, markers: &[Marker], file: &str, diags: &mut Dia
         };
         let result = match target {
             Some(target) => {
-                let before = rule_count(target);
+                let before = (rule_count(target), target.get("default").cloned());
                 let result = apply(target, &marker.value);
                 mark_origin(target, before, file, marker.pos);
                 result
@@ -57,12 +57,31 @@ fn rule_count(schema: &Value) -> usize {
         .map_or(0, Vec::len)
 }
 
-/// Marks the rules a marker added (those after the first `before`) with its place.
-fn mark_origin(schema: &mut Value, before: usize, file: &str, pos: crate::diag::Pos) {
+/// The key a default carries beside it while its CRD is built: where its marker is
+/// written, so that the apiserver's check of it points there. Taken off before the CRD
+/// is written.
+pub const DEFAULT_ORIGIN: &str = "x-crdgen-default-origin";
+
+/// Marks what a marker added with its place: the rules after the first `before.0`, and
+/// the default when it set another than `before.1`.
+fn mark_origin(
+    schema: &mut Value,
+    before: (usize, Option<Value>),
+    file: &str,
+    pos: crate::diag::Pos,
+) {
+    let origin = json!({"file": file, "line": pos.line, "col": pos.col});
     if let Some(Value::Array(rules)) = schema.get_mut("x-kubernetes-validations") {
-        for rule in rules.iter_mut().skip(before) {
-            rule[RULE_ORIGIN] = json!({"file": file, "line": pos.line, "col": pos.col});
+        for rule in rules.iter_mut().skip(before.0) {
+            rule[RULE_ORIGIN] = origin.clone();
         }
+    }
+    // Kubernetes' own types' defaults (no file of the user's) are the apiserver's own.
+    if !file.is_empty()
+        && schema.get("default").is_some()
+        && schema.get("default") != before.1.as_ref()
+    {
+        schema[DEFAULT_ORIGIN] = origin;
     }
 }
 

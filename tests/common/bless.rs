@@ -60,7 +60,10 @@ pub fn disagreements<'a>(
             disagreeing.insert(id, why);
         }
     }
-    println!("{what}: {} of {total} agree", total - disagreeing.len());
+    // Past the test harness's capture (which takes `println!`), so that a run's log
+    // shows it.
+    let line = format!("{what}: {} of {total} agree\n", total - disagreeing.len());
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
     let mut listed = serde_json::to_string_pretty(&disagreeing).unwrap();
     listed.push('\n');
     file(path, &listed);

@@ -199,6 +199,114 @@ impl Validator {
     }
 }
 
+/// What kube-apiserver refuses in `crd` (as JSON) when it is written, as Kubernetes
+/// 1.`minor`:
+/// the defaults of its versions' schemas ([`default_errors`]), each at its path in the
+/// CRD (`spec.validation.openAPIV3Schema…` where every version has the same schema, as
+/// the apiserver folds them, else `spec.versions[i].schema.openAPIV3Schema…`).
+pub fn crd_errors(crd: &Value, minor: u16) -> Vec<Error> {
+    let versions = crd["spec"]["versions"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let schemas: Vec<Option<&Value>> = versions
+        .iter()
+        .map(|v| v.pointer("/schema/openAPIV3Schema"))
+        .collect();
+    let folded =
+        schemas.len() > 1 && schemas.windows(2).all(|w| w[0] == w[1]) || schemas.len() == 1;
+    let mut errors = Vec::new();
+    for (i, schema) in schemas.iter().enumerate() {
+        let Some(schema) = schema else { continue };
+        let at = match folded {
+            true => crate::field::Path::new("spec.validation.openAPIV3Schema"),
+            false => crate::field::Path::new("spec.versions")
+                .index(i)
+                .child("schema")
+                .child("openAPIV3Schema"),
+        };
+        errors.extend(default_errors(schema, minor).into_iter().map(|e| Error {
+            field: at.join(&e.field),
+            ..e
+        }));
+        if folded {
+            break;
+        }
+    }
+    errors
+}
+
+/// The defaults of a CRD version's `openAPIV3Schema` that kube-apiserver refuses when
+/// the CRD is written, in its words: each default, as written (the defaults below it
+/// are not filled in), must keep no field its schema prunes, meet every value validation of its node
+/// (`oneOf`, `anyOf`, `allOf` and `not` included) and pass its node's CEL rules, as
+/// Kubernetes 1.`minor` evaluates them. Each error is at its schema path below
+/// `openAPIV3Schema` (`properties[spec].properties[keep].default`).
+pub fn default_errors(schema: &Value, minor: u16) -> Vec<Error> {
+    let mut errors = Vec::new();
+    defaults_below(
+        schema,
+        &crate::field::Path::root(),
+        true,
+        minor,
+        &mut errors,
+    );
+    errors
+}
+
+fn defaults_below(
+    node: &Value,
+    at: &crate::field::Path,
+    root: bool,
+    minor: u16,
+    errors: &mut Vec<Error>,
+) {
+    if let Some(default) = node.get("default") {
+        let path = at.child("default");
+        // As written: the defaults below it are not filled in first.
+        let value = default;
+        let mut pruned = value.clone();
+        schema::prune(node, &mut pruned, root);
+        if pruned != *value {
+            errors.push(crate::field::invalid(
+                &path,
+                value,
+                "must not have unknown fields",
+            ));
+        }
+        // A default's own errors are said below its path, as the apiserver roots them.
+        let mut found = Vec::new();
+        schema::check(node, value, "", &mut found);
+        if !schema::blocking(&found, minor >= ENUM_BLOCKS_RULES_SINCE_MINOR) {
+            Validator::build(node, root, minor).rules.check(
+                value,
+                None,
+                CostLimits::default(),
+                (false, true),
+                &mut found,
+            );
+        }
+        errors.extend(found.into_iter().map(|e| Error {
+            field: path.join(&e.field),
+            ..e
+        }));
+    }
+    let properties = node["properties"].as_object().into_iter().flatten();
+    for (name, property) in properties {
+        defaults_below(
+            property,
+            &at.child("properties").key(name),
+            false,
+            minor,
+            errors,
+        );
+    }
+    for key in ["items", "additionalProperties"] {
+        if node[key].is_object() {
+            defaults_below(&node[key], &at.child(key), false, minor, errors);
+        }
+    }
+}
+
 /// A write's errors as its outcome: admitted when there are none.
 fn outcome(errors: Vec<Error>) -> Result<(), Vec<Error>> {
     match errors.is_empty() {

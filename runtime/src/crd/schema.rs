@@ -186,10 +186,22 @@ pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
             _ => true,
         };
         if !fits {
-            errors.push(at(
-                ErrorType::TypeInvalid,
-                format!("{path} in body must be of type {kind}"),
-            ));
+            // The value shown is its JSON type's name, as kube-openapi gives it.
+            let given = match value {
+                Value::Object(_) => "object",
+                Value::Array(_) => "array",
+                Value::String(_) => "string",
+                Value::Number(n) if n.is_f64() => "number",
+                Value::Number(_) => "integer",
+                Value::Bool(_) => "boolean",
+                Value::Null => "null",
+            };
+            errors.push(Error {
+                kind: ErrorType::TypeInvalid,
+                field: Path::new(path),
+                value: Some(given.into()),
+                detail: format!("{path} in body must be of type {kind}: {given:?}"),
+            });
             return;
         }
     }
@@ -217,12 +229,42 @@ pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
             _ => crate::field::too_many(&field, count, max as usize),
         });
     }
-    let mut invalid = |why: String| errors.push(at(ErrorType::Invalid, why));
+    // kube-openapi's words: the value's path, "in body", what it should be; a count's
+    // error shows the count.
+    // kube-openapi checks an integral value against its factor made an integer too: a
+    // factor under 1 becomes 0, which it refuses (in its words), whatever the value.
+    if (value.is_i64() || value.is_u64())
+        && let Some(step) = schema["multipleOf"].as_f64()
+        && step.trunc() == 0.0
+    {
+        let why = format!("factor MultipleOf declared for {path} must be positive: 0");
+        errors.push(at(ErrorType::Invalid, why));
+    }
+    // A string not of its format is of the wrong type, in kube-openapi's words.
+    if let (Value::String(s), Some(name)) = (value, schema["format"].as_str())
+        && !fits_format(name, s)
+    {
+        let why = format!("{path} in body must be of type {name}: {s:?}");
+        errors.push(at(ErrorType::TypeInvalid, why));
+    }
+    let mut invalid = |why: String, count: Option<usize>| {
+        let mut error = at(ErrorType::Invalid, format!("{path} in body {why}"));
+        if let Some(count) = count {
+            error.value = Some(count.into());
+        }
+        errors.push(error);
+    };
     match value {
         Value::Number(n) => number(schema, n.as_f64().unwrap_or_default(), &mut invalid),
         Value::String(s) => string(schema, s, &mut invalid),
         Value::Array(items) => {
-            array(schema, items, &mut invalid);
+            at_least(schema, items.len(), "minItems", "items", &mut invalid);
+            for (i, item) in duplicates(schema, items) {
+                errors.push(crate::field::duplicate(
+                    &Path::new(&format!("{path}[{i}]")),
+                    item,
+                ));
+            }
             if let Some(item) = schema.get("items") {
                 for (i, v) in items.iter().enumerate() {
                     check(item, v, &format!("{path}[{i}]"), errors);
@@ -269,13 +311,56 @@ pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
     for part in schema["allOf"].as_array().into_iter().flatten() {
         check(part, value, path, errors);
     }
-    // And those in `not` (a `NonZeroI32`'s `enum: [0]`): the value meets none of them.
+    composites(schema, value, path, errors);
+}
+
+/// `oneOf`, `anyOf` and `not`, as kube-openapi validates them: a failure is said of the
+/// whole object (`<nil>`, the path quoted in the message), and where no branch holds,
+/// the errors of the first branch closest to holding follow.
+fn composites(schema: &Value, value: &Value, path: &str, errors: &mut Vec<Error>) {
+    let composite = |why: String| Error {
+        kind: ErrorType::Invalid,
+        field: Path::root(),
+        value: Some(Value::String(String::new())),
+        detail: format!("{path:?} {why}"),
+    };
+    let branches = |key: &str| -> Vec<Vec<Error>> {
+        let branches = schema[key].as_array().into_iter().flatten();
+        branches
+            .map(|branch| {
+                let mut found = Vec::new();
+                check(branch, value, path, &mut found);
+                found
+            })
+            .collect()
+    };
+    let closest = |failed: Vec<Vec<Error>>| failed.into_iter().min_by_key(Vec::len);
+    let any_of = branches("anyOf");
+    if !any_of.is_empty() && any_of.iter().all(|b| !b.is_empty()) {
+        errors.push(composite(
+            "must validate at least one schema (anyOf)".into(),
+        ));
+        errors.extend(closest(any_of).unwrap_or_default());
+    }
+    let one_of = branches("oneOf");
+    let valid = one_of.iter().filter(|b| b.is_empty()).count();
+    if !one_of.is_empty() && valid != 1 {
+        let found = match valid {
+            0 => "Found none valid".to_owned(),
+            n => format!("Found {n} valid alternatives"),
+        };
+        let why = format!("must validate one and only one schema (oneOf). {found}");
+        errors.push(composite(why));
+        if valid == 0 {
+            errors.extend(closest(one_of).unwrap_or_default());
+        }
+    }
+    // `not` (a `NonZeroI32`'s `enum: [0]`): the value meets none of its validations.
     if let Some(not) = schema.get("not").filter(|n| n.is_object()) {
         let mut met = Vec::new();
         check(not, value, path, &mut met);
         if met.is_empty() {
-            let why = format!("{path} in body must not validate the schema (not)");
-            errors.push(at(ErrorType::Invalid, why));
+            errors.push(composite("must not validate the schema (not)".into()));
         }
     }
 }
@@ -297,104 +382,90 @@ pub(super) fn blocking(errors: &[Error], enum_blocks: bool) -> bool {
     })
 }
 
-fn number(schema: &Value, n: f64, invalid: &mut impl FnMut(String)) {
+/// What the errors of a value's own validations are given: what it should be, and the
+/// count a count's error shows in place of the value.
+type Invalid<'a> = dyn FnMut(String, Option<usize>) + 'a;
+
+fn number(schema: &Value, n: f64, invalid: &mut Invalid<'_>) {
     let bound = |key: &str| schema[key].as_f64();
     if let Some(min) = bound("minimum") {
         match schema["exclusiveMinimum"] == true {
-            true if n <= min => invalid(format!("should be greater than {min}")),
-            false if n < min => invalid(format!("should be greater than or equal to {min}")),
+            true if n <= min => invalid(format!("should be greater than {min}"), None),
+            false if n < min => invalid(format!("should be greater than or equal to {min}"), None),
             _ => {}
         }
     }
     if let Some(max) = bound("maximum") {
         match schema["exclusiveMaximum"] == true {
-            true if n >= max => invalid(format!("should be less than {max}")),
-            false if n > max => invalid(format!("should be less than or equal to {max}")),
+            true if n >= max => invalid(format!("should be less than {max}"), None),
+            false if n > max => invalid(format!("should be less than or equal to {max}"), None),
             _ => {}
         }
     }
     if let Some(step) = bound("multipleOf")
         && step != 0.0
+        && !(n.fract() == 0.0 && step.trunc() == 0.0)
         && (n / step).fract() != 0.0
     {
-        invalid(format!("should be a multiple of {step}"));
+        invalid(format!("should be a multiple of {step}"), None);
     }
 }
 
-fn string(schema: &Value, s: &str, invalid: &mut impl FnMut(String)) {
-    at_least(
-        schema,
-        s.chars().count(),
-        "minLength",
-        "characters",
-        invalid,
-    );
+fn string(schema: &Value, s: &str, invalid: &mut Invalid<'_>) {
+    if let Some(min) = schema["minLength"].as_u64()
+        && (s.chars().count() as u64) < min
+    {
+        invalid(format!("should be at least {min} chars long"), None);
+    }
     if let Some(pattern) = schema["pattern"].as_str() {
         match Regex::new(pattern) {
-            Ok(re) if !re.is_match(s) => invalid(format!("should match '{pattern}'")),
+            Ok(re) if !re.is_match(s) => invalid(format!("should match '{pattern}'"), None),
             Ok(_) => {}
-            Err(e) => invalid(format!("the schema's pattern does not compile: {e}")),
+            Err(e) => invalid(format!("the schema's pattern does not compile: {e}"), None),
         }
-    }
-    let fits = schema["format"]
-        .as_str()
-        .is_none_or(|name| fits_format(name, s));
-    if !fits {
-        invalid(format!(
-            "must be of format {}",
-            schema["format"].as_str().unwrap_or_default()
-        ));
     }
 }
 
-fn array(schema: &Value, items: &[Value], invalid: &mut impl FnMut(String)) {
-    at_least(schema, items.len(), "minItems", "items", invalid);
-    let keys: Option<Vec<&str>> = match schema["x-kubernetes-list-type"].as_str() {
-        Some("set") => Some(Vec::new()),
-        Some("map") => Some(
-            schema["x-kubernetes-list-map-keys"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect(),
-        ),
-        _ => None,
+/// The items of a `set` or `map` list that repeat an earlier one (its keys, for a map),
+/// each with its index and what repeats.
+fn duplicates(schema: &Value, items: &[Value]) -> Vec<(usize, Value)> {
+    let keys: Vec<&str> = match schema["x-kubernetes-list-type"].as_str() {
+        Some("set") => Vec::new(),
+        Some("map") => schema["x-kubernetes-list-map-keys"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect(),
+        _ => return Vec::new(),
     };
-    if let Some(keys) = keys {
-        let mut seen = BTreeSet::new();
-        for item in items {
-            let identity = match keys.is_empty() {
-                true => item.to_string(),
-                false => keys
-                    .iter()
-                    .map(|k| item[*k].to_string())
-                    .collect::<Vec<_>>()
-                    .join("/"),
-            };
-            if !seen.insert(identity.clone()) {
-                invalid(format!("Duplicate value: {identity}"));
-            }
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let identity = match keys.is_empty() {
+            true => item.clone(),
+            false => keys
+                .iter()
+                .map(|k| (k.to_string(), item[*k].clone()))
+                .collect(),
+        };
+        if !seen.insert(identity.to_string()) {
+            out.push((i, identity));
         }
     }
+    out
 }
 
-fn object(schema: &Value, map: &Map<String, Value>, invalid: &mut impl FnMut(String)) {
+fn object(schema: &Value, map: &Map<String, Value>, invalid: &mut Invalid<'_>) {
     at_least(schema, map.len(), "minProperties", "properties", invalid);
 }
 
-/// A length or count against the schema's lower bound keyword.
-fn at_least(
-    schema: &Value,
-    count: usize,
-    min_key: &str,
-    what: &str,
-    invalid: &mut impl FnMut(String),
-) {
+/// A count against the schema's lower bound keyword.
+fn at_least(schema: &Value, count: usize, min_key: &str, what: &str, invalid: &mut Invalid<'_>) {
     if let Some(min) = schema[min_key].as_u64()
         && (count as u64) < min
     {
-        invalid(format!("should have at least {min} {what}"));
+        invalid(format!("should have at least {min} {what}"), Some(count));
     }
 }
 

@@ -257,8 +257,40 @@ impl ApiServer {
     }
 
     /// Serves every served version of a CustomResourceDefinition.
+    ///
+    /// # Panics
+    ///
+    /// When kube-apiserver would refuse the CRD (a default its schema refuses, say): a
+    /// test's setup that no cluster would take. [`try_register_crd`] answers the
+    /// apiserver's 422 instead.
+    ///
+    /// [`try_register_crd`]: ApiServer::try_register_crd
     pub fn register_crd(&self, crd: &CustomResourceDefinition) -> &Self {
+        if let Err(refused) = self.try_register_crd(crd) {
+            panic!("{}", refused.message);
+        }
+        self
+    }
+
+    /// Serves every served version of a CustomResourceDefinition, or answers the 422
+    /// kube-apiserver answers a create of it with, in its words, when it would refuse it.
+    ///
+    /// # Errors
+    ///
+    /// The apiserver's `Invalid` answer, one cause per field error.
+    pub fn try_register_crd(&self, crd: &CustomResourceDefinition) -> Result<&Self, ApiError> {
         let minor = self.minor();
+        let json = serde_json::to_value(crd).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let refused = crate::crd::crd_errors(&json, minor);
+        if !refused.is_empty() {
+            let name = crd.metadata.name.as_deref().unwrap_or_default();
+            let crds = (
+                "CustomResourceDefinition",
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+            );
+            return Err(ApiError::invalid(crds, name, &refused));
+        }
         let spec = &crd.spec;
         let mut store = self.store();
         for version in spec.versions.iter().filter(|v| v.served) {
@@ -290,7 +322,7 @@ impl ApiServer {
                     .map(|s| Arc::new(crate::crd::Validator::build(&s, true, minor))),
             });
         }
-        self
+        Ok(self)
     }
 
     /// Stores `object` as if created, keeping its status: a way to seed a test.

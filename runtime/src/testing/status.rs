@@ -56,6 +56,36 @@ impl ApiError {
         ApiError::new(400, "BadRequest", message)
     }
 
+    /// A 422 `Invalid` for field errors of the object `name` (of `kind` in `group`,
+    /// served as `plural`), as apimachinery's `NewInvalid`: one cause each, the message
+    /// listing them (bracketed when there are several).
+    pub fn invalid(
+        (kind, group, plural): (&str, &str, &str),
+        name: &str,
+        errors: &[crate::field::Error],
+    ) -> Self {
+        let group_kind = match group.is_empty() {
+            true => kind.to_owned(),
+            false => format!("{kind}.{group}"),
+        };
+        let why = crate::field::aggregate(errors);
+        let causes = errors
+            .iter()
+            .map(|e| Cause {
+                reason: e.kind.reason(),
+                message: e.body(),
+                field: e.field.to_string(),
+            })
+            .collect();
+        ApiError::new(
+            422,
+            "Invalid",
+            format!("{group_kind} \"{name}\" is invalid: {why}"),
+        )
+        .with_details(name, group, plural)
+        .with_causes(causes)
+    }
+
     /// Names the object the failure is about, as the apiserver's `details` do.
     pub fn with_details(mut self, name: &str, group: &str, plural: &str) -> Self {
         self.details = Some(Box::new(Details {

@@ -3,6 +3,7 @@
 //! All versions of a kind merge into one CRD, listed by name as controller-gen lists them.
 
 mod cel;
+mod defaults;
 mod ecosystem;
 mod jsonpath;
 mod structural;
@@ -254,6 +255,13 @@ fn crd(
         builder.optional_by_default = markers::OPTIONAL_BY_DEFAULT.is_set(&version.markers);
         let mut schema = root_schema(&mut builder, kind);
         cel::check(&mut schema, kind, &version.name, known.version, diags);
+        defaults::check(
+            &mut schema,
+            kind,
+            &version.name,
+            known.version.minor(),
+            diags,
+        );
         if let Some(max) = max_description {
             truncate_descriptions(&mut schema, max);
         }

@@ -36,7 +36,7 @@ async fn defaults_come_from_the_imported_markers(env: &Env) {
         made.spec.shipping,
         Some(WidgetSpecShipping {
             carrier: Some("post".into()),
-            express: Some(false),
+            express: None,
         })
     );
     assert_eq!(made.spec.owner, None);

@@ -55,6 +55,19 @@ pub(crate) struct Stamp<'a> {
 pub(crate) struct Conflicts(Vec<(String, String)>);
 
 impl Conflicts {
+    /// One cause each, as the apiserver lists them: `FieldManagerConflict` at the field,
+    /// `conflict with "a"`.
+    pub fn causes(&self) -> Vec<super::super::status::Cause> {
+        self.0
+            .iter()
+            .map(|(manager, field)| super::super::status::Cause {
+                reason: "FieldManagerConflict",
+                message: format!("conflict with {manager:?}"),
+                field: field.clone(),
+            })
+            .collect()
+    }
+
     /// The apiserver's message: `Apply failed with 1 conflict: conflict with "a": .spec.x`.
     pub fn message(&self) -> String {
         let n = self.0.len();

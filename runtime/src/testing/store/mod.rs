@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::scale::ScalePaths;
-use super::status::{ApiError, Cause};
+use super::status::ApiError;
 use crate::field::Error as FieldError;
 
 /// Checks that a body fits the resource's type (for types registered from Rust, by
@@ -106,16 +106,7 @@ impl ResourceInfo {
     /// A 422 for field errors, as apimachinery's `NewInvalid`: one cause each, the
     /// message listing them (bracketed when there are several).
     fn invalid_fields(&self, name: &str, errors: &[FieldError]) -> ApiError {
-        let why = crate::field::aggregate(errors);
-        let causes = errors
-            .iter()
-            .map(|e| Cause {
-                reason: e.kind.reason(),
-                message: e.body(),
-                field: e.field.to_string(),
-            })
-            .collect();
-        self.invalid(name, &why).with_causes(causes)
+        ApiError::invalid((&self.kind, &self.group, &self.plural), name, errors)
     }
 
     fn invalid(&self, name: &str, why: &str) -> ApiError {
@@ -490,8 +481,12 @@ impl Storage {
         let id = id_of(&result);
         let finalized =
             !result["metadata"]["deletionTimestamp"].is_null() && finalizers(&result).is_empty();
-        let new = if finalized { None } else { Some(result) };
-        Ok(self.commit(key, id, Some(old), new))
+        // An object whose last finalizer went is gone as this write left it: the
+        // answer, and the watch's DELETED event, carry it so.
+        Ok(match finalized {
+            true => self.commit(key, id, Some(result), None),
+            false => self.commit(key, id, Some(old), Some(result)),
+        })
     }
 
     pub fn delete(

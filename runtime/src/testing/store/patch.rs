@@ -75,11 +75,9 @@ impl Storage {
             };
             let merged = managed::apply(live.as_ref(), &body, info.schema_value(), force, stamp)
                 .map_err(|conflicts| {
-                    ApiError::new(409, "Conflict", conflicts.message()).with_details(
-                        name,
-                        &info.group,
-                        &info.plural,
-                    )
+                    ApiError::new(409, "Conflict", conflicts.message())
+                        .with_details(name, &info.group, &info.plural)
+                        .with_causes(conflicts.causes())
                 })?;
             return match live {
                 None => self.create(key, ns, merged, applied(how)),
@@ -213,7 +211,16 @@ pub(super) fn patched(
             let ops: json_patch::Patch = serde_json::from_value(body.clone()).map_err(|e| {
                 ApiError::bad_request(format!("the body of the request was not a JSON patch: {e}"))
             })?;
-            json_patch::patch(&mut new, &ops).map_err(|e| info.invalid(name, &e.to_string()))?;
+            json_patch::patch(&mut new, &ops).map_err(|e| match e.kind {
+                // The apiserver's answer to a failed `test`: a 422 of no message of its
+                // own, which apimachinery words for it.
+                json_patch::PatchErrorKind::TestFailed => ApiError::new(
+                    422,
+                    "Invalid",
+                    "the server rejected our request due to an error in our request",
+                ),
+                _ => info.invalid(name, &e.to_string()),
+            })?;
         }
         PatchKind::Strategic => return Err(strategic_refused()),
     }

@@ -121,7 +121,7 @@ pub struct WidgetSpec {
     pub settings: Option<Value>,
     /// Where it goes.
     ///
-    /// +kubebuilder:default={"carrier": "post", "express": false}
+    /// +kubebuilder:default={"carrier": "post"}
     /// +kubebuilder:example={"carrier": "courier"}
     /// +kubebuilder:externalDocs:url=https://example.com/shipping,description="Shipping rules"
     /// +kubebuilder:title=Shipping
