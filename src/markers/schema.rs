@@ -57,6 +57,18 @@ fn rule_count(schema: &Value) -> usize {
         .map_or(0, Vec::len)
 }
 
+/// `schema` without the origin `key` (`RULE_ORIGIN`, `DEFAULT_ORIGIN`) at any depth.
+pub fn strip_origin(schema: &mut Value, key: &str) {
+    match schema {
+        Value::Object(map) => {
+            map.remove(key);
+            map.values_mut().for_each(|v| strip_origin(v, key));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| strip_origin(v, key)),
+        _ => {}
+    }
+}
+
 /// The key a default carries beside it while its CRD is built: where its marker is
 /// written, so that the apiserver's check of it points there. Taken off before the CRD
 /// is written.

@@ -24,7 +24,7 @@ pub(super) fn check(
     refused(schema, "openAPIV3Schema", kind, version, minor, diags);
     #[cfg(not(feature = "cli"))]
     let _ = (kind, version, minor, &diags);
-    strip_origins(schema);
+    crate::markers::schema::strip_origin(schema, DEFAULT_ORIGIN);
 }
 
 /// Walks `node` (at the apiserver's `path`) for defaults, reporting each refused.
@@ -80,17 +80,5 @@ fn refused(
                 diags,
             );
         }
-    }
-}
-
-/// Takes every default's origin off.
-fn strip_origins(schema: &mut Value) {
-    match schema {
-        Value::Object(map) => {
-            map.remove(DEFAULT_ORIGIN);
-            map.values_mut().for_each(strip_origins);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_origins),
-        _ => {}
     }
 }

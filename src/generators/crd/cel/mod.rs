@@ -495,7 +495,7 @@ impl Walk<'_> {
                 .into_iter()
                 .flatten()
             {
-                strip_origins(branch);
+                crate::markers::schema::strip_origin(branch, RULE_ORIGIN);
             }
         }
     }
@@ -835,18 +835,6 @@ fn parse(source: &str) -> Parsed {
     // The first line: the parser's own message, without its drawing of the place.
     crdgen_apimachinery::cel::compile::parse(source)
         .map_err(|e| e.lines().next().unwrap_or_default().trim().to_owned())
-}
-
-/// Takes every rule origin off a schema that is not checked.
-fn strip_origins(schema: &mut Value) {
-    match schema {
-        Value::Object(map) => {
-            map.remove(RULE_ORIGIN);
-            map.values_mut().for_each(strip_origins);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_origins),
-        _ => {}
-    }
 }
 
 #[cfg(test)]
