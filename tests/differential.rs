@@ -91,9 +91,16 @@ async fn send(client: &kube::Client, step: &Step) -> Value {
                 .unwrap_or_default();
             let mut answer =
                 json!({"code": status.code, "reason": status.reason, "causes": causes});
-            // Several causes are listed in the message in the order Go's maps give.
+            // Several causes are listed in the message in the order Go's maps give; a
+            // uid is each server's own.
             if causes.len() <= 1 {
-                answer["message"] = json!(status.message);
+                static UID: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+                    regex::Regex::new(
+                        "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                    )
+                    .unwrap()
+                });
+                answer["message"] = json!(UID.replace_all(&status.message, "<uid>"));
             }
             answer
         }
@@ -119,8 +126,18 @@ fn comparable(mut object: Value, keep: &[String]) -> Value {
                 meta.remove("name");
             }
         }
+        // A list's page token is each server's own; that there is one is compared.
+        if let Some(token) = object.pointer_mut("/metadata/continue")
+            && token.as_str().is_some_and(|t| !t.is_empty())
+        {
+            *token = json!("<token>");
+        }
         if let Some(items) = object.get_mut("items").and_then(Value::as_array_mut) {
             items.iter_mut().for_each(|item| strip(item, keep));
+        }
+        // A watch event's object.
+        if let Some(inner) = object.get_mut("object") {
+            strip(inner, keep);
         }
     }
     strip(&mut object, keep);

@@ -46,6 +46,17 @@ impl LabelSelector {
 }
 
 fn requirement(part: &str) -> Result<Requirement, String> {
+    // A key is one word: a second before an operator is what apimachinery's lexer
+    // found where it expected one.
+    let mut words = part.split_whitespace();
+    if let (Some(_), Some(second)) = (words.next(), words.next())
+        && !matches!(second, "in" | "notin")
+        && !second.starts_with(['=', '!'])
+    {
+        return Err(format!(
+            "unable to parse requirement: found '{second}', expected: in, notin, =, ==, !=, gt, lt"
+        ));
+    }
     if let Some(key) = part.strip_prefix('!') {
         return Ok(Requirement::DoesNotExist(key.trim().to_owned()));
     }

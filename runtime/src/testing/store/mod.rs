@@ -47,6 +47,13 @@ impl ResourceInfo {
         self.schema.as_deref().map(crate::crd::Validator::schema)
     }
 
+    /// Whether the apiserver serves the resource as a custom one (an unstructured
+    /// object): one of a CRD, or of a group Kubernetes does not build in (its own are
+    /// the core group, one-word groups and `*.k8s.io`).
+    fn custom(&self) -> bool {
+        self.schema.is_some() || self.group.contains('.') && !self.group.ends_with(".k8s.io")
+    }
+
     fn api_version(&self) -> String {
         if self.group.is_empty() {
             self.version.clone()
@@ -56,6 +63,14 @@ impl ResourceInfo {
     }
 
     /// `examples.bcrds.example.com`, as the apiserver names a resource in messages.
+    /// `Kind.group`, as the apiserver names an object's type in some messages.
+    fn group_kind(&self) -> String {
+        match self.group.is_empty() {
+            true => self.kind.clone(),
+            false => format!("{}.{}", self.kind, self.group),
+        }
+    }
+
     fn qualified(&self) -> String {
         if self.group.is_empty() {
             self.plural.clone()
@@ -110,15 +125,10 @@ impl ResourceInfo {
     }
 
     fn invalid(&self, name: &str, why: &str) -> ApiError {
-        let group_kind = if self.group.is_empty() {
-            self.kind.clone()
-        } else {
-            format!("{}.{}", self.kind, self.group)
-        };
         ApiError::new(
             422,
             "Invalid",
-            format!("{group_kind} \"{name}\" is invalid: {why}"),
+            format!("{} \"{name}\" is invalid: {why}", self.group_kind()),
         )
         .with_details(name, &self.group, &self.plural)
     }
@@ -499,7 +509,10 @@ impl Storage {
     ) -> Result<Deletion, ApiError> {
         let (info, old) = self.object(key, ns, name)?;
         let pre = &options["preconditions"];
-        for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+        for (field, label, since) in [
+            ("uid", "UID", "deleted and then recreated"),
+            ("resourceVersion", "ResourceVersion", "modified"),
+        ] {
             if let Some(expected) = pre[field].as_str()
                 && Some(expected) != old["metadata"][field].as_str()
             {
@@ -507,13 +520,29 @@ impl Storage {
                     409,
                     "Conflict",
                     format!(
-                        "Operation cannot be fulfilled on {} \"{name}\": Precondition failed: {label} in precondition: {expected}, {label} in object meta: {}",
-                        info.qualified(),
+                        "Operation cannot be fulfilled on {} \"{name}\": the {label} in the precondition ({expected}) does not match the {label} in record ({}). The object might have been {since}",
+                        info.group_kind(),
                         old["metadata"][field].as_str().unwrap_or_default()
                     ),
                 )
                 .with_details(name, &info.group, &info.plural));
             }
+        }
+        // A foreground or orphaning deletion waits on the garbage collector, which the
+        // finalizer it adds names (envtest has none running: the object stays).
+        let mut old = old;
+        let waits_on = match options["propagationPolicy"].as_str() {
+            Some("Foreground") => Some("foregroundDeletion"),
+            Some("Orphan") => Some("orphan"),
+            _ => None,
+        };
+        if let Some(finalizer) = waits_on
+            && !finalizers(&old).contains(&json!(finalizer))
+            && old["metadata"]["deletionTimestamp"].is_null()
+        {
+            let mut list = finalizers(&old);
+            list.push(json!(finalizer));
+            old["metadata"]["finalizers"] = Value::Array(list);
         }
         let id = id_of(&old);
         if finalizers(&old).is_empty() {
@@ -564,7 +593,7 @@ impl Storage {
             let ns = info.namespaced.then_some(ns.as_str());
             items.push(self.delete(key, ns, &name, options, dry_run)?.into_object());
         }
-        Ok(list_body(&info, self.rv, items, None))
+        Ok(list_body(&info, self.rv, items, None, true))
     }
 
     fn commit(

@@ -108,7 +108,10 @@ impl Storage {
             let (ns, name) = last.expect("a full page has a last item");
             (format!("{list_rv}/{ns}/{name}"), remaining)
         });
-        Ok(list_body(info, list_rv, items, more))
+        // The apiserver counts what is left only of a list it does not filter.
+        let selected =
+            query.labels != LabelSelector::default() || query.fields != FieldSelector::default();
+        Ok(list_body(info, list_rv, items, more, !selected))
     }
 
     /// Starts a watch. The receiver yields watch events as JSON until the watch is
@@ -241,16 +244,26 @@ pub(super) fn bookmark(info: &ResourceInfo, rv: u64, initial_events_end: bool) -
     json!({"type": "BOOKMARK", "object": {"apiVersion": info.api_version(), "kind": info.kind, "metadata": metadata}})
 }
 
+/// A list's body: its `items`, and `more` (the continue token and how many are left,
+/// said where `counted`) when there is another page.
 pub(super) fn list_body(
     info: &ResourceInfo,
     rv: u64,
     items: Vec<Value>,
     more: Option<(String, usize)>,
+    counted: bool,
 ) -> Value {
     let mut metadata = json!({"resourceVersion": rv.to_string()});
-    if let Some((token, remaining)) = more {
-        metadata["continue"] = json!(token);
-        metadata["remainingItemCount"] = json!(remaining);
+    match more {
+        Some((token, remaining)) => {
+            metadata["continue"] = json!(token);
+            if counted {
+                metadata["remainingItemCount"] = json!(remaining);
+            }
+        }
+        // An unstructured list sets its continue token even when there is none.
+        None if info.custom() => metadata["continue"] = json!(""),
+        None => {}
     }
     json!({"apiVersion": info.api_version(), "kind": format!("{}List", info.kind), "metadata": metadata, "items": items})
 }
