@@ -236,21 +236,21 @@ pub fn crd_errors(crd: &Value, minor: u16) -> Vec<Error> {
 }
 
 /// The defaults of a CRD version's `openAPIV3Schema` that kube-apiserver refuses when
-/// the CRD is written, in its words: each default, as written (the defaults below it
-/// are not filled in), must keep no field its schema prunes, meet every value validation of its node
-/// (`oneOf`, `anyOf`, `allOf` and `not` included) and pass its node's CEL rules, as
-/// Kubernetes 1.`minor` evaluates them. Each error is at its schema path below
-/// `openAPIV3Schema` (`properties[spec].properties[keep].default`).
+/// the CRD is written, in its words (see [`refused_defaults`]), each at its schema path
+/// below `openAPIV3Schema` (`properties[spec].properties[keep].default`).
 pub fn default_errors(schema: &Value, minor: u16) -> Vec<Error> {
     let mut errors = Vec::new();
-    defaults_below(
-        schema,
-        &crate::field::Path::root(),
-        true,
-        minor,
-        &mut errors,
-    );
+    refused_defaults(schema, minor, |_, refused| errors.extend(refused));
     errors
+}
+
+/// Calls `each` with every node of `schema` whose default kube-apiserver of Kubernetes
+/// 1.`minor` refuses, and the errors it refuses it with (at their schema paths below
+/// `openAPIV3Schema`). A default, as written (the defaults below it are not filled in),
+/// must keep no field its schema prunes, meet every value validation of its node
+/// (`oneOf`, `anyOf`, `allOf` and `not` included) and pass its node's CEL rules.
+pub fn refused_defaults(schema: &Value, minor: u16, mut each: impl FnMut(&Value, Vec<Error>)) {
+    defaults_below(schema, &crate::field::Path::root(), true, minor, &mut each);
 }
 
 fn defaults_below(
@@ -258,51 +258,47 @@ fn defaults_below(
     at: &crate::field::Path,
     root: bool,
     minor: u16,
-    errors: &mut Vec<Error>,
+    each: &mut impl FnMut(&Value, Vec<Error>),
 ) {
     if let Some(default) = node.get("default") {
         let path = at.child("default");
-        // As written: the defaults below it are not filled in first.
-        let value = default;
-        let mut pruned = value.clone();
+        let mut found = Vec::new();
+        let mut pruned = default.clone();
         schema::prune(node, &mut pruned, root);
-        if pruned != *value {
-            errors.push(crate::field::invalid(
-                &path,
-                value,
+        if pruned != *default {
+            found.push(crate::field::invalid(
+                &crate::field::Path::root(),
+                default,
                 "must not have unknown fields",
             ));
         }
-        // A default's own errors are said below its path, as the apiserver roots them.
-        let mut found = Vec::new();
-        schema::check(node, value, "", &mut found);
+        schema::check(node, default, "", &mut found);
         if !schema::blocking(&found, minor >= ENUM_BLOCKS_RULES_SINCE_MINOR) {
             Validator::build(node, root, minor).rules.check(
-                value,
+                default,
                 None,
                 CostLimits::default(),
                 (false, true),
                 &mut found,
             );
         }
-        errors.extend(found.into_iter().map(|e| Error {
-            field: path.join(&e.field),
-            ..e
-        }));
+        if !found.is_empty() {
+            // A default's own errors are said below its path, as the apiserver roots them.
+            let found = found.into_iter().map(|e| Error {
+                field: path.join(&e.field),
+                ..e
+            });
+            each(node, found.collect());
+        }
     }
     let properties = node["properties"].as_object().into_iter().flatten();
     for (name, property) in properties {
-        defaults_below(
-            property,
-            &at.child("properties").key(name),
-            false,
-            minor,
-            errors,
-        );
+        let below = at.child("properties").key(name);
+        defaults_below(property, &below, false, minor, each);
     }
     for key in ["items", "additionalProperties"] {
         if node[key].is_object() {
-            defaults_below(&node[key], &at.child(key), false, minor, errors);
+            defaults_below(&node[key], &at.child(key), false, minor, each);
         }
     }
 }

@@ -21,40 +21,29 @@ pub(super) fn check(
     diags: &mut Diagnostics,
 ) {
     #[cfg(feature = "cli")]
-    refused(schema, "openAPIV3Schema", kind, version, minor, diags);
+    refused(schema, kind, version, minor, diags);
     #[cfg(not(feature = "cli"))]
     let _ = (kind, version, minor, &diags);
     crate::markers::schema::strip_origin(schema, DEFAULT_ORIGIN);
 }
 
-/// Walks `node` (at the apiserver's `path`) for defaults, reporting each refused.
+/// Reports each default of `schema` the apiserver refuses, at its marker (at the kind
+/// for a default of no marker of the user's).
 #[cfg(feature = "cli")]
-fn refused(
-    node: &Value,
-    path: &str,
-    kind: &Kind,
-    version: &str,
-    minor: u16,
-    diags: &mut Diagnostics,
-) {
+fn refused(schema: &Value, kind: &Kind, version: &str, minor: u16, diags: &mut Diagnostics) {
     use crate::diag::{Code, Diagnostic, Pos};
-    if node.get("default").is_some() {
-        // The node's own default: what is said below it is its children's.
-        let errors = crdgen_runtime::crd::default_errors(node, minor);
+    crdgen_runtime::crd::refused_defaults(schema, minor, |node, errors| {
         let origin = &node[DEFAULT_ORIGIN];
         let file = origin["file"].as_str().filter(|f| !f.is_empty());
         let pos = Pos {
             line: origin["line"].as_u64().unwrap_or(0) as usize,
             col: origin["col"].as_u64().unwrap_or(0) as usize,
         };
-        for error in errors
-            .iter()
-            .filter(|e| e.field.to_string().starts_with("default"))
-        {
+        for error in errors {
             let diagnostic = Diagnostic::error(
                 Code::BadMarkerArgument,
                 format!(
-                    "kube-apiserver refuses the CRD of `{}` {version}: `{path}.{error}`",
+                    "kube-apiserver refuses the CRD of `{}` {version}: `openAPIV3Schema.{error}`",
                     kind.name
                 ),
             )
@@ -64,21 +53,5 @@ fn refused(
                 _ => diagnostic.at(&kind.file, kind.pos),
             });
         }
-    }
-    for (name, property) in node["properties"].as_object().into_iter().flatten() {
-        let below = format!("{path}.properties[{name}]");
-        refused(property, &below, kind, version, minor, diags);
-    }
-    for key in ["items", "additionalProperties"] {
-        if node[key].is_object() {
-            refused(
-                &node[key],
-                &format!("{path}.{key}"),
-                kind,
-                version,
-                minor,
-                diags,
-            );
-        }
-    }
+    });
 }
