@@ -54,6 +54,40 @@ pub(crate) fn view(paths: &ScalePaths, object: &Value) -> Value {
     })
 }
 
+/// What the apiserver says of the spec replicas path of a custom resource on every
+/// write: an accessor error where it holds no integer, a bound where it holds one out
+/// of range (apiextensions-apiserver's scale validation, in its words).
+pub(crate) fn spec_errors(paths: &ScalePaths, object: &Value) -> Vec<crate::field::Error> {
+    let field = crate::field::Path::new(&paths.spec_replicas);
+    let Some(value) = at(object, &paths.spec_replicas) else {
+        return Vec::new();
+    };
+    let why = match value.as_i64() {
+        Some(n) if n < 0 => "should be a non-negative integer".to_owned(),
+        Some(n) if n > i64::from(i32::MAX) => {
+            format!("should be less than or equal to {}", i32::MAX)
+        }
+        Some(_) => return Vec::new(),
+        // Go's `%v` and `%T` of the decoded JSON value.
+        None => {
+            let (shown, go_type) = match value {
+                Value::String(s) => (s.clone(), "string"),
+                Value::Bool(b) => (b.to_string(), "bool"),
+                Value::Number(n) => (n.to_string(), "float64"),
+                Value::Array(_) => (value.to_string(), "[]interface {}"),
+                Value::Object(_) => (value.to_string(), "map[string]interface {}"),
+                Value::Null => ("<nil>".to_owned(), "<nil>"),
+            };
+            format!(
+                "{} accessor error: {shown} is of the type {go_type}, expected int64",
+                paths.spec_replicas
+            )
+        }
+    };
+    let replicas = value.as_i64().unwrap_or(0);
+    vec![crate::field::invalid(&field, replicas, &why)]
+}
+
 /// Writes `replicas` at the spec replicas path, creating the objects on the way.
 pub(crate) fn set_replicas(paths: &ScalePaths, object: &mut Value, replicas: i64) {
     let mut target = object;

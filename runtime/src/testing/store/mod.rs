@@ -709,9 +709,13 @@ fn admit(
     old: Option<&Value>,
 ) -> Result<(), ApiError> {
     if let Some(validator) = &info.schema {
-        validator
-            .admit(object, old)
-            .map_err(|errors| info.invalid_fields(name, &errors))?;
+        let mut errors = validator.admit(object, old).err().unwrap_or_default();
+        if let Some(paths) = &info.scale {
+            errors.extend(super::scale::spec_errors(paths, object));
+        }
+        if !errors.is_empty() {
+            return Err(info.invalid_fields(name, &errors));
+        }
     }
     match &info.validate {
         Some(check) => check(object).map_err(|why| info.invalid(name, &why)),
