@@ -274,7 +274,9 @@ fn defaults_below(
         }
         schema::check(node, default, "", &mut found);
         if !schema::blocking(&found, minor >= ENUM_BLOCKS_RULES_SINCE_MINOR) {
-            Validator::build(node, root, minor).rules.check(
+            // The node's rules alone: a validator would copy its whole schema, for every
+            // default of a CRD.
+            cel::Rules::new(node, root, minor).check(
                 default,
                 None,
                 CostLimits::default(),
