@@ -1,7 +1,8 @@
 //! The in-memory API server held to kube-apiserver, request by request: the cases of
 //! testdata/differential/cases.yaml are sent to both (the in-memory server served on a
 //! loopback port and reached through its kubeconfig, as the real one is), and each
-//! step's answers compared: status code, reason, causes and the object returned. The
+//! step's answers compared: status code, reason, causes and the object returned (or the
+//! events a watch streams). The
 //! suite prints `N of M agree`; each case that disagrees is pinned, with both answers, in
 //! disagreements-1.MINOR.json (the answers' words are a release's own).
 
@@ -42,7 +43,23 @@ struct Step {
     /// prefix is kept, the name itself is not).
     #[serde(default)]
     keep: Vec<String>,
+    /// The status code to send the step again until it answers with, for at most
+    /// [`SETTLE`]: what a CRD's write does to its resource reaches the apiserver's
+    /// handlers a moment after the write is answered.
+    #[serde(default)]
+    until: Option<u16>,
+    /// `status`: only the status code and a failure's reason, causes and message are
+    /// compared (a CRD's answer carries what each server's controllers wrote when).
+    #[serde(default)]
+    compare: Option<String>,
+    /// A name for the resourceVersion of the object answered, for later steps' paths
+    /// (`${name}`): the two servers count their own.
+    #[serde(default, rename = "as")]
+    save_as: Option<String>,
 }
+
+/// How long a step with `until` is sent again.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(30);
 
 fn dir() -> std::path::PathBuf {
     common::testdata("differential")
@@ -53,9 +70,38 @@ fn cases() -> Cases {
     serde_yaml_ng::from_str(&text).unwrap()
 }
 
-/// A step's answer, as the two servers are compared on it.
-async fn send(client: &kube::Client, step: &Step) -> Value {
-    let uri = format!("/apis/diff.crdgen.dev/v1/namespaces/default/{}", step.path);
+/// A step's answer, as the two servers are compared on it, sent again while it
+/// answers other than its `until`; the resourceVersions named by earlier steps.
+async fn send(client: &kube::Client, step: &Step, saved: &mut BTreeMap<String, String>) -> Value {
+    let deadline = std::time::Instant::now() + SETTLE;
+    let (answer, version) = loop {
+        let (answer, version) = send_once(client, step, saved).await;
+        match step.until {
+            Some(code) if answer["code"] != code && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            _ => break (answer, version),
+        }
+    };
+    if let (Some(name), Some(version)) = (&step.save_as, version) {
+        saved.insert(name.clone(), version);
+    }
+    answer
+}
+
+async fn send_once(
+    client: &kube::Client,
+    step: &Step,
+    saved: &BTreeMap<String, String>,
+) -> (Value, Option<String>) {
+    let mut path = step.path.clone();
+    for (name, version) in saved {
+        path = path.replace(&format!("${{{name}}}"), version);
+    }
+    let uri = match path.starts_with('/') {
+        true => path,
+        false => format!("/apis/diff.crdgen.dev/v1/namespaces/default/{path}"),
+    };
     let content_type = match step.patch.as_deref() {
         Some("merge") => "application/merge-patch+json",
         Some("json") => "application/json-patch+json",
@@ -69,12 +115,33 @@ async fn send(client: &kube::Client, step: &Step) -> Value {
         .map_or_else(Vec::new, |b| serde_json::to_vec(b).unwrap());
     let request = http::Request::builder()
         .method(step.method.as_str())
-        .uri(uri)
+        .uri(&uri)
         .header(http::header::CONTENT_TYPE, content_type)
         .body(body)
         .unwrap();
-    match client.request::<Value>(request).await {
-        Ok(object) => json!({"code": 200, "object": comparable(object, &step.keep)}),
+    let status_only = step.compare.as_deref() == Some("status");
+    match client.request_text(request).await {
+        Ok(_) if status_only => (json!({"code": 200}), None),
+        Ok(text) => {
+            // A watch answers with a stream of events, one JSON document each.
+            let mut documents: Vec<Value> = serde_json::Deserializer::from_str(&text)
+                .into_iter()
+                .collect::<Result<_, _>>()
+                .unwrap_or_else(|e| panic!("{uri}: not JSON: {e}: {text}"));
+            let version = documents
+                .first()
+                .and_then(|d| d.pointer("/metadata/resourceVersion"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let documents = documents
+                .iter_mut()
+                .map(|d| comparable(d.take(), &step.keep));
+            let answer = match uri.contains("watch=true") {
+                true => json!({"code": 200, "events": documents.collect::<Vec<_>>()}),
+                false => json!({"code": 200, "object": documents.last()}),
+            };
+            (answer, version)
+        }
         Err(kube::Error::Api(status)) => {
             let causes: Vec<String> = status
                 .details
@@ -100,12 +167,21 @@ async fn send(client: &kube::Client, step: &Step) -> Value {
                     )
                     .unwrap()
                 });
-                answer["message"] = json!(UID.replace_all(&status.message, "<uid>"));
+                answer["message"] = json!(masked(&UID.replace_all(&status.message, "<uid>")));
             }
-            answer
+            (answer, None)
         }
-        Err(other) => json!({"error": other.to_string()}),
+        Err(other) => (json!({"error": other.to_string()}), None),
     }
+}
+
+/// A message without the resourceVersions each server counts its own.
+fn masked(message: &str) -> String {
+    static VERSIONS: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"resource version: \d+ \(\d+\)").unwrap());
+    VERSIONS
+        .replace_all(message, "resource version: <rv> (<rv>)")
+        .into_owned()
 }
 
 /// An object without what no two servers share: uid, timestamps, resourceVersions,
@@ -126,6 +202,10 @@ fn comparable(mut object: Value, keep: &[String]) -> Value {
                 meta.remove("name");
             }
         }
+        // A deletion's Status names the uid of what it deleted.
+        if let Some(details) = object.get_mut("details").and_then(Value::as_object_mut) {
+            details.remove("uid");
+        }
         // A list's page token is each server's own; that there is one is compared.
         if let Some(token) = object.pointer_mut("/metadata/continue")
             && token.as_str().is_some_and(|t| !t.is_empty())
@@ -135,9 +215,12 @@ fn comparable(mut object: Value, keep: &[String]) -> Value {
         if let Some(items) = object.get_mut("items").and_then(Value::as_array_mut) {
             items.iter_mut().for_each(|item| strip(item, keep));
         }
-        // A watch event's object.
+        // A watch event's object, or its error.
         if let Some(inner) = object.get_mut("object") {
             strip(inner, keep);
+        }
+        if let Some(Value::String(message)) = object.get_mut("message") {
+            *message = masked(message);
         }
     }
     strip(&mut object, keep);
@@ -149,8 +232,9 @@ async fn answers(client: &kube::Client, cases: &Cases) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     for case in &cases.cases {
         let mut steps = Vec::new();
+        let mut saved = BTreeMap::new();
         for step in &case.steps {
-            steps.push(send(client, step).await);
+            steps.push(send(client, step, &mut saved).await);
         }
         out.push(steps);
     }

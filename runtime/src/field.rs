@@ -275,9 +275,10 @@ pub fn too_long(field: &Path, max: usize) -> Error {
     error(ErrorType::TooLong, field, None, &detail)
 }
 
-/// `field` has `actual` items, more than `max`.
+/// `field` has `actual` items, more than `max` ("at most 1 item", as apimachinery says).
 pub fn too_many(field: &Path, actual: usize, max: usize) -> Error {
-    let detail = format!("must have at most {max} items");
+    let items = if max == 1 { "item" } else { "items" };
+    let detail = format!("must have at most {max} {items}");
     error(ErrorType::TooMany, field, json(actual), &detail)
 }
 

@@ -39,6 +39,10 @@ pub const KUBERNETES_MINOR: u16 = 37;
 /// (kube-apiserver 1.28 runs them): apiextensions-apiserver's `hasBlockingErr`.
 const ENUM_BLOCKS_RULES_SINCE_MINOR: u16 = 29;
 
+/// The first minor version to ratchet validation on an update, rules and schema alike
+/// (`CRDValidationRatcheting`, on by default from 1.30): an unchanged value passes.
+const RATCHETING_SINCE_MINOR: u16 = 30;
+
 /// One CRD version's schema, read once, to admit objects by, answering as one
 /// Kubernetes version ([`KUBERNETES_MINOR`] unless told another).
 #[derive(Debug)]
@@ -136,7 +140,8 @@ impl Validator {
         schema::default(&self.schema, object);
         schema::prune(&self.schema, object, true);
         let mut errors = Vec::new();
-        schema::check(&self.schema, object, "", &mut errors);
+        let ratcheted = old.filter(|_| self.minor >= RATCHETING_SINCE_MINOR);
+        schema::check(&self.schema, object, ratcheted, "", &mut errors);
         let enum_blocks = self.minor >= ENUM_BLOCKS_RULES_SINCE_MINOR;
         if schema::blocking(&errors, enum_blocks) {
             if !self.rules.is_empty() {
@@ -272,7 +277,7 @@ fn defaults_below(
                 "must not have unknown fields",
             ));
         }
-        schema::check(node, default, "", &mut found);
+        schema::check(node, default, None, "", &mut found);
         if !schema::blocking(&found, minor >= ENUM_BLOCKS_RULES_SINCE_MINOR) {
             // The node's rules alone: a validator would copy its whole schema, for every
             // default of a CRD.
@@ -324,6 +329,59 @@ mod tests {
             Ok(()) => Vec::new(),
             Err(errors) => errors.iter().map(ToString::to_string).collect(),
         }
+    }
+
+    #[test]
+    fn an_unchanged_value_passes_the_bounds_a_new_schema_sets_but_a_changed_one_does_not() {
+        // As kube-apiserver 1.37 answered after a CRD gained these bounds over a stored
+        // object (tests/differential.rs holds the in-memory server to it).
+        let schema = json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "required": ["missing"],
+            "properties": {
+                "name": {"type": "string", "maxLength": 3},
+                "count": {"type": "integer", "maximum": 5},
+                "other": {"type": "string"},
+                "missing": {"type": "string"},
+                "ports": {
+                    "type": "array",
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["name"],
+                    "items": {"type": "object", "properties": {
+                        "name": {"type": "string"},
+                        "port": {"type": "integer", "maximum": 10},
+                    }},
+                },
+            },
+        }}});
+        let at = |minor: u16| Validator::new(&schema).for_kubernetes(minor);
+        let stored = json!({"spec": {
+            "name": "ABCDE", "count": 9, "other": "x",
+            "ports": [{"name": "a", "port": 11}, {"name": "b", "port": 12}],
+        }});
+        // Another field changed: the spec's own `required` is checked, its unchanged
+        // fields are not, a moved item of a map list is matched by its key.
+        let mut other = stored.clone();
+        other["spec"]["other"] = json!("y");
+        other["spec"]["ports"] = json!([{"name": "b", "port": 12}, {"name": "a", "port": 11}]);
+        assert_eq!(
+            messages(&at(37), &other, Some(&stored)),
+            ["spec.missing: Required value"]
+        );
+        // Before 1.30 nothing ratchets.
+        assert_eq!(messages(&at(29), &other, Some(&stored)).len(), 5);
+        // A changed value meets the schema as it is now.
+        let mut changed = stored.clone();
+        changed["spec"]["count"] = json!(10);
+        changed["spec"]["ports"][0]["port"] = json!(13);
+        assert_eq!(
+            messages(&at(37), &changed, Some(&stored)),
+            [
+                "spec.missing: Required value",
+                "spec.count: Invalid value: 10: spec.count in body should be less than or equal to 5",
+                "spec.ports[0].port: Invalid value: 13: spec.ports[0].port in body should be less than or equal to 10",
+            ]
+        );
     }
 
     #[test]

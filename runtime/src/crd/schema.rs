@@ -151,7 +151,21 @@ fn join(path: &str, field: &str) -> String {
 }
 
 /// Validates `value` at `path` against `schema`, collecting the apiserver's errors.
-pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<Error>) {
+/// `old` is the value this one replaces, where validation ratchets (an update, from
+/// 1.30): a value equal to the one it replaces passes whatever its schema says now, as
+/// kube-openapi's ratcheting validator lets it, so that a CRD's new bound does not lock
+/// its old objects. Values are matched with their old ones by property name, map key,
+/// and for a `map` list by its keys; other lists' items have none.
+pub(super) fn check(
+    schema: &Value,
+    value: &Value,
+    old: Option<&Value>,
+    path: &str,
+    errors: &mut Vec<Error>,
+) {
+    if old == Some(value) {
+        return;
+    }
     let at = |kind: ErrorType, why: String| Error {
         kind,
         field: Path::new(path),
@@ -266,8 +280,10 @@ pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
                 ));
             }
             if let Some(item) = schema.get("items") {
+                let old_items = old.and_then(Value::as_array).map(Vec::as_slice);
                 for (i, v) in items.iter().enumerate() {
-                    check(item, v, &format!("{path}[{i}]"), errors);
+                    let before = old_items.and_then(|o| same_item(schema, v, o));
+                    check(item, v, before, &format!("{path}[{i}]"), errors);
                 }
             }
         }
@@ -301,7 +317,8 @@ pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
                     continue; // the store checks metadata itself
                 }
                 if let Some(property) = properties.and_then(|p| p.get(name)).or(additional) {
-                    check(property, field, &join(path, name), errors);
+                    let before = old.and_then(|o| o.get(name));
+                    check(property, field, before, &join(path, name), errors);
                 }
             }
         }
@@ -309,7 +326,7 @@ pub(super) fn check(schema: &Value, value: &Value, path: &str, errors: &mut Vec<
     }
     // Value validations in `allOf` (a type's bound and a field's): the value meets each.
     for part in schema["allOf"].as_array().into_iter().flatten() {
-        check(part, value, path, errors);
+        check(part, value, old, path, errors);
     }
     composites(schema, value, path, errors);
 }
@@ -329,7 +346,7 @@ fn composites(schema: &Value, value: &Value, path: &str, errors: &mut Vec<Error>
         branches
             .map(|branch| {
                 let mut found = Vec::new();
-                check(branch, value, path, &mut found);
+                check(branch, value, None, path, &mut found);
                 found
             })
             .collect()
@@ -358,7 +375,7 @@ fn composites(schema: &Value, value: &Value, path: &str, errors: &mut Vec<Error>
     // `not` (a `NonZeroI32`'s `enum: [0]`): the value meets none of its validations.
     if let Some(not) = schema.get("not").filter(|n| n.is_object()) {
         let mut met = Vec::new();
-        check(not, value, path, &mut met);
+        check(not, value, None, path, &mut met);
         if met.is_empty() {
             errors.push(composite("must not validate the schema (not)".into()));
         }
@@ -417,13 +434,31 @@ fn string(schema: &Value, s: &str, invalid: &mut Invalid<'_>) {
     {
         invalid(format!("should be at least {min} chars long"), None);
     }
-    if let Some(pattern) = schema["pattern"].as_str() {
+    // A string past its maxLength is not matched against its pattern (kube-openapi
+    // spares the regular expression a long input): its one error is TooLong.
+    let too_long = schema["maxLength"]
+        .as_u64()
+        .is_some_and(|max| s.chars().count() as u64 > max);
+    if let Some(pattern) = schema["pattern"].as_str().filter(|_| !too_long) {
         match Regex::new(pattern) {
             Ok(re) if !re.is_match(s) => invalid(format!("should match '{pattern}'"), None),
             Ok(_) => {}
             Err(e) => invalid(format!("the schema's pattern does not compile: {e}"), None),
         }
     }
+}
+
+/// The item of `old` that `item` of a `map` list replaces: the one with its keys.
+fn same_item<'a>(schema: &Value, item: &Value, old: &'a [Value]) -> Option<&'a Value> {
+    if schema["x-kubernetes-list-type"] != "map" {
+        return None;
+    }
+    let keys = schema["x-kubernetes-list-map-keys"].as_array()?;
+    old.iter().find(|o| {
+        keys.iter()
+            .filter_map(Value::as_str)
+            .all(|k| o.get(k) == item.get(k))
+    })
 }
 
 /// The items of a `set` or `map` list that repeat an earlier one (its keys, for a map),

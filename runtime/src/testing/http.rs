@@ -11,14 +11,15 @@ use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use serde_json::Value;
 
-use super::ApiServer;
 use super::selector::{FieldSelector, LabelSelector};
 use super::status::ApiError;
 use super::store::{Owner, Patch, PatchKind, Query, ResourceKey, Target, Write};
+use super::{ApiServer, definitions};
 
 pub type Body = UnsyncBoxBody<Bytes, Infallible>;
 
 /// What a request path names.
+#[derive(Clone)]
 struct Route {
     key: ResourceKey,
     namespace: Option<String>,
@@ -177,7 +178,11 @@ impl ApiServer {
             bytes: &bytes,
             owner: Owner::Update(&manager),
         };
-        match self.serve(&parts.method, route, &request) {
+        let answer = match route.key == definitions::key() {
+            true => self.serve_crds(&parts.method, route, &request),
+            false => self.serve(&parts.method, route, &request),
+        };
+        match answer {
             Ok((status, value)) if metadata_only => json(status, &partial_metadata(value)),
             Ok((status, value)) => json(status, &value),
             Err(e) => error(&e),
@@ -265,6 +270,32 @@ impl ApiServer {
                 format!("{method} is not supported here"),
             )),
         }
+    }
+
+    /// A request on CustomResourceDefinitions: a write is checked as the apiserver
+    /// checks a CRD, on what it would leave (made first as a dry run), and once made
+    /// serves what the CRD defines.
+    fn serve_crds(
+        &self,
+        method: &Method,
+        route: Route,
+        request: &RequestParts<'_>,
+    ) -> Result<(StatusCode, Value), ApiError> {
+        self.serve_crd_resource();
+        let mut dry = Params(request.params.0.clone());
+        dry.0.push(("dryRun".into(), "All".into()));
+        let dry_request = RequestParts {
+            params: &dry,
+            ..*request
+        };
+        let dry_run = request.params.get("dryRun").is_some_and(|v| v == "All");
+        let dry_route = route.clone();
+        self.write_crd(
+            method,
+            || Ok(self.serve(method, dry_route, &dry_request)?.1),
+            || self.serve(method, route, request),
+            dry_run,
+        )
     }
 
     fn watch(&self, route: Route, params: &Params, metadata_only: bool) -> Response<Body> {

@@ -28,8 +28,9 @@
 //! `metadata.name` and `metadata.namespace`; `limit`/`continue` paging with
 //! `remainingItemCount`; watches from a resourceVersion with ADDED, MODIFIED and
 //! DELETED in order (selector transitions become ADDED or DELETED), BOOKMARK events
-//! when asked, `sendInitialEvents`, `timeoutSeconds`, and 410 for a compacted
-//! resourceVersion. Test hooks break open watches, cause a watch outage, compact the
+//! when asked, `sendInitialEvents`, `timeoutSeconds`, and 410 Expired for a
+//! resourceVersion older than the history kept (from before the resource was served, as
+//! the apiserver's watch cache starts then, or compacted). Test hooks break open watches, cause a watch outage, compact the
 //! history, send bookmarks and count the watches opened.
 //!
 //! A delete that removes an object at once answers with a `Status` naming it (kube's
@@ -62,7 +63,9 @@
 //!   is checked only for the name. No admission webhooks.
 //! - A `continue` token reads the current objects after its key, not a snapshot at the
 //!   first page's resourceVersion (it still expires with [`ApiServer::compact`]).
-//! - Event history is kept until [`ApiServer::compact`]; nothing compacts on its own.
+//! - Event history is kept from when a resource is first served until
+//!   [`ApiServer::compact`] (the apiserver's watch cache moves on by itself); nothing
+//!   compacts on its own.
 //! - No discovery, no version conversion between versions of one kind, no garbage
 //!   collection through owner references, no graceful deletion periods, no
 //!   authentication or authorization, no field selectors beyond name and namespace.
@@ -78,6 +81,7 @@
 mod auth;
 pub mod cluster;
 mod crds;
+mod definitions;
 #[cfg(feature = "envtest")]
 pub mod envtest;
 mod http;
@@ -279,49 +283,8 @@ impl ApiServer {
     ///
     /// The apiserver's `Invalid` answer, one cause per field error.
     pub fn try_register_crd(&self, crd: &CustomResourceDefinition) -> Result<&Self, ApiError> {
-        let minor = self.minor();
         let json = serde_json::to_value(crd).map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let refused = crate::crd::crd_errors(&json, minor);
-        if !refused.is_empty() {
-            let name = crd.metadata.name.as_deref().unwrap_or_default();
-            let crds = (
-                "CustomResourceDefinition",
-                "apiextensions.k8s.io",
-                "customresourcedefinitions",
-            );
-            return Err(ApiError::invalid(crds, name, &refused));
-        }
-        let spec = &crd.spec;
-        let mut store = self.store();
-        for version in spec.versions.iter().filter(|v| v.served) {
-            store.register(ResourceInfo {
-                group: spec.group.clone(),
-                version: version.name.clone(),
-                plural: spec.names.plural.clone(),
-                kind: spec.names.kind.clone(),
-                namespaced: spec.scope == "Namespaced",
-                status_subresource: version
-                    .subresources
-                    .as_ref()
-                    .is_some_and(|s| s.status.is_some()),
-                scale: version
-                    .subresources
-                    .as_ref()
-                    .and_then(|s| s.scale.as_ref())
-                    .map(|s| ScalePaths {
-                        spec_replicas: s.spec_replicas_path.clone(),
-                        status_replicas: s.status_replicas_path.clone(),
-                        label_selector: s.label_selector_path.clone(),
-                    }),
-                validate: None,
-                schema: version
-                    .schema
-                    .as_ref()
-                    .and_then(|s| s.open_api_v3_schema.as_ref())
-                    .and_then(|s| serde_json::to_value(s).ok())
-                    .map(|s| Arc::new(crate::crd::Validator::build(&s, true, minor))),
-            });
-        }
+        self.store_crd(&json)?;
         Ok(self)
     }
 

@@ -57,10 +57,6 @@ pub(super) struct Rules {
     minor: u16,
 }
 
-/// The first minor version to ratchet rules (`CRDValidationRatcheting`, on by default
-/// from 1.30).
-const RATCHETING_SINCE_MINOR: u16 = 30;
-
 /// The first minor version whose failed rule shows a scalar's value and nothing for an
 /// object or list; before it, the error names the node's type (`Invalid value:
 /// "object": …`).
@@ -152,7 +148,7 @@ impl Rules {
         let at = walk::At {
             path: &root,
             unchanged: false,
-            ratchets: self.minor >= RATCHETING_SINCE_MINOR,
+            ratchets: self.minor >= super::RATCHETING_SINCE_MINOR,
             top: true,
             typed_values: self.minor < VALUELESS_SINCE_MINOR,
             typed_data: typed,

@@ -210,6 +210,9 @@ pub(crate) struct Storage {
 struct Collection {
     info: ResourceInfo,
     objects: BTreeMap<(String, String), Value>,
+    /// The resource version its watch history begins at: the apiserver's watch cache
+    /// starts when the resource is first served, and a watch from before is 410.
+    since: u64,
 }
 
 impl Storage {
@@ -228,6 +231,7 @@ impl Storage {
                     Collection {
                         info,
                         objects: BTreeMap::new(),
+                        since: self.rv,
                     },
                 );
             }
@@ -764,7 +768,7 @@ fn id_of(object: &Value) -> (String, String) {
     )
 }
 
-fn now() -> Value {
+pub(super) fn now() -> Value {
     let time =
         k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(k8s_openapi::jiff::Timestamp::now());
     serde_json::to_value(time).unwrap_or(Value::Null)

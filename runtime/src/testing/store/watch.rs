@@ -141,12 +141,13 @@ impl Storage {
                     ApiError::bad_request(format!("invalid resource version: {rv}"))
                 })?),
             };
+        let oldest = self.compacted.max(self.resources[key].since);
         match from {
-            Some(rv) if rv < self.compacted => {
+            Some(rv) if rv < oldest => {
                 let gone = ApiError::new(
                     410,
                     "Expired",
-                    format!("too old resource version: {rv} ({})", self.compacted),
+                    format!("too old resource version: {rv} ({oldest})"),
                 );
                 let _ = tx.send(json!({"type": "ERROR", "object": gone.to_status()}));
                 return Ok(rx);
