@@ -104,6 +104,17 @@ impl Validator {
         &self.schema
     }
 
+    /// Prunes what the schema does not know from `object` and, `defaults` asked, fills
+    /// its defaults: what the apiserver does to an object converted to this version
+    /// (defaults only at the version it is stored at).
+    #[cfg(feature = "testing")]
+    pub(crate) fn convert_into(&self, object: &mut Value, defaults: bool) {
+        if defaults {
+            schema::default(&self.schema, object);
+        }
+        schema::prune(&self.schema, object, true);
+    }
+
     /// The validator of `version` of `crd`; `None` when the CRD has no such version or
     /// it has no schema.
     pub fn for_crd(crd: &CustomResourceDefinition, version: &str) -> Option<Validator> {

@@ -2,8 +2,9 @@
 //! [`ApiServer::try_register_crd`] or over HTTP as an operator installing its CRDs writes
 //! them: refused as kube-apiserver refuses them (422, in its words), else stored, each
 //! served version served at once (its objects kept when it was served before, under
-//! the new schema from the next write), and its status made what
-//! apiextensions-apiserver's controllers make it: names accepted, established.
+//! the new schema from the next write; every version's kept at the storage version, see
+//! `store/versions.rs`), and its status made what apiextensions-apiserver's controllers
+//! make it: names accepted, established.
 
 use std::sync::Arc;
 
@@ -36,6 +37,7 @@ fn info() -> ResourceInfo {
         scale: None,
         validate: None,
         schema: None,
+        stored_at: None,
     }
 }
 
@@ -112,13 +114,12 @@ impl ApiServer {
         let crd: CustomResourceDefinition = serde_json::from_value(stored.clone())
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
         let spec = &crd.spec;
-        self.establish(
-            stored,
-            spec.versions.iter().find(|v| v.storage).map(|v| &v.name),
-        )?;
+        let storage = spec.versions.iter().find(|v| v.storage).map(|v| &v.name);
+        self.establish(stored, storage)?;
         let minor = self.minor();
         let mut store = self.store();
-        for version in spec.versions.iter().filter(|v| v.served) {
+        // The storage version keeps every version's objects, served or not.
+        for version in spec.versions.iter().filter(|v| v.served || v.storage) {
             let subresources = version.subresources.as_ref();
             store.register(ResourceInfo {
                 group: spec.group.clone(),
@@ -141,6 +142,7 @@ impl ApiServer {
                     .and_then(|s| s.open_api_v3_schema.as_ref())
                     .and_then(|s| serde_json::to_value(s).ok())
                     .map(|s| Arc::new(crate::crd::Validator::build(&s, true, minor))),
+                stored_at: storage.cloned(),
             });
         }
         Ok(())

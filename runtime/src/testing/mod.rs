@@ -66,7 +66,10 @@
 //! - Event history is kept from when a resource is first served until
 //!   [`ApiServer::compact`] (the apiserver's watch cache moves on by itself); nothing
 //!   compacts on its own.
-//! - No discovery, no version conversion between versions of one kind, no garbage
+//! - A CRD's versions convert as the `None` strategy converts them (`store/versions.rs`)
+//!   whatever its strategy: no conversion webhook is called. A storage version that is
+//!   not served is served here.
+//! - No discovery, no garbage
 //!   collection through owner references, no graceful deletion periods, no
 //!   authentication or authorization, no field selectors beyond name and namespace.
 //! - uids are deterministic per server, `generateName` suffixes come from a counter.
@@ -199,6 +202,7 @@ impl ApiServer {
                     .map_err(|e| e.to_string())
             })),
             schema: None,
+            stored_at: None,
         });
         self
     }

@@ -5,6 +5,7 @@
 
 mod managed;
 mod patch;
+mod versions;
 mod watch;
 
 pub(crate) use patch::{Patch, PatchKind};
@@ -39,6 +40,9 @@ pub(crate) struct ResourceInfo {
     /// The CRD version's schema, for resources registered from one: defaults, pruning,
     /// validation and CEL rules on every write.
     pub schema: Option<Arc<crate::crd::Validator>>,
+    /// The version objects are stored at, for a version of a CRD: objects of all its
+    /// versions are kept once, there (see `versions`).
+    pub stored_at: Option<String>,
 }
 
 impl ResourceInfo {
@@ -263,8 +267,8 @@ impl Storage {
     ) -> Result<(ResourceInfo, Value), ApiError> {
         let info = self.info(key)?.clone();
         let id = (ns.unwrap_or_default().to_owned(), name.to_owned());
-        match self.resources[key].objects.get(&id) {
-            Some(object) => Ok((info, object.clone())),
+        match self.resources[&self.home(key)].objects.get(&id) {
+            Some(object) => Ok((info, self.present(key, object.clone()))),
             None => Err(info.not_found(name)),
         }
     }
@@ -340,7 +344,7 @@ impl Storage {
         admit(&info, &name, &mut object, None)?;
         // As the apiserver: an invalid object is refused (422) before its name is found
         // taken (409).
-        if self.resources[key].objects.contains_key(&id) {
+        if self.resources[&self.home(key)].objects.contains_key(&id) {
             return Err(ApiError::new(
                 409,
                 "AlreadyExists",
@@ -586,7 +590,7 @@ impl Storage {
         dry_run: bool,
     ) -> Result<Value, ApiError> {
         let info = self.info(key)?.clone();
-        let ids: Vec<(String, String)> = self.resources[key]
+        let ids: Vec<(String, String)> = self.resources[&self.home(key)]
             .objects
             .iter()
             .filter(|(_, o)| query.matches(o))
@@ -600,6 +604,8 @@ impl Storage {
         Ok(list_body(&info, self.rv, items, None, true))
     }
 
+    /// Stores a write made at `key`'s version (kept at its storage version), tells the
+    /// watchers of every version, and answers with the object at `key`'s version.
     fn commit(
         &mut self,
         key: &ResourceKey,
@@ -609,9 +615,12 @@ impl Storage {
     ) -> Value {
         self.rv += 1;
         let rv = self.rv;
+        let home = self.home(key);
+        let old = old.map(|o| self.to_storage(key, o));
+        let new = new.map(|o| self.to_storage(key, o));
         let objects = &mut self
             .resources
-            .get_mut(key)
+            .get_mut(&home)
             .expect("committed resources are registered")
             .objects;
         let (kind, object) = match new {
@@ -636,17 +645,21 @@ impl Storage {
         };
         let event = Event {
             rv,
-            key: key.clone(),
+            key: home.clone(),
             kind,
             old,
-            object: object.clone(),
+            object,
         };
-        self.watchers.retain(|w| {
-            w.key != event.key
-                || frame_for(&w.query, &event).is_none_or(|frame| w.tx.send(frame).is_ok())
+        let mut watchers = std::mem::take(&mut self.watchers);
+        watchers.retain(|w| {
+            self.home(&w.key) != home
+                || frame_for(&w.query, &self.present_event(&w.key, &event))
+                    .is_none_or(|frame| w.tx.send(frame).is_ok())
         });
+        self.watchers = watchers;
+        let answer = self.present(key, event.object.clone());
         self.history.push(event);
-        object
+        answer
     }
 }
 
@@ -659,11 +672,15 @@ fn checked_body(info: &ResourceInfo, body: Value, ns: Option<&str>) -> Result<Va
         ));
     };
     let api_version = info.api_version();
-    for (field, expected) in [("apiVersion", &api_version), ("kind", &info.kind)] {
+    let fields = [
+        ("apiVersion", "API version", &api_version),
+        ("kind", "kind", &info.kind),
+    ];
+    for (field, words, expected) in fields {
         match map.get(field).and_then(Value::as_str) {
             Some(actual) if actual != expected => {
                 return Err(ApiError::bad_request(format!(
-                    "the {field} in the data ({actual}) does not match the expected {field} ({expected})"
+                    "the {words} in the data ({actual}) does not match the expected {words} ({expected})"
                 )));
             }
             _ => {

@@ -91,7 +91,7 @@ impl Storage {
             }
             None => (self.rv, None),
         };
-        let mut matching = self.resources[key]
+        let mut matching = self.resources[&self.home(key)]
             .objects
             .iter()
             .filter(|(id, _)| after.as_ref().is_none_or(|a| *id > a))
@@ -100,7 +100,7 @@ impl Storage {
         let mut items = Vec::new();
         let mut last = None;
         for (id, object) in matching.by_ref().take(limit) {
-            items.push(object.clone());
+            items.push(self.present(key, object.clone()));
             last = Some(id);
         }
         let remaining = matching.count();
@@ -153,18 +153,20 @@ impl Storage {
                 return Ok(rx);
             }
             Some(rv) => {
-                for event in self.history.iter().filter(|e| e.rv > rv && e.key == *key) {
-                    if let Some(frame) = frame_for(&query, event) {
+                let home = self.home(key);
+                for event in self.history.iter().filter(|e| e.rv > rv && e.key == home) {
+                    if let Some(frame) = frame_for(&query, &self.present_event(key, event)) {
                         let _ = tx.send(frame);
                     }
                 }
             }
             None => {
-                for object in self.resources[key]
+                for object in self.resources[&self.home(key)]
                     .objects
                     .values()
                     .filter(|o| query.matches(o))
                 {
+                    let object = self.present(key, object.clone());
                     let _ = tx.send(json!({"type": "ADDED", "object": object}));
                 }
             }
