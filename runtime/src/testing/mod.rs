@@ -58,9 +58,9 @@
 //! - Strategic merge patch is refused with 415, as for custom resources.
 //! - Validation: resources registered from a Rust type reject (422) bodies that do not
 //!   deserialize into it; resources registered from a CRD are checked against its schema
-//!   and CEL rules, but formats other than `date-time`, `date` and `email` are not
-//!   checked, only CEL rules ratchet (an unchanged invalid value passes), and `metadata`
-//!   is checked only for the name. No admission webhooks.
+//!   and CEL rules (an unchanged value ratcheted from 1.30), but of the string formats
+//!   only `date-time`, `date`, `email`, `uuid`, `ipv4`, `ipv6` and `uri` are checked,
+//!   and `metadata` only for the name. No admission webhooks.
 //! - A `continue` token reads the current objects after its key, not a snapshot at the
 //!   first page's resourceVersion (it still expires with [`ApiServer::compact`]).
 //! - Event history is kept from when a resource is first served until
