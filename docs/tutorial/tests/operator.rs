@@ -243,7 +243,12 @@ async fn the_operator_on_a_real_control_plane() {
         replicas[leader].as_ref().unwrap(),
         replicas[1 - leader].as_ref().unwrap(),
     );
-    assert!(reconciled(led), "{}", metrics(led));
+    // Its counter moves once the sync returns, a moment after the status it wrote.
+    assert!(
+        eventually(Duration::from_secs(10), || reconciled(led)).await,
+        "{}",
+        metrics(led)
+    );
     assert!(!reconciled(other), "{}", metrics(other));
 
     // Killed (no release): the other takes over once the lease expires.
