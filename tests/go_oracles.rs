@@ -3,13 +3,15 @@
 //! twins of crdgen's APIs (testdata/go, each a Go module as a Go operator author writes
 //! it), and each CRD it writes compared with crdgen's path by path. What differs by design
 //! is listed with its reason in testdata/go/differences.yaml; nothing else may. Prints
-//! `controller-gen v0.23.0: N of M documents equal`, and says skipped without the tools.
+//! `controller-gen v0.23.0: N of M documents equal`, and says skipped without the tools. A
+//! listed difference that no longer differs fails too.
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use crdgen_runtime::testing::cluster;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -27,11 +29,17 @@ const TWINS: &[Twin] = &[Twin {
     crds: &["bcrds.example.com_examples.yaml"],
 }];
 
+/// A difference by design: the JSON pointer below which crdgen's CRD may differ, and why.
 #[derive(Deserialize)]
 struct Difference {
     path: String,
-    #[allow(dead_code)] // read by people: the file says why, the test checks the path
     why: String,
+}
+
+impl Difference {
+    fn covers(&self, path: &str) -> bool {
+        path == self.path || path.starts_with(&format!("{}/", self.path))
+    }
 }
 
 /// The directory of the Go tools, or `None` after saying why the suite is skipped (a
@@ -41,16 +49,13 @@ fn tools() -> Option<PathBuf> {
         return Some(dir.into());
     }
     let why = "go oracles: skipped: no CRDGEN_GO_TOOLS (export CRDGEN_GO_TOOLS=$(hack/go-tools.sh), which needs Go)";
-    let required = std::env::var("CRDGEN_E2E_REQUIRED")
-        .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"));
-    assert!(!required, "CRDGEN_E2E_REQUIRED is set: {why}");
-    say(why);
+    assert!(
+        !cluster::required(),
+        "{}: {why}",
+        cluster::REQUIRED_VARIABLE
+    );
+    common::bless::say(why);
     None
-}
-
-/// A line on stderr past the test harness's capture, so that a run's log shows it.
-fn say(line: &str) {
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{line}\n").as_bytes());
 }
 
 /// Every leaf of a JSON document by its JSON pointer.
@@ -73,25 +78,18 @@ fn leaves(value: &Value, at: String, out: &mut BTreeMap<String, Value>) {
     }
 }
 
-/// The paths where two documents differ, but those listed.
-fn differences(ours: &Value, theirs: &Value, listed: &[Difference]) -> Vec<String> {
+/// The JSON pointers where two documents differ, each with both values.
+fn differences(ours: &Value, theirs: &Value) -> Vec<(String, String)> {
     let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
     leaves(ours, String::new(), &mut a);
     leaves(theirs, String::new(), &mut b);
-    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    keys.into_iter()
+    let paths: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    paths
+        .into_iter()
         .filter(|path| a.get(*path) != b.get(*path))
-        .filter(|path| {
-            !listed
-                .iter()
-                .any(|d| *path == &d.path || path.starts_with(&format!("{}/", d.path)))
-        })
         .map(|path| {
-            format!(
-                "{path}: crdgen {:?}, controller-gen {:?}",
-                a.get(path),
-                b.get(path)
-            )
+            let values = format!("crdgen {:?}, controller-gen {:?}", a.get(path), b.get(path));
+            (path.clone(), values)
         })
         .collect()
 }
@@ -112,6 +110,14 @@ fn controller_gen_writes_the_crds_crdgen_writes() {
         .trim()
         .trim_start_matches("Version: ")
         .to_owned();
+    for listed in &listed {
+        assert!(
+            !listed.why.trim().is_empty(),
+            "{}: say why it differs",
+            listed.path
+        );
+    }
+    let mut used = BTreeSet::new();
     let (mut equal, mut total, mut found) = (0, 0, Vec::new());
     for twin in TWINS {
         let out = tempfile::tempdir().unwrap();
@@ -130,27 +136,50 @@ fn controller_gen_writes_the_crds_crdgen_writes() {
             twin.module,
             String::from_utf8_lossy(&ran.stderr)
         );
+        let generated = common::generate_files(&common::case(twin.case).options());
         for crd in twin.crds {
             total += 1;
             let theirs =
                 common::yaml_documents(&std::fs::read_to_string(out.path().join(crd)).unwrap());
-            let ours = common::yaml_documents(&common::generated_file(
-                twin.case,
-                &format!("config/crd/bases/{crd}"),
-            ));
-            let differ = differences(&ours[0], &theirs[0], &listed);
-            match differ.is_empty() {
+            let path = format!("config/crd/bases/{crd}");
+            let (_, ours) = generated
+                .iter()
+                .find(|(p, _)| *p == path)
+                .unwrap_or_else(|| panic!("{} generates no {path}", twin.case));
+            let ours = common::yaml_documents(ours);
+            let mut unlisted = Vec::new();
+            for (path, values) in differences(&ours[0], &theirs[0]) {
+                match listed.iter().position(|d| d.covers(&path)) {
+                    Some(i) => {
+                        used.insert(i);
+                    }
+                    None => unlisted.push(format!("{path}: {values}")),
+                }
+            }
+            match unlisted.is_empty() {
                 true => equal += 1,
-                false => found.push(format!("{}/{crd}:\n  {}", twin.module, differ.join("\n  "))),
+                false => found.push(format!(
+                    "{}/{crd}:\n  {}",
+                    twin.module,
+                    unlisted.join("\n  ")
+                )),
             }
         }
     }
-    say(&format!(
+    common::bless::say(&format!(
         "controller-gen {version}: {equal} of {total} documents equal"
     ));
     assert!(
         found.is_empty(),
         "crdgen and controller-gen differ where testdata/go/differences.yaml lists nothing:\n{}",
         found.join("\n")
+    );
+    let stale: Vec<&str> = (0..listed.len())
+        .filter(|i| !used.contains(i))
+        .map(|i| listed[i].path.as_str())
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "listed in testdata/go/differences.yaml but no longer different: {stale:?}"
     );
 }

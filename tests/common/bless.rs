@@ -45,6 +45,12 @@ pub fn compare(path: &Path, actual: &str) -> Option<String> {
     })
 }
 
+/// A line on stderr past the test harness's capture (which takes `println!` and
+/// `eprintln!`), so that a run's log shows it.
+pub fn say(line: &str) {
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{line}\n").as_bytes());
+}
+
 /// How many of kube-apiserver's cases (`what`) agree, printed as `what: N of M agree`;
 /// the others pinned in `path`, a JSON object of each one's id and why it disagrees.
 pub fn disagreements<'a>(
@@ -60,10 +66,10 @@ pub fn disagreements<'a>(
             disagreeing.insert(id, why);
         }
     }
-    // Past the test harness's capture (which takes `println!`), so that a run's log
-    // shows it.
-    let line = format!("{what}: {} of {total} agree\n", total - disagreeing.len());
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+    say(&format!(
+        "{what}: {} of {total} agree",
+        total - disagreeing.len()
+    ));
     let mut listed = serde_json::to_string_pretty(&disagreeing).unwrap();
     listed.push('\n');
     file(path, &listed);

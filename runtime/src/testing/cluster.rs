@@ -81,12 +81,18 @@ pub async fn connect(what: &str) -> Option<Connection> {
     }
 }
 
+/// Whether [`REQUIRED_VARIABLE`] asks that no suite skip: set to anything but `0` or
+/// `false`. Suites that need other tools than a control plane (the Go oracles) read it
+/// too.
+pub fn required() -> bool {
+    std::env::var(REQUIRED_VARIABLE)
+        .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+}
+
 /// Says why a suite is skipped, or fails it when [`REQUIRED_VARIABLE`] asks for a real
 /// control plane.
 fn skip(why: &str) -> Option<Connection> {
-    let required = std::env::var(REQUIRED_VARIABLE)
-        .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"));
-    if required {
+    if required() {
         panic!("{REQUIRED_VARIABLE} is set, so a real control plane must be at hand: {why}");
     }
     super::say(why);

@@ -92,6 +92,11 @@ impl Params {
             .map(|(_, v)| v.as_str())
     }
 
+    /// `dryRun=All`: the write is checked and answered, not made.
+    fn dry_run(&self) -> bool {
+        self.get("dryRun").is_some_and(|v| v == "All")
+    }
+
     fn flag(&self, key: &str) -> bool {
         matches!(self.get(key), Some("true" | "1"))
     }
@@ -209,7 +214,7 @@ impl ApiServer {
                 ApiError::bad_request(format!("the body of the request is not JSON: {e}"))
             })
         };
-        let dry_run = params.get("dryRun").is_some_and(|v| v == "All");
+        let dry_run = params.dry_run();
         let how = Write { dry_run, owner };
         let ns = route.namespace.as_deref();
         let key = &route.key;
@@ -288,7 +293,7 @@ impl ApiServer {
             params: &dry,
             ..*request
         };
-        let dry_run = request.params.get("dryRun").is_some_and(|v| v == "All");
+        let dry_run = request.params.dry_run();
         let dry_route = route.clone();
         self.write_crd(
             method,

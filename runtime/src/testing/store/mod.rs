@@ -66,7 +66,6 @@ impl ResourceInfo {
         }
     }
 
-    /// `examples.bcrds.example.com`, as the apiserver names a resource in messages.
     /// `Kind.group`, as the apiserver names an object's type in some messages.
     fn group_kind(&self) -> String {
         match self.group.is_empty() {
@@ -75,6 +74,7 @@ impl ResourceInfo {
         }
     }
 
+    /// `examples.bcrds.example.com`, as the apiserver names a resource in messages.
     fn qualified(&self) -> String {
         if self.group.is_empty() {
             self.plural.clone()
@@ -615,7 +615,7 @@ impl Storage {
     ) -> Value {
         self.rv += 1;
         let rv = self.rv;
-        let home = self.home(key);
+        let home = self.home(key).into_owned();
         let old = old.map(|o| self.to_storage(key, o));
         let new = new.map(|o| self.to_storage(key, o));
         let objects = &mut self
@@ -652,8 +652,8 @@ impl Storage {
         };
         let mut watchers = std::mem::take(&mut self.watchers);
         watchers.retain(|w| {
-            self.home(&w.key) != home
-                || frame_for(&w.query, &self.present_event(&w.key, &event))
+            *self.home(&w.key) != home
+                || frame_for(&w.query, &self.seen_by(&w.key, &event))
                     .is_none_or(|frame| w.tx.send(frame).is_ok())
         });
         self.watchers = watchers;

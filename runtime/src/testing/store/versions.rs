@@ -6,21 +6,25 @@
 //! `apiVersion` and its pruning, not its defaults. A field only one version knows so
 //! does not survive a write at the other, as on a cluster.
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use super::watch::Event;
 use super::{ResourceKey, Storage};
 
 impl Storage {
-    /// The resource `key`'s objects are kept at: its storage version's.
-    pub(super) fn home(&self, key: &ResourceKey) -> ResourceKey {
+    /// The resource `key`'s objects are kept at: its storage version's (`key` itself
+    /// for the storage version and for a resource that is not a CRD's).
+    pub(super) fn home<'k>(&self, key: &'k ResourceKey) -> Cow<'k, ResourceKey> {
         let stored_at = self
             .resources
             .get(key)
-            .and_then(|c| c.info.stored_at.as_ref());
+            .and_then(|c| c.info.stored_at.as_ref())
+            .filter(|version| **version != key.1);
         match stored_at {
-            Some(version) => (key.0.clone(), version.clone(), key.2.clone()),
-            None => key.clone(),
+            Some(version) => Cow::Owned((key.0.clone(), version.clone(), key.2.clone())),
+            None => Cow::Borrowed(key),
         }
     }
 
@@ -34,13 +38,17 @@ impl Storage {
         self.convert(&self.home(key), key, object, false)
     }
 
-    /// A kept event as the watchers of `key`'s version see it.
-    pub(super) fn present_event(&self, key: &ResourceKey, event: &Event) -> Event {
-        Event {
+    /// A kept event as the watchers of `key`'s version see it: as kept, without a
+    /// copy, where `key` is the version it is kept at.
+    pub(super) fn seen_by<'e>(&self, key: &ResourceKey, event: &'e Event) -> Cow<'e, Event> {
+        if *key == event.key {
+            return Cow::Borrowed(event);
+        }
+        Cow::Owned(Event {
             old: event.old.clone().map(|o| self.present(key, o)),
             object: self.present(key, event.object.clone()),
             ..event.clone()
-        }
+        })
     }
 
     fn convert(

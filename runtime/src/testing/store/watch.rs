@@ -154,8 +154,8 @@ impl Storage {
             }
             Some(rv) => {
                 let home = self.home(key);
-                for event in self.history.iter().filter(|e| e.rv > rv && e.key == home) {
-                    if let Some(frame) = frame_for(&query, &self.present_event(key, event)) {
+                for event in self.history.iter().filter(|e| e.rv > rv && e.key == *home) {
+                    if let Some(frame) = frame_for(&query, &self.seen_by(key, event)) {
                         let _ = tx.send(frame);
                     }
                 }
